@@ -3,6 +3,8 @@ package errcode
 import (
 	"errors"
 	"regexp"
+	"sort"
+	"sync"
 )
 
 // Internal is the code reported for an error that carries no code of its own.
@@ -31,7 +33,48 @@ func New(code, msg string) *Sentinel {
 	if !codeRE.MatchString(code) {
 		panic("errcode: code " + code + " is not snake_case")
 	}
-	return &Sentinel{code: code, msg: msg}
+	s := &Sentinel{code: code, msg: msg}
+	registry.Lock()
+	registry.all = append(registry.all, s)
+	registry.Unlock()
+	return s
+}
+
+// registry records every sentinel created with New, so that the CLI and the
+// API documentation can list every code the program can report.
+var registry struct {
+	sync.Mutex
+	all []*Sentinel
+}
+
+// Entry describes one registered code.
+type Entry struct {
+	Code     string   `json:"code"`
+	Messages []string `json:"messages"` // the messages of every sentinel with this code
+}
+
+// All returns every code registered by the packages linked into the
+// program, sorted by code. Several sentinels may share a code (a timeout is
+// a timeout wherever it happens); their messages are listed together.
+func All() []Entry {
+	registry.Lock()
+	defer registry.Unlock()
+	byCode := map[string]*Entry{}
+	for _, s := range registry.all {
+		e, ok := byCode[s.code]
+		if !ok {
+			e = &Entry{Code: s.code}
+			byCode[s.code] = e
+		}
+		e.Messages = append(e.Messages, s.msg)
+	}
+	out := make([]Entry, 0, len(byCode))
+	for _, e := range byCode {
+		sort.Strings(e.Messages)
+		out = append(out, *e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
+	return out
 }
 
 // Error returns the sentinel's message.

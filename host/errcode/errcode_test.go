@@ -59,3 +59,20 @@ func ExampleOf() {
 	fmt.Println(errcode.Of(err), errors.Is(err, errNotFound))
 	// Output: skill_not_found true
 }
+
+func TestAllListsRegisteredCodes(t *testing.T) {
+	errcode.New("thing_failed", "other: thing failed too")
+	var found *errcode.Entry
+	all := errcode.All()
+	for i := range all {
+		if i > 0 && all[i-1].Code >= all[i].Code {
+			t.Fatalf("All() not sorted or has duplicates at %d: %q, %q", i, all[i-1].Code, all[i].Code)
+		}
+		if all[i].Code == "thing_failed" {
+			found = &all[i]
+		}
+	}
+	if found == nil || len(found.Messages) != 2 {
+		t.Fatalf("thing_failed entry = %+v, want two messages", found)
+	}
+}

@@ -1,10 +1,52 @@
-// Package manifest parses and validates skill.toml, the manifest of a Palyra
-// skill: its identity, its tools with their JSON Schemas, the capabilities it
-// requests, its quotas and the runtime versions it is compatible with.
+// Package manifest parses, validates and writes skill.toml, the manifest of
+// a Palyra skill: its identity, its tools with their JSON Schemas, the
+// capabilities it requests, its quotas and the runtime versions it is
+// compatible with.
 //
-// The format and every rule follow Palyra's SkillManifest so that manifests
-// written for Palyra load here unchanged; on top of Palyra, each tool's
-// input_schema and output_schema must compile as JSON Schema. Every error
-// wraps one of the package's sentinels (errors.Is) and names the field path
-// at fault, e.g. entrypoints.tools[1].id.
+// Every other part of the host reads a skill through this package: the
+// artifact builder and verifier (Parse, Marshal, CheckCompat), the installer
+// and audit (Warnings), the policy layer (CapabilityGrants, PolicyBindings)
+// and the supervisor, which checks every tool call's input and output
+// against the tool's schemas (Manifest.ToolSchemas).
+//
+// # Compatibility with Palyra
+//
+// The format and every rule follow Palyra's SkillManifest, so a manifest
+// written for Palyra loads here unchanged and one written here loads there:
+//
+//   - decoding is strict: an unknown key at any level is an error, and so is
+//     a missing required key or a value of the wrong type;
+//   - keys left out get Palyra's defaults (manifest_version 2, quotas of
+//     30000 ms, 10,000,000 fuel and 64 MiB, contract and config schema
+//     version 1);
+//   - the legacy names compat.min_protocol_major and compat.min_runtime_version
+//     are read, never written, and may not be given with their current names;
+//   - values are judged on trimmed copies, but the Manifest keeps what was
+//     written;
+//   - legacy manifest_version 1 is accepted, with an empty operator section.
+//
+// On top of Palyra, each tool's input_schema and output_schema must compile
+// as JSON Schema (draft 2020-12 unless "$schema" names another draft). The
+// compiler loads nothing: a "$ref" to an http or file URL fails closed. A
+// few values Palyra would let through are refused: TOML date-times and
+// non-finite floats in schemas (JSON has no such values), integrity entries
+// that break the path rule or are not lower-case SHA-256 hex, and manifests
+// larger than MaxManifestBytes.
+//
+// # Errors
+//
+// Every error from Parse, Marshal and CheckCompat is a *FieldError whose Path
+// names the field at fault, e.g. entrypoints.tools[1].id, and which wraps one
+// sentinel: ErrParse (not TOML, unknown key, wrong type), ErrValidation (a
+// broken rule) or a compat sentinel. A path that breaks the artifact path
+// rule also wraps skillpath.ErrInvalid and reports its code. When a manifest
+// has several problems, Parse reports the one written first, with its line
+// and column. Tool input and output mismatches are *InstanceError values
+// wrapping ErrInputSchema or ErrOutputSchema.
+//
+// # Concurrency
+//
+// A Manifest is plain data: it may be read from several goroutines, and two
+// manifests can be compared with reflect.DeepEqual. ToolSchemas values are
+// immutable and safe for concurrent use.
 package manifest

@@ -1,0 +1,19 @@
+// Command palyra is the command-line tool for Palyra-Go skills: keys,
+// packaging, verification and the trust store. Every command takes --json,
+// exits 0 only on success, and reports failures with a stable error code
+// (`palyra error-codes` lists them all).
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

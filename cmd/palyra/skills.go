@@ -1,0 +1,300 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/fsutil"
+	"github.com/palyra-go/palyra/host/statedir"
+	"github.com/palyra-go/palyra/host/trust"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) skillsCommand() *cobra.Command {
+	c := group("skills", "Work with skills",
+		group("package", "Build, verify and inspect .palyra-skill artifacts",
+			a.packageBuildCommand(), a.packageVerifyCommand(), a.packageInspectCommand()))
+	c.Aliases = []string{"skill"}
+	return c
+}
+
+// buildReport is the result of skills package build (Palyra's JSON shape).
+type buildReport struct {
+	ArtifactPath   string `json:"artifact_path"`
+	PayloadSHA256  string `json:"payload_sha256"`
+	Publisher      string `json:"publisher"`
+	SkillID        string `json:"skill_id"`
+	Version        string `json:"version"`
+	SignatureKeyID string `json:"signature_key_id"`
+	ArtifactBytes  int    `json:"artifact_bytes"`
+}
+
+func (a *app) packageBuildCommand() *cobra.Command {
+	var (
+		manifestPath, sbomPath, provPath, out, keyFile string
+		modules, assets                                []string
+		keyStdin                                       bool
+	)
+	c := &cobra.Command{
+		Use:   "build --manifest M --module W... [--asset A...] --sbom S --provenance P --output O (--signing-key FILE | --signing-key-stdin)",
+		Short: "Build and sign a .palyra-skill artifact",
+		Long: "build packages a skill: it validates skill.toml, fills in its integrity list, signs the payload with Ed25519 and writes a deterministic ZIP.\n\n" +
+			"A relative --module/--asset path is kept whole under modules/ or assets/ (crates/x/m.wasm becomes modules/crates/x/m.wasm); an absolute path keeps only its file name.\n" +
+			"signature.json records the signing time: now, or $SOURCE_DATE_EPOCH when set, so that the same inputs give byte-identical artifacts.\n" +
+			"The signing key is 32 raw bytes, or hex or standard base64 of 32 bytes (the Ed25519 seed), from --signing-key FILE or --signing-key-stdin.",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if keyStdin == (keyFile != "") {
+				return fmt.Errorf("%w: give exactly one of --signing-key and --signing-key-stdin", errUsage)
+			}
+			key, err := a.loadSigningKey(keyFile, keyStdin)
+			if err != nil {
+				return err
+			}
+			signedAt, err := signingTime()
+			if err != nil {
+				return err
+			}
+			in := artifact.BuildInput{SigningKey: key, SignedAt: signedAt}
+			if in.Manifest, err = readSmallFile(manifestPath, maxSmallFileBytes); err != nil {
+				return err
+			}
+			if in.SBOM, err = readSmallFile(sbomPath, maxSmallFileBytes); err != nil {
+				return err
+			}
+			if in.Provenance, err = readSmallFile(provPath, maxSmallFileBytes); err != nil {
+				return err
+			}
+			for _, m := range modules {
+				if _, err := artifact.ModuleEntryPath(m); err != nil {
+					return err
+				}
+				data, err := readSmallFile(m, artifact.MaxEntryBytes)
+				if err != nil {
+					return err
+				}
+				in.Modules = append(in.Modules, artifact.File{Path: artifact.CLIPath(m), Data: data})
+			}
+			for _, as := range assets {
+				if _, err := artifact.AssetEntryPath(as); err != nil {
+					return err
+				}
+				data, err := readSmallFile(as, artifact.MaxEntryBytes)
+				if err != nil {
+					return err
+				}
+				in.Assets = append(in.Assets, artifact.File{Path: artifact.CLIPath(as), Data: data})
+			}
+			built, err := artifact.Build(in)
+			if err != nil {
+				return err
+			}
+			if err := fsutil.WriteAtomic(out, built.Bytes, 0o644); err != nil {
+				return fmt.Errorf("%w: %v", errIO, err)
+			}
+			r := buildReport{
+				ArtifactPath: out, PayloadSHA256: built.PayloadSHA256,
+				Publisher: built.Manifest.Publisher, SkillID: built.Manifest.SkillID, Version: built.Manifest.Version,
+				SignatureKeyID: built.Signature.KeyID, ArtifactBytes: len(built.Bytes),
+			}
+			return a.emit(r, fmt.Sprintf("skills.package.build artifact=%s skill_id=%s publisher=%s version=%s payload_sha256=%s key_id=%s bytes=%d",
+				r.ArtifactPath, r.SkillID, r.Publisher, r.Version, r.PayloadSHA256, r.SignatureKeyID, r.ArtifactBytes))
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&manifestPath, "manifest", "", "skill.toml")
+	f.StringArrayVar(&modules, "module", nil, "WebAssembly module (repeatable; at least one)")
+	f.StringArrayVar(&assets, "asset", nil, "asset file (repeatable)")
+	f.StringVar(&sbomPath, "sbom", "", "CycloneDX SBOM (sbom.cdx.json)")
+	f.StringVar(&provPath, "provenance", "", "provenance document (provenance.json)")
+	f.StringVar(&out, "output", "", "artifact file to write")
+	f.StringVar(&keyFile, "signing-key", "", "signing key file")
+	f.BoolVar(&keyStdin, "signing-key-stdin", false, "read the signing key from stdin")
+	requireFlags(c, "manifest", "module", "sbom", "provenance", "output")
+	return c
+}
+
+// signingTime is the time recorded in signature.json: now, or
+// $SOURCE_DATE_EPOCH (seconds) for reproducible builds, so that the same
+// inputs give the same artifact bytes.
+func signingTime() (time.Time, error) {
+	v, ok := os.LookupEnv("SOURCE_DATE_EPOCH")
+	if !ok {
+		return time.Now(), nil
+	}
+	secs, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || secs < 0 {
+		return time.Time{}, fmt.Errorf("%w: SOURCE_DATE_EPOCH=%q is not a non-negative number of seconds", errUsage, v)
+	}
+	return time.Unix(secs, 0), nil
+}
+
+// trustFlags are the trust-store options shared by the commands that decide trust.
+type trustFlags struct {
+	trustStore string
+	trusted    []string
+}
+
+func (t *trustFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&t.trustStore, "trust-store", "", "trust store file (default $PALYRA_SKILLS_TRUST_STORE, else <state>/skills/trust-store.json)")
+	c.Flags().StringArrayVar(&t.trusted, "trusted-publisher", nil, "allowlist PUBLISHER=PUBLIC_KEY_HEX in the trust store (repeatable; persisted)")
+}
+
+// open resolves the trust store file and persists any --trusted-publisher entries.
+func (a *app) openTrust(cmd *cobra.Command, t *trustFlags) (*trust.File, string, error) {
+	state, err := statedir.Resolve(a.stateDir)
+	if err != nil {
+		return nil, "", err
+	}
+	path, err := statedir.TrustStorePath(state, t.trustStore)
+	if err != nil {
+		return nil, "", err
+	}
+	f := trust.OpenFile(path)
+	if len(t.trusted) == 0 {
+		return f, path, nil
+	}
+	type pair struct{ publisher, key string }
+	var pairs []pair
+	for _, tp := range t.trusted {
+		pub, key, ok := strings.Cut(tp, "=")
+		if !ok || pub == "" || key == "" {
+			return nil, "", fmt.Errorf("%w: --trusted-publisher %q: want PUBLISHER=PUBLIC_KEY_HEX", errUsage, tp)
+		}
+		pairs = append(pairs, pair{pub, key})
+	}
+	err = f.Update(cmd.Context(), func(s *trust.Store) (bool, error) {
+		for _, p := range pairs {
+			if err := s.AddTrusted(p.publisher, p.key); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return f, path, nil
+}
+
+func (a *app) packageVerifyCommand() *cobra.Command {
+	var (
+		path      string
+		allowTOFU bool
+		tf        trustFlags
+	)
+	c := &cobra.Command{
+		Use:   "verify --artifact A [--trust-store T] [--trusted-publisher PUB=HEX...] [--allow-tofu]",
+		Short: "Verify an artifact's structure, signature and publisher trust",
+		Long: "verify runs every structural and signature check of inspect, then decides trust: an allowlisted key is accepted; a publisher pinned on first use must keep its key; " +
+			"an unknown publisher is refused unless --allow-tofu pins its key now (saved in the trust store).",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f, _, err := a.openTrust(cmd, &tf)
+			if err != nil {
+				return err
+			}
+			data, err := readSmallFile(path, artifact.MaxArtifactBytes)
+			if err != nil {
+				return err
+			}
+			rep, err := artifact.Verify(cmd.Context(), data, artifact.VerifyOptions{Trust: f.Decider(), AllowTOFU: allowTOFU})
+			if err != nil {
+				return err
+			}
+			return a.emit(rep, fmt.Sprintf("skills.package.verify accepted=%t skill_id=%s version=%s publisher=%s trust_decision=%s payload_sha256=%s warnings=%d",
+				rep.Accepted, rep.Manifest.SkillID, rep.Manifest.Version, rep.Manifest.Publisher, rep.TrustDecision, rep.PayloadSHA256, len(rep.ManifestWarnings)))
+		},
+	}
+	c.Flags().StringVar(&path, "artifact", "", ".palyra-skill file")
+	c.Flags().BoolVar(&allowTOFU, "allow-tofu", false, "pin an unknown publisher's key on first use")
+	tf.register(c)
+	requireFlags(c, "artifact")
+	return c
+}
+
+// inspectReport is the result of skills package inspect.
+type inspectReport struct {
+	Artifact         string           `json:"artifact"`
+	SkillID          string           `json:"skill_id"`
+	Version          string           `json:"version"`
+	Publisher        string           `json:"publisher"`
+	PayloadSHA256    string           `json:"payload_sha256"`
+	KeyID            string           `json:"key_id"`
+	PublicKeyHex     string           `json:"public_key_hex"`
+	SignedAtUnixMS   int64            `json:"signed_at_unix_ms"`
+	ManifestWarnings any              `json:"manifest_warnings"`
+	Entries          []inspectedEntry `json:"entries"`
+	Manifest         any              `json:"manifest"`
+}
+
+type inspectedEntry struct {
+	Path   string `json:"path"`
+	Bytes  int    `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+func (a *app) packageInspectCommand() *cobra.Command {
+	var path string
+	c := &cobra.Command{
+		Use:   "inspect --artifact A",
+		Short: "Check an artifact's structure and signature without a trust store",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			data, err := readSmallFile(path, artifact.MaxArtifactBytes)
+			if err != nil {
+				return err
+			}
+			ins, err := artifact.Inspect(data)
+			if err != nil {
+				return err
+			}
+			pub := ins.PublicKey
+			r := inspectReport{
+				Artifact: path, SkillID: ins.Manifest.SkillID, Version: ins.Manifest.Version, Publisher: ins.Manifest.Publisher,
+				PayloadSHA256: ins.PayloadSHA256, KeyID: ins.Signature.KeyID, PublicKeyHex: hex.EncodeToString(pub),
+				SignedAtUnixMS: ins.Signature.SignedAtUnixMS, ManifestWarnings: ins.Warnings, Manifest: ins.Manifest,
+			}
+			var lines []string
+			for _, name := range slices.Sorted(maps.Keys(ins.Entries)) {
+				data := ins.Entries[name]
+				sum := sha256.Sum256(data)
+				e := inspectedEntry{Path: name, Bytes: len(data), SHA256: hex.EncodeToString(sum[:])}
+				r.Entries = append(r.Entries, e)
+				lines = append(lines, fmt.Sprintf("  %s %8d %s", e.SHA256, e.Bytes, e.Path))
+			}
+			text := fmt.Sprintf("skills.package.inspect artifact=%s skill_id=%s version=%s publisher=%s payload_sha256=%s key_id=%s entries=%d\n%s",
+				filepath.Base(path), r.SkillID, r.Version, r.Publisher, r.PayloadSHA256, r.KeyID, len(r.Entries), strings.Join(lines, "\n"))
+			return a.emit(r, text)
+		},
+	}
+	c.Flags().StringVar(&path, "artifact", "", ".palyra-skill file")
+	requireFlags(c, "artifact")
+	return c
+}
+
+func (a *app) errorCodesCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "error-codes",
+		Short: "List every stable error code palyra can report",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			all := errcode.All()
+			var b strings.Builder
+			for _, e := range all {
+				fmt.Fprintf(&b, "%-40s %s\n", e.Code, strings.Join(e.Messages, "; "))
+			}
+			return a.emit(map[string]any{"codes": all}, b.String())
+		},
+	}
+}

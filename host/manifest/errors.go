@@ -1,0 +1,109 @@
+package manifest
+
+import (
+	"strconv"
+
+	"github.com/palyra-go/palyra/host/errcode"
+)
+
+// The sentinels of the package. Every error Parse, Marshal and CheckCompat
+// return wraps exactly one of ErrParse, ErrValidation or the three compat
+// sentinels, so callers branch with errors.Is and report errcode.Of(err).
+var (
+	// ErrParse: skill.toml is too large, not UTF-8, not valid TOML, has an
+	// unknown key, lacks a required key or has a value of the wrong type.
+	ErrParse = errcode.New("manifest_parse", "manifest: parse error")
+	// ErrValidation: skill.toml parses but breaks a rule. A path that breaks
+	// the artifact path rule also wraps skillpath.ErrInvalid, whose code
+	// (invalid_artifact_path) errcode.Of reports, as Palyra does.
+	ErrValidation = errcode.New("manifest_validation", "manifest: validation failed")
+	// ErrUnsupportedProtocolMajor: compat.required_protocol_major is above ProtocolMajor.
+	ErrUnsupportedProtocolMajor = errcode.New("unsupported_protocol_major", "manifest: unsupported protocol major")
+	// ErrUnsupportedRuntimeVersion: compat.min_palyra_version is above RuntimeVersion.
+	ErrUnsupportedRuntimeVersion = errcode.New("unsupported_runtime_version", "manifest: unsupported runtime version")
+	// ErrRuntimeVersionAboveMaximum: RuntimeVersion is above compat.max_palyra_version.
+	ErrRuntimeVersionAboveMaximum = errcode.New("runtime_version_above_supported_maximum", "manifest: runtime version above the supported maximum")
+
+	// ErrInvalidVersion: a string given to ParseVersion or CompareVersions is
+	// not MAJOR.MINOR.PATCH.
+	ErrInvalidVersion = errcode.New("invalid_version", "manifest: invalid version")
+	// ErrUnknownTool: the manifest declares no tool with the requested id.
+	ErrUnknownTool = errcode.New("unknown_tool", "manifest: unknown tool")
+	// ErrInputSchema: a tool input does not match the tool's input_schema.
+	ErrInputSchema = errcode.New("invalid_input", "manifest: input does not match the tool's input_schema")
+	// ErrOutputSchema: a tool output does not match the tool's output_schema.
+	ErrOutputSchema = errcode.New("invalid_output", "manifest: output does not match the tool's output_schema")
+)
+
+// FieldError reports a problem with one field of skill.toml. Parse,
+// Marshal and CheckCompat return it; use errors.As to read the Path.
+//
+// The error wraps Err (one of the package's sentinels) and, when there is
+// one, Cause: the underlying error, for example a *skillpath.Error for a path
+// that breaks the artifact path rule, or the TOML decoder's error.
+type FieldError struct {
+	// Path names the field in TOML terms, with array indices:
+	// "entrypoints.tools[1].id", "capabilities.secrets[0].key_names[2]",
+	// `operator.config.properties."api.key".default` (keys that are not bare
+	// are quoted). It is "" when the problem is with the whole document
+	// (not UTF-8, not TOML, too large).
+	Path string
+	// Line and Column locate the field (for a missing key: the table that
+	// lacks it) in the document, counting from 1. Both are 0 when unknown,
+	// for example for errors from CheckCompat or Marshal.
+	Line, Column int
+	// Reason says what is wrong, in lower case with no trailing period.
+	Reason string
+	// Err is the sentinel: ErrParse, ErrValidation or a compat sentinel.
+	Err error
+	// Cause is the underlying error, or nil.
+	Cause error
+}
+
+// Error returns "manifest: <path>: <reason>".
+func (e *FieldError) Error() string {
+	if e.Path == "" {
+		return "manifest: " + e.Reason
+	}
+	return "manifest: " + e.Path + ": " + e.Reason
+}
+
+// Unwrap returns Cause (when set) and Err. Cause comes first so that
+// errcode.Of reports the more specific code of a path-rule failure.
+func (e *FieldError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Cause, e.Err}
+	}
+	return []error{e.Err}
+}
+
+// joinKey appends a table key to a field path. Keys that are not bare TOML
+// keys are quoted, so a path names exactly one field.
+func joinKey(parent, key string) string {
+	k := key
+	if !isBareKey(key) {
+		k = strconv.Quote(key)
+	}
+	if parent == "" {
+		return k
+	}
+	return parent + "." + k
+}
+
+// joinIndex appends an array index to a field path.
+func joinIndex(parent string, i int) string {
+	return parent + "[" + strconv.Itoa(i) + "]"
+}
+
+func isBareKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

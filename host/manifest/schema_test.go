@@ -1,0 +1,184 @@
+package manifest_test
+
+import (
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/manifest"
+)
+
+func decodeJSON(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestToolSchemas(t *testing.T) {
+	m := mustParse(t, readFixture(t, "good/full_v2.toml"))
+	s, err := m.ToolSchemas(" acme.weather.current ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ToolID() != "acme.weather.current" {
+		t.Fatalf("ToolID = %q", s.ToolID())
+	}
+	tests := []struct {
+		name     string
+		output   bool
+		value    string
+		location string // "-" = valid
+	}{
+		{"input ok", false, `{"city": "Oslo", "units": "metric"}`, "-"},
+		{"input wrong type", false, `{"city": 5}`, "/city"},
+		{"input enum", false, `{"city": "Oslo", "units": "kelvin"}`, "/units"},
+		{"input missing required", false, `{}`, ""},
+		{"input extra property", false, `{"city": "Oslo", "x": 1}`, ""},
+		{"input empty city", false, `{"city": ""}`, "/city"},
+		{"input not an object", false, `["Oslo"]`, ""},
+		{"output ok", true, `{"temperature": -3.5}`, "-"},
+		{"output wrong type", true, `{"temperature": "cold"}`, "/temperature"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := decodeJSON(t, tt.value)
+			validate, sentinel, code := s.ValidateInput, manifest.ErrInputSchema, "invalid_input"
+			validateJSON := s.ValidateInputJSON
+			if tt.output {
+				validate, sentinel, code = s.ValidateOutput, manifest.ErrOutputSchema, "invalid_output"
+				validateJSON = s.ValidateOutputJSON
+			}
+			for _, err := range []error{validate(v), validateJSON([]byte(tt.value))} {
+				if tt.location == "-" {
+					if err != nil {
+						t.Fatalf("unexpected error: %v", err)
+					}
+					continue
+				}
+				var ie *manifest.InstanceError
+				if !errors.As(err, &ie) {
+					t.Fatalf("error %v is not an *InstanceError", err)
+				}
+				if !errors.Is(err, sentinel) || errcode.Of(err) != code {
+					t.Errorf("error %v: want %v with code %s, got code %s", err, sentinel, code, errcode.Of(err))
+				}
+				if ie.Location != tt.location || ie.ToolID != "acme.weather.current" || ie.Reason == "" {
+					t.Errorf("InstanceError = %+v, want location %q", ie, tt.location)
+				}
+			}
+		})
+	}
+
+	// Bad JSON is an input error too.
+	for _, bad := range []string{`{"city": `, `{} {}`, ``} {
+		err := s.ValidateInputJSON([]byte(bad))
+		var ie *manifest.InstanceError
+		if !errors.As(err, &ie) || !errors.Is(err, manifest.ErrInputSchema) {
+			t.Errorf("ValidateInputJSON(%q) = %v", bad, err)
+		}
+	}
+
+	if _, err := m.ToolSchemas("acme.weather.nope"); !errors.Is(err, manifest.ErrUnknownTool) || errcode.Of(err) != "unknown_tool" {
+		t.Errorf("unknown tool: %v", err)
+	}
+}
+
+// TestToolSchemasRefs: local references resolve; draft-07 is honoured;
+// exact integers are compared exactly.
+func TestToolSchemasRefs(t *testing.T) {
+	m := mustParse(t, readFixture(t, "good/schema_refs.toml"))
+	s, err := m.ToolSchemas("acme.echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		output bool
+		value  string
+		ok     bool
+		loc    string
+	}{
+		{false, `{"item": "abc"}`, true, ""},
+		{false, `{"item": "ABC"}`, false, "/item"},
+		{true, `{"score": 1.5, "tags": ["a"]}`, true, ""},
+		{true, `{"score": 1000001}`, false, "/score"},
+		{true, `{"score": -1.5}`, true, ""},
+		{true, `{"extra": 1}`, false, ""},
+		{true, `{"tags": ["a", 1]}`, false, "/tags/1"},
+	}
+	for _, c := range cases {
+		validate := s.ValidateInputJSON
+		if c.output {
+			validate = s.ValidateOutputJSON
+		}
+		err := validate([]byte(c.value))
+		if c.ok != (err == nil) {
+			t.Errorf("%s: err = %v, want ok=%v", c.value, err, c.ok)
+			continue
+		}
+		var ie *manifest.InstanceError
+		if err != nil && (!errors.As(err, &ie) || ie.Location != c.loc) {
+			t.Errorf("%s: error %+v, want location %q", c.value, err, c.loc)
+		}
+	}
+}
+
+// TestToolSchemasUnparsed: a manifest built in code is compiled on demand,
+// and a schema that does not compile is reported as Parse would.
+func TestToolSchemasUnparsed(t *testing.T) {
+	m := &manifest.Manifest{Entrypoints: manifest.Entrypoints{Tools: []manifest.Tool{
+		{ID: "acme.a", InputSchema: map[string]any{"type": "object"}, OutputSchema: map[string]any{"type": 5}},
+		{ID: "acme.b", InputSchema: nil, OutputSchema: map[string]any{}},
+		{ID: "acme.c", InputSchema: map[string]any{"type": "integer", "maximum": int64(3)}, OutputSchema: map[string]any{}},
+	}}}
+	for id, path := range map[string]string{"acme.a": "entrypoints.tools[0].output_schema", "acme.b": "entrypoints.tools[1].input_schema"} {
+		_, err := m.ToolSchemas(id)
+		var fe *manifest.FieldError
+		if !errors.As(err, &fe) || fe.Path != path || !errors.Is(err, manifest.ErrValidation) {
+			t.Errorf("ToolSchemas(%s) = %v, want a validation error at %s", id, err, path)
+		}
+	}
+	s, err := m.ToolSchemas("acme.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ValidateInput(json.Number("4")); !errors.Is(err, manifest.ErrInputSchema) {
+		t.Errorf("4 > maximum 3 passed: %v", err)
+	}
+	if err := s.ValidateInput(float64(3)); err != nil {
+		t.Errorf("3 failed: %v", err)
+	}
+	if err := s.ValidateInput(struct{}{}); !errors.Is(err, manifest.ErrInputSchema) {
+		t.Errorf("a Go struct is not a JSON value, got %v", err)
+	}
+}
+
+func TestToolSchemasConcurrent(t *testing.T) {
+	m := mustParse(t, readFixture(t, "good/full_v2.toml"))
+	s, err := m.ToolSchemas("acme.weather.alerts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 50; j++ {
+				if err := s.ValidateOutputJSON([]byte(`[{"level": 3}]`)); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := s.ValidateOutputJSON([]byte(`[{"level": 9}]`)); err == nil {
+					t.Error("level 9 passed")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

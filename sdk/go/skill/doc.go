@@ -1,0 +1,84 @@
+// Package skill is the Go guest SDK for Palyra-Go skills: WebAssembly modules
+// built with GOOS=wasip1 GOARCH=wasm -buildmode=c-shared that the Palyra-Go
+// sidecar runs under the Palyra skills ABI v1 (sdk/ABI.md).
+//
+// A skill registers one handler per tool id in a package init function and
+// has an empty main. Importing this package exports the module's entrypoint,
+// palyra_plugin_main, which reads the input document, dispatches on its
+// tool_id, and writes the handler's output, or a tool error document
+// {"code","message"} with a non-zero result:
+//
+//	//go:build wasip1
+//
+//	package main
+//
+//	import "github.com/palyra-go/palyra/sdk/go/skill"
+//
+//	type EchoIn struct {
+//		Text string `json:"text"`
+//	}
+//
+//	type EchoOut struct {
+//		Echo string `json:"echo"`
+//	}
+//
+//	func init() {
+//		skill.Handle("acme.echo", func(ctx *skill.Context, in EchoIn) (EchoOut, error) {
+//			if in.Text == "" {
+//				return EchoOut{}, skill.NewError("empty_text", "text is empty")
+//			}
+//			ctx.Logf(skill.LevelInfo, "echo %d bytes", len(in.Text))
+//			return EchoOut{Echo: in.Text}, nil
+//		})
+//	}
+//
+//	func main() {}
+//
+// Build it with:
+//
+//	GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o echo.wasm .
+//
+// # Why init and not main
+//
+// A c-shared Go module is a WASI reactor: the host calls its _initialize
+// export once, which runs the Go runtime's start-up and every package init
+// function, and then pauses without running main (runtime.main returns to the
+// host when islibrary is set). Handlers registered in main would never exist.
+// The host makes a fresh instance for every call, so nothing but storage
+// survives from one call to the next.
+//
+// # Errors
+//
+// A handler returns an *Error (NewError, Errorf) to report a stable code; any
+// other error is reported with code "tool_error". The SDK itself reports
+// "unknown_tool", "invalid_input", "invalid_output", "output_too_large",
+// "abi_error" and "panic" (a handler panic is recovered and reported).
+//
+// # Capabilities
+//
+// The Context passed to a handler carries the call's grants and a helper per
+// capability kind: HTTP (requests to granted hosts, with secrets injected by
+// the host into headers so the guest never sees them), Storage (a key-value
+// space under a granted prefix), Secret (describe only) and Channel (send).
+// Every failure is a *CapabilityError that errors.Is matches against
+// ErrNotGranted, ErrDenied, ErrTimeout and the other sentinels of ABI §7, and
+// that carries the host's error detail.
+//
+//	resp, err := ctx.HTTP().Get("https://api.example.com/v1/items",
+//		skill.SecretHeader{Name: "authorization", Secret: "api_token", Format: "Bearer {secret}"})
+//	if errors.Is(err, skill.ErrDenied) {
+//		return Out{}, skill.Errorf("egress_denied", "%v", err)
+//	}
+//
+// # Testing
+//
+// The host functions sit behind an internal interface; files that bind it to
+// the real //go:wasmimport functions build only for wasip1. Package
+// skilltest runs a Mux natively against an in-memory input document and a
+// scripted capability backend, so handlers are tested with plain go test.
+//
+// # Concurrency
+//
+// Register handlers before the first call (in init). A Context, and the
+// helpers it returns, belong to one call and are not for concurrent use.
+package skill
