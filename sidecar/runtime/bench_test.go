@@ -1,0 +1,105 @@
+package runtime_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/palyra-go/palyra/sidecar/runtime"
+)
+
+// BenchmarkGoGuestCall is one call of the Go guest's echo op: a fresh
+// instance with _initialize on the call's path ("fresh"), or a prepared
+// one ("prepared": the timer stops until the pool is full again, so each
+// call measures what a call finds when calls are not back to back).
+func BenchmarkGoGuestCall(b *testing.B) {
+	e := goEngine(b)
+	wasm := goGuest(b)
+	inv := runtime.Invocation{Input: op("echo")}
+	for _, bc := range []struct {
+		name     string
+		prepared int
+	}{{"fresh", 0}, {"prepared", 2}} {
+		b.Run(bc.name, func(b *testing.B) {
+			m := load(b, e, wasm, runtime.ModuleConfig{PreparedInstances: bc.prepared})
+			ctx := context.Background()
+			served := 0
+			b.ResetTimer()
+			for range b.N {
+				if bc.prepared > 0 {
+					b.StopTimer()
+					for m.ReadyInstances() < bc.prepared {
+						time.Sleep(20 * time.Microsecond)
+					}
+					b.StartTimer()
+				}
+				res, err := m.Invoke(ctx, inv)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Stats.Prepared {
+					served++
+				}
+			}
+			b.ReportMetric(float64(served)/float64(b.N), "prepared/op")
+		})
+	}
+}
+
+// BenchmarkWATCall is the floor: a fresh store and instance and one call
+// of a tiny WAT module.
+func BenchmarkWATCall(b *testing.B) {
+	e := newEngine(b, runtime.Config{})
+	for _, bc := range []struct {
+		name, fixture string
+		cfg           runtime.ModuleConfig
+	}{
+		{"answer", "answer", runtime.ModuleConfig{Entrypoint: "answer"}},
+		{"echo", "echo", runtime.ModuleConfig{}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			m := loadFixture(b, e, bc.fixture, bc.cfg)
+			ctx := context.Background()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := m.Invoke(ctx, runtime.Invocation{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoad loads the Go guest: from a verified cache entry (HMAC check
+// of the .cwasm plus NewModuleDeserializeFile) or by compiling it.
+func BenchmarkLoad(b *testing.B) {
+	wasm := goGuest(b)
+	dir := filepath.Join(b.TempDir(), "cache")
+	if _, err := runtime.Precompile(runtime.Config{CacheDir: dir}, wasm); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		cfg  runtime.Config
+		want runtime.CacheStatus
+	}{
+		{"cache", runtime.Config{CacheDir: dir}, runtime.CacheHit},
+		{"compile", runtime.Config{}, runtime.CacheDisabled},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			e := newEngine(b, bc.cfg)
+			b.ResetTimer()
+			for range b.N {
+				m, err := e.Load(wasm, runtime.ModuleConfig{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if m.Cache().Status != bc.want {
+					b.Fatalf("cache %v", m.Cache().Status)
+				}
+				_ = m.Close()
+			}
+		})
+	}
+}
