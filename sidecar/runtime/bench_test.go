@@ -2,21 +2,38 @@ package runtime_test
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 	"github.com/palyra-go/palyra/sidecar/runtime"
 )
 
-// BenchmarkGoGuestCall is one call of the Go guest's echo op: a fresh
-// instance with _initialize on the call's path ("fresh"), or a prepared
-// one ("prepared": the timer stops until the pool is full again, so each
-// call measures what a call finds when calls are not back to back).
+// BenchmarkGoGuestCall is one call of the test Go guest's echo op, fresh
+// versus prepared (see benchFreshVsPrepared).
 func BenchmarkGoGuestCall(b *testing.B) {
+	benchFreshVsPrepared(b, goGuest(b), runtime.Invocation{Input: op("echo")})
+}
+
+// BenchmarkEchoExample is one call of sdk/examples/echo's palyra.echo tool,
+// built with the Go guest SDK, fresh versus prepared as above.
+func BenchmarkEchoExample(b *testing.B) {
+	wasm, err := os.ReadFile(examplebuild.MustBuild(b, "echo"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchFreshVsPrepared(b, wasm, runtime.Invocation{ID: "bench", SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"hello"}`)})
+}
+
+// benchFreshVsPrepared measures inv on wasm with a fresh instance per call
+// ("fresh": _initialize on the call's path) and with prepared instances
+// ("prepared": the timer stops until the pool is full again, so each call
+// measures what a call finds when calls are not back to back).
+func benchFreshVsPrepared(b *testing.B, wasm []byte, inv runtime.Invocation) {
 	e := goEngine(b)
-	wasm := goGuest(b)
-	inv := runtime.Invocation{Input: op("echo")}
 	for _, bc := range []struct {
 		name     string
 		prepared int
