@@ -2,7 +2,11 @@
 # Quickstart: the whole supply chain of a skill, end to end, on this machine.
 # Builds the palyra CLI and the echo example skill, generates a signing key,
 # packages and signs the skill, verifies it (trust on first use, then pinned),
-# and shows that a tampered copy is refused. Needs only Go.
+# shows that a tampered copy is refused, then admits skills into a state
+# directory: a good one goes active, one that imports a WASI filesystem call
+# it never declared is kept quarantined (and stays so even with --override),
+# and an upgrade that asks for a new HTTP host needs --accept-capabilities.
+# Needs only Go.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,7 +60,54 @@ fi
 echo "$out"
 grep -q 'payload_hash_mismatch' <<<"$out" || fail "expected payload_hash_mismatch"
 
+# package <manifest> <module> <output>: sign with the quickstart key.
+package() {
+  "$palyra" skills package build --manifest "$1" --module "$2" \
+    --sbom "$example/sbom.cdx.json" --provenance "$example/provenance.json" \
+    --signing-key "$work/signing.key" --output "$3"
+}
+
+step "install the echo skill: verified, audited, within policy -> active"
+"$palyra" skills install --artifact "$work/echo.palyra-skill"
+
+step "install a skill whose module imports wasi_snapshot_preview1.path_open without a filesystem capability"
+cp testdata/audit/wasi_path_open.wasm "$work/files_probe.wasm"
+package testdata/quickstart/files-probe.skill.toml "$work/files_probe.wasm" "$work/files-probe.palyra-skill"
+if out=$("$palyra" skills install --artifact "$work/files-probe.palyra-skill" 2>&1); then
+  fail "the path_open skill installed without complaint"
+fi
+echo "$out"
+grep -q 'status=quarantined' <<<"$out" || fail "expected the skill to be kept quarantined"
+grep -q 'wasi_snapshot_preview1.path_open' <<<"$out" || fail "expected the reason to name the import"
+
+step "enable it with --override: refused, the audit still fails"
+if out=$("$palyra" skills enable palyra.files_probe --override --reason "looked fine to me" 2>&1); then
+  fail "enable --override succeeded"
+fi
+echo "$out"
+grep -q 'audit_failed' <<<"$out" || fail "expected audit_failed"
+
+step "install http-fetch 0.1.0, then an upgrade that adds an HTTP host"
+GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o "$work/http_fetch.wasm" ./sdk/examples/http-fetch
+package sdk/examples/http-fetch/skill.toml "$work/http_fetch.wasm" "$work/http-fetch-0.1.0.palyra-skill"
+"$palyra" skills install --artifact "$work/http-fetch-0.1.0.palyra-skill"
+sed -e 's/^version = "0.1.0"/version = "0.2.0"/' \
+    -e 's/^http_egress_allowlist = \["api.example.com"\]/http_egress_allowlist = ["api.example.com", "api2.example.com"]/' \
+    sdk/examples/http-fetch/skill.toml > "$work/http-fetch-0.2.0.skill.toml"
+package "$work/http-fetch-0.2.0.skill.toml" "$work/http_fetch.wasm" "$work/http-fetch-0.2.0.palyra-skill"
+if out=$("$palyra" skills install --artifact "$work/http-fetch-0.2.0.palyra-skill" 2>&1); then
+  fail "the escalating upgrade installed without --accept-capabilities"
+fi
+echo "$out"
+grep -q 'capability_escalation' <<<"$out" || fail "expected capability_escalation"
+grep -q 'api2.example.com' <<<"$out" || fail "expected the diff to name the new host"
+
+step "the same upgrade with --accept-capabilities"
+"$palyra" skills install --artifact "$work/http-fetch-0.2.0.palyra-skill" --accept-capabilities
+
+step "what is installed"
+"$palyra" skills list
+
 step "done"
-echo "artifact:     $work/echo.palyra-skill"
+echo "state dir:    $PALYRA_STATE_DIR"
 echo "trust store:  $PALYRA_STATE_DIR/skills/trust-store.json"
-"$palyra" trust show

@@ -73,7 +73,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	})
-	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.errorCodesCommand())
+	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand())
 	return root
 }
 
@@ -131,6 +131,9 @@ type errorReport struct {
 type errorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Details is the command's result when a failure has one (a skill
+	// installed as quarantined, a refused capability escalation).
+	Details any `json:"details,omitempty"`
 }
 
 // isCobraUsageError recognises the command-line errors cobra reports as
@@ -149,7 +152,15 @@ func (a *app) reportError(err error) {
 	if a.jsonOut {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetEscapeHTML(false)
-		_ = enc.Encode(errorReport{Error: errorBody{Code: code, Message: err.Error()}})
+		body := errorBody{Code: code, Message: err.Error()}
+		var d interface {
+			error
+			Details() any
+		}
+		if errors.As(err, &d) {
+			body.Details = d.Details()
+		}
+		_ = enc.Encode(errorReport{Error: body})
 		return
 	}
 	fmt.Fprintf(a.stderr, "palyra: %s [%s]\n", err, code)

@@ -25,6 +25,7 @@ func (a *app) skillsCommand() *cobra.Command {
 		group("package", "Build, verify and inspect .palyra-skill artifacts",
 			a.packageBuildCommand(), a.packageVerifyCommand(), a.packageInspectCommand()))
 	c.Aliases = []string{"skill"}
+	c.AddCommand(a.lifecycleCommands()...)
 	return c
 }
 

@@ -1,0 +1,636 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/manifest"
+	"github.com/palyra-go/palyra/host/statedir"
+	"github.com/spf13/cobra"
+)
+
+// lifecycleCommands are the skills verbs that change or read what is
+// installed: install, list, info, check, verify, audit, quarantine,
+// enable, disable, remove, reaudit.
+func (a *app) lifecycleCommands() []*cobra.Command {
+	return []*cobra.Command{
+		a.installCommand(), a.listCommand(), a.infoCommand(), a.checkCommand(), a.verifyCommand(),
+		a.auditCommand(), a.quarantineCommand(), a.enableCommand(), a.disableCommand(),
+		a.removeCommand(), a.reauditCommand(),
+	}
+}
+
+// detailedError is a failure that also has a result to show: with --json
+// the error report carries it as error.details (see reportError), in text
+// the command has printed it before failing.
+type detailedError struct {
+	err     error
+	details any
+}
+
+func (e *detailedError) Error() string { return e.err.Error() }
+func (e *detailedError) Unwrap() error { return e.err }
+func (e *detailedError) Details() any  { return e.details }
+
+// stateFlags are the options of every command that opens the installer.
+type stateFlags struct {
+	trustStore string
+	profile    string
+}
+
+func (s *stateFlags) register(c *cobra.Command, judges bool) {
+	c.Flags().StringVar(&s.trustStore, "trust-store", "", "trust store file (default $PALYRA_SKILLS_TRUST_STORE, else <state>/skills/trust-store.json)")
+	if judges {
+		c.Flags().StringVar(&s.profile, "profile", "", "operator profile (default <state>/policy.toml when it exists, else the built-in default)")
+	}
+}
+
+// openInstaller resolves the state directory, the trust store and the
+// profile and opens the installer (which repairs what a crashed operation
+// left behind).
+func (a *app) openInstaller(cmd *cobra.Command, s *stateFlags) (*install.Installer, error) {
+	state, err := statedir.Resolve(a.stateDir)
+	if err != nil {
+		return nil, err
+	}
+	prof, _, err := resolveProfile(state, s.profile)
+	if err != nil {
+		return nil, err
+	}
+	return install.Open(cmd.Context(), install.Config{StateDir: state, TrustStore: s.trustStore, Policy: prof})
+}
+
+// exactArgs and maxArgs are cobra's argument counts, reported as usage
+// errors.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return fmt.Errorf("%w: %s takes %d argument(s), got %d", errUsage, cmd.CommandPath(), n, len(args))
+		}
+		return nil
+	}
+}
+
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return fmt.Errorf("%w: %s takes at most %d argument(s), got %d", errUsage, cmd.CommandPath(), n, len(args))
+		}
+		return nil
+	}
+}
+
+func decodeRecordedManifest(raw json.RawMessage) (*manifest.Manifest, error) {
+	var m manifest.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("recorded manifest: %w", err)
+	}
+	return &m, nil
+}
+
+// parseTrusted turns --trusted-publisher PUB=HEX values into keys.
+func parseTrusted(values []string) ([]install.TrustedKey, error) {
+	var out []install.TrustedKey
+	for _, tp := range values {
+		pub, key, ok := strings.Cut(tp, "=")
+		if !ok || pub == "" || key == "" {
+			return nil, fmt.Errorf("%w: --trusted-publisher %q: want PUBLISHER=PUBLIC_KEY_HEX", errUsage, tp)
+		}
+		out = append(out, install.TrustedKey{Publisher: pub, PublicKeyHex: key})
+	}
+	return out, nil
+}
+
+// installReport is the JSON of skills install: the install result plus
+// where it went.
+type installReport struct {
+	*install.InstallResult
+	SkillsRoot string `json:"skills_root"`
+	TrustStore string `json:"trust_store"`
+}
+
+func (a *app) installCommand() *cobra.Command {
+	var (
+		path                     string
+		allowTOFU, force, accept bool
+		trusted                  []string
+		principal                string
+		sf                       stateFlags
+	)
+	c := &cobra.Command{
+		Use:   "install --artifact A [--allow-tofu] [--trusted-publisher PUB=HEX...] [--force] [--accept-capabilities]",
+		Short: "Verify, audit and install a skill artifact",
+		Long: "install verifies the artifact (signature and publisher trust), audits it, judges it against the operator profile, and installs it into the state directory with its inventory row and status in one transaction.\n\n" +
+			"A skill that fails the audit or the profile is still installed, but quarantined, with the reasons recorded: the command prints them and exits non-zero (audit_failed or policy_violation) so that it can be inspected and, once fixed or judged safe, enabled. " +
+			"A verification failure installs nothing. Re-installing an installed version needs --force. A new version that would be granted more than the current one (new hosts, secrets, storage, channels, higher quotas) is refused with the capability diff unless --accept-capabilities.",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			keys, err := parseTrusted(trusted)
+			if err != nil {
+				return err
+			}
+			data, err := readSmallFile(path, artifact.MaxArtifactBytes)
+			if err != nil {
+				return err
+			}
+			in, err := a.openInstaller(cmd, &sf)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			ref, _ := filepath.Abs(path)
+			res, ierr := in.Install(cmd.Context(), data, install.InstallOptions{
+				AllowTOFU: allowTOFU, Force: force, AcceptCapabilities: accept, TrustedPublishers: keys,
+				Source: install.Source{Ref: ref}, Principal: principal,
+			})
+			if res == nil {
+				return ierr
+			}
+			rep := installReport{InstallResult: res, SkillsRoot: statedir.SkillsDir(in.StateDir()), TrustStore: in.TrustStorePath()}
+			if ierr != nil {
+				if !a.jsonOut {
+					if err := a.emit(nil, installText(res)); err != nil {
+						return err
+					}
+				}
+				return &detailedError{err: ierr, details: rep}
+			}
+			return a.emit(rep, installText(res))
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&path, "artifact", "", ".palyra-skill file")
+	f.BoolVar(&allowTOFU, "allow-tofu", false, "pin an unknown publisher's key on first use (saved only if the skill is installed)")
+	f.StringArrayVar(&trusted, "trusted-publisher", nil, "allowlist PUBLISHER=PUBLIC_KEY_HEX in the trust store (repeatable; persisted)")
+	f.BoolVar(&force, "force", false, "reinstall a version that is already installed")
+	f.BoolVar(&accept, "accept-capabilities", false, "accept a new version that is granted more than the current one")
+	f.StringVar(&principal, "principal", "", "who installs, recorded with the status (default system:install)")
+	sf.register(c, true)
+	requireFlags(c, "artifact")
+	return c
+}
+
+func installText(r *install.InstallResult) string {
+	var b strings.Builder
+	if !r.Installed {
+		fmt.Fprintf(&b, "skills.install skill_id=%s version=%s installed=false previous_version=%s", r.SkillID, r.Version, r.PreviousVersion)
+	} else {
+		fmt.Fprintf(&b, "skills.install skill_id=%s version=%s publisher=%s status=%s event_kind=%s current=%t replaced=%t trust_decision=%s artifact_sha256=%s payload_sha256=%s",
+			r.SkillID, r.Version, r.Publisher, r.Status, r.EventKind, r.Current, r.Replaced, r.TrustDecision, r.ArtifactSHA256, r.PayloadSHA256)
+		if r.PreviousVersion != "" {
+			fmt.Fprintf(&b, " previous_version=%s", r.PreviousVersion)
+		}
+	}
+	for _, l := range r.CapabilityDiff {
+		fmt.Fprintf(&b, "\n  capability_diff=%s", l)
+	}
+	for _, reason := range r.Reasons {
+		fmt.Fprintf(&b, "\n  reason=%s", reason)
+	}
+	return b.String()
+}
+
+// listReport is the JSON of skills list (Palyra's shape).
+type listReport struct {
+	SkillsRoot string            `json:"skills_root"`
+	Count      int               `json:"count"`
+	Entries    []install.Listing `json:"entries"`
+}
+
+func listingText(l install.Listing) string {
+	return fmt.Sprintf("skill_id=%s version=%s publisher=%s install_state=%s status=%s eligibility=%s trust_decision=%s tool_count=%d payload_sha256=%s",
+		l.SkillID, l.Version, l.Publisher, l.InstallState, l.Status, l.Eligibility.Status, l.TrustDecision, l.ToolCount, l.PayloadSHA256)
+}
+
+func (a *app) listCommand() *cobra.Command {
+	var (
+		opts install.ListOptions
+		sf   stateFlags
+	)
+	c := &cobra.Command{
+		Use:   "list [--publisher P] [--current-only] [--quarantined-only] [--eligible-only]",
+		Short: "List installed skill versions with their status and eligibility",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			in, err := a.openInstaller(cmd, &sf)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			entries, err := in.List(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			r := listReport{SkillsRoot: statedir.SkillsDir(in.StateDir()), Count: len(entries), Entries: entries}
+			lines := []string{fmt.Sprintf("skills.list skills_root=%s count=%d", r.SkillsRoot, r.Count)}
+			for _, e := range entries {
+				lines = append(lines, "  "+listingText(e))
+			}
+			return a.emit(r, strings.Join(lines, "\n"))
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.Publisher, "publisher", "", "only this publisher's skills")
+	f.BoolVar(&opts.CurrentOnly, "current-only", false, "only current versions")
+	f.BoolVar(&opts.QuarantinedOnly, "quarantined-only", false, "only quarantined versions")
+	f.BoolVar(&opts.EligibleOnly, "eligible-only", false, "only versions that may run")
+	sf.register(c, false)
+	return c
+}
+
+func (a *app) infoCommand() *cobra.Command {
+	var (
+		version string
+		sf      stateFlags
+	)
+	c := &cobra.Command{
+		Use:   "info SKILL_ID [--version V]",
+		Short: "Show an installed skill version: record, status, manifest, signature, entries, history",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := a.openInstaller(cmd, &sf)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			info, err := in.Info(cmd.Context(), args[0], version)
+			if err != nil {
+				return err
+			}
+			lines := []string{"skills.info " + listingText(info.Inventory) + " cached_artifact_path=" + info.CachedArtifactPath}
+			if info.Inventory.RuntimeStatus.Reason != "" {
+				lines = append(lines, "  reason="+info.Inventory.RuntimeStatus.Reason)
+			}
+			if info.ArtifactError != "" {
+				lines = append(lines, fmt.Sprintf("  artifact_error=%s [%s]", info.ArtifactError, info.ArtifactErrorCode))
+			}
+			for _, e := range info.ArtifactEntries {
+				lines = append(lines, fmt.Sprintf("  %s %8d %s", e.SHA256, e.Bytes, e.Path))
+			}
+			return a.emit(info, strings.Join(lines, "\n"))
+		},
+	}
+	c.Flags().StringVar(&version, "version", "", "version (default: the current one)")
+	sf.register(c, false)
+	return c
+}
+
+// checkReport is the JSON of skills check (Palyra's shape).
+type checkReport struct {
+	SkillsRoot string                `json:"skills_root"`
+	Count      int                   `json:"count"`
+	Results    []install.CheckResult `json:"results"`
+}
+
+func (a *app) checkCommand() *cobra.Command {
+	var (
+		version string
+		sf      stateFlags
+	)
+	c := &cobra.Command{
+		Use:   "check [SKILL_ID] [--version V]",
+		Short: "Re-check installed skills (trust, audit, policy, eligibility) without changing them",
+		Long: "check re-verifies the installed artifact against the trust store (no trust on first use), audits it, judges it against the profile and reads its status. " +
+			"check_status is ready only when all of them pass and the version may run; otherwise blocked, with the reasons. Without SKILL_ID every skill's current version is checked. It fails with skill_not_found when nothing matches.",
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := a.openInstaller(cmd, &sf)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			} else if version != "" {
+				return fmt.Errorf("%w: --version needs a SKILL_ID", errUsage)
+			}
+			results, err := in.Check(cmd.Context(), id, version)
+			if err != nil {
+				return err
+			}
+			r := checkReport{SkillsRoot: statedir.SkillsDir(in.StateDir()), Count: len(results), Results: results}
+			lines := []string{fmt.Sprintf("skills.check count=%d", r.Count)}
+			for _, res := range results {
+				lines = append(lines, fmt.Sprintf("  skill_id=%s version=%s check_status=%s trust_accepted=%t audit_passed=%t quarantine_required=%t status=%s eligibility=%s",
+					res.Inventory.SkillID, res.Inventory.Version, res.CheckStatus, res.TrustAccepted, res.AuditPassed, res.QuarantineRequired,
+					res.Inventory.Status, res.Inventory.Eligibility.Status))
+				for _, reason := range res.Reasons {
+					lines = append(lines, "    reason="+reason)
+				}
+			}
+			return a.emit(r, strings.Join(lines, "\n"))
+		},
+	}
+	c.Flags().StringVar(&version, "version", "", "version (default: the current one)")
+	sf.register(c, true)
+	return c
+}
+
+func (a *app) verifyCommand() *cobra.Command {
+	var (
+		version string
+		sf      stateFlags
+	)
+	c := &cobra.Command{
+		Use:   "verify SKILL_ID [--version V]",
+		Short: "Re-verify an installed artifact against the trust store and record the decision",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := a.openInstaller(cmd, &sf)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			v, err := in.Verify(cmd.Context(), args[0], version)
+			if err != nil {
+				return err
+			}
+			return a.emit(v, fmt.Sprintf("skills.verify skill_id=%s version=%s trust_decision=%s payload_sha256=%s",
+				v.SkillID, v.Version, v.TrustDecision, v.PayloadSHA256))
+		},
+	}
+	c.Flags().StringVar(&version, "version", "", "version (default: the current one)")
+	sf.register(c, false)
+	return c
+}
+
+// auditReport is the JSON of skills audit (Palyra's shape).
+type auditReport struct {
+	TrustStore string                 `json:"trust_store"`
+	Audits     []*install.AuditResult `json:"audits"`
+	Summary    auditSummary           `json:"summary"`
+	Message    string                 `json:"message,omitempty"`
+}
+
+type auditSummary struct {
+	Audited            int `json:"audited"`
+	QuarantineRequired int `json:"quarantine_required"`
+	FailedChecks       int `json:"failed_checks"`
+	Warnings           int `json:"warnings"`
+}
+
+func (a *app) auditCommand() *cobra.Command {
+	var (
+		version, path string
+		allowTOFU     bool
+		sf            stateFlags
+	)
+	c := &cobra.Command{
+		Use:   "audit [SKILL_ID [--version V] | --artifact A [--allow-tofu]]",
+		Short: "Audit installed skills or an artifact; changes no status",
+		Long: "audit runs the static security audit and the operator profile on an artifact (--artifact) or on installed versions (SKILL_ID, or every current version). " +
+			"It prints the reports and exits non-zero (audit_failed or policy_violation) when any would be quarantined, but changes no status: that is what skills reaudit does.",
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if path != "" && len(args) > 0 {
+				return fmt.Errorf("%w: give SKILL_ID or --artifact, not both", errUsage)
+			}
+			in, err := a.openInstaller(cmd, &sf)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			ctx := cmd.Context()
+			r := auditReport{TrustStore: in.TrustStorePath(), Audits: []*install.AuditResult{}}
+			switch {
+			case path != "":
+				data, err := readSmallFile(path, artifact.MaxArtifactBytes)
+				if err != nil {
+					return err
+				}
+				res, err := in.AuditArtifact(ctx, data, install.AuditOptions{AllowTOFU: allowTOFU})
+				if err != nil {
+					return err
+				}
+				res.Artifact = path
+				r.Audits = append(r.Audits, res)
+			case len(args) == 1:
+				res, err := in.AuditInstalled(ctx, args[0], version)
+				if err != nil {
+					return err
+				}
+				r.Audits = append(r.Audits, res)
+			default:
+				entries, err := in.List(ctx, install.ListOptions{CurrentOnly: true})
+				if err != nil {
+					return err
+				}
+				for _, e := range entries {
+					res, err := in.AuditInstalled(ctx, e.SkillID, e.Version)
+					if err != nil {
+						return err
+					}
+					r.Audits = append(r.Audits, res)
+				}
+				if len(entries) == 0 {
+					r.Message = "no installed skill artifacts were selected for audit"
+				}
+			}
+			var failed error
+			lines := []string{""}
+			for _, res := range r.Audits {
+				r.Summary.Audited++
+				if res.QuarantineRequired {
+					r.Summary.QuarantineRequired++
+					if failed == nil {
+						failed = res.Err()
+					}
+				}
+				r.Summary.FailedChecks += len(res.Report.FailedChecks())
+				r.Summary.Warnings += len(res.Report.WarningChecks())
+				lines = append(lines, fmt.Sprintf("  source=%s skill_id=%s version=%s passed=%t quarantine_required=%t",
+					res.Source, res.SkillID, res.Version, res.Passed, res.QuarantineRequired))
+				for _, reason := range res.Reasons {
+					lines = append(lines, "    reason="+reason)
+				}
+			}
+			lines[0] = fmt.Sprintf("skills.audit audited=%d quarantine_required=%d failed_checks=%d warnings=%d",
+				r.Summary.Audited, r.Summary.QuarantineRequired, r.Summary.FailedChecks, r.Summary.Warnings)
+			if r.Message != "" {
+				lines = append(lines, "  message="+r.Message)
+			}
+			if failed != nil {
+				if !a.jsonOut {
+					if err := a.emit(nil, strings.Join(lines, "\n")); err != nil {
+						return err
+					}
+				}
+				return &detailedError{err: fmt.Errorf("palyra: %d of %d audited would be quarantined: %w", r.Summary.QuarantineRequired, r.Summary.Audited, failed), details: r}
+			}
+			return a.emit(r, strings.Join(lines, "\n"))
+		},
+	}
+	c.Flags().StringVar(&version, "version", "", "version (default: the current one)")
+	c.Flags().StringVar(&path, "artifact", "", "audit this .palyra-skill file instead of installed skills")
+	c.Flags().BoolVar(&allowTOFU, "allow-tofu", false, "with --artifact: accept an unknown publisher for the audit (nothing is pinned)")
+	sf.register(c, true)
+	return c
+}
+
+func statusText(verb string, r *install.StatusResult) string {
+	return fmt.Sprintf("%s skill_id=%s version=%s status=%s previous_status=%s changed=%t reason=%s detected_at_ms=%d operator_principal=%s",
+		verb, r.SkillID, r.Version, r.Status, r.PreviousStatus, r.Changed, r.Reason, r.DetectedAtMS, r.Principal)
+}
+
+// statusFlags are the options of quarantine, enable and disable.
+type statusFlags struct {
+	version, reason, principal string
+	sf                         stateFlags
+}
+
+func (s *statusFlags) register(c *cobra.Command, judges bool) {
+	c.Flags().StringVar(&s.version, "version", "", "version (default: the current one)")
+	c.Flags().StringVar(&s.reason, "reason", "", "why, recorded with the status")
+	c.Flags().StringVar(&s.principal, "principal", "user:local", "who makes the change, recorded with the status")
+	s.sf.register(c, judges)
+}
+
+func (a *app) quarantineCommand() *cobra.Command {
+	var sfl statusFlags
+	c := &cobra.Command{
+		Use:   "quarantine SKILL_ID --reason R [--version V]",
+		Short: "Block an installed skill version from running",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := a.openInstaller(cmd, &sfl.sf)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			r, err := in.Quarantine(cmd.Context(), args[0], sfl.version, sfl.reason, sfl.principal)
+			if err != nil {
+				return err
+			}
+			return a.emit(r, statusText("skill.quarantined", r))
+		},
+	}
+	sfl.register(c, false)
+	requireFlags(c, "reason")
+	return c
+}
+
+func (a *app) enableCommand() *cobra.Command {
+	var (
+		sfl      statusFlags
+		override bool
+	)
+	c := &cobra.Command{
+		Use:   "enable SKILL_ID [--override] --reason R [--version V]",
+		Short: "Let an installed skill version run again, after re-checking it",
+		Long: "enable first re-verifies the installed artifact (no trust on first use), audits it and judges it against the profile; if any fails it refuses with that code (audit_failed, policy_violation, untrusted_publisher, ...) and nothing changes. " +
+			"A quarantined version also needs --override (else override_required).",
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := a.openInstaller(cmd, &sfl.sf)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			r, err := in.Enable(cmd.Context(), args[0], sfl.version, install.EnableOptions{Override: override, Reason: sfl.reason, Principal: sfl.principal})
+			if err != nil {
+				return err
+			}
+			return a.emit(r, statusText("skill.enabled", r))
+		},
+	}
+	c.Flags().BoolVar(&override, "override", false, "required to enable a quarantined version")
+	sfl.register(c, true)
+	return c
+}
+
+func (a *app) disableCommand() *cobra.Command {
+	var sfl statusFlags
+	c := &cobra.Command{
+		Use:   "disable SKILL_ID [--reason R] [--version V]",
+		Short: "Turn an installed skill version off (a quarantined one stays quarantined)",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := a.openInstaller(cmd, &sfl.sf)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			r, err := in.Disable(cmd.Context(), args[0], sfl.version, sfl.reason, sfl.principal)
+			if err != nil {
+				return err
+			}
+			return a.emit(r, statusText("skill.disabled", r))
+		},
+	}
+	sfl.register(c, false)
+	return c
+}
+
+// removeReport is the JSON of skills remove.
+type removeReport struct {
+	SkillsRoot string `json:"skills_root"`
+	*install.RemoveResult
+}
+
+func (a *app) removeCommand() *cobra.Command {
+	var (
+		version, principal string
+		sf                 stateFlags
+	)
+	c := &cobra.Command{
+		Use:   "remove SKILL_ID [--version V]",
+		Short: "Uninstall a skill version, or every version without --version",
+		Long:  "remove deletes the inventory rows (journaling skill.removed) and then the files; the next highest version becomes current. Status rows and history stay, so a quarantined version is still quarantined if installed again. The trust store is left alone.",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := a.openInstaller(cmd, &sf)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			r, err := in.Remove(cmd.Context(), args[0], version, principal)
+			if err != nil {
+				return err
+			}
+			return a.emit(removeReport{SkillsRoot: statedir.SkillsDir(in.StateDir()), RemoveResult: r},
+				fmt.Sprintf("skill.removed skill_id=%s versions=%s current=%s", r.SkillID, strings.Join(r.Versions, ","), r.Current))
+		},
+	}
+	c.Flags().StringVar(&version, "version", "", "version (default: every version)")
+	c.Flags().StringVar(&principal, "principal", "user:local", "who removes, recorded in the journal")
+	sf.register(c, false)
+	return c
+}
+
+func (a *app) reauditCommand() *cobra.Command {
+	var sf stateFlags
+	c := &cobra.Command{
+		Use:   "reaudit",
+		Short: "Re-check every installed version and quarantine what now fails",
+		Long: "reaudit re-verifies every installed artifact (its SHA-256, signature and publisher trust, without trust on first use), audits it and judges it against the profile, and quarantines each version that fails (principal system:reaudit). " +
+			"It only ever moves towards quarantine.",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			in, err := a.openInstaller(cmd, &sf)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			rep, err := in.Reaudit(cmd.Context())
+			if rep == nil {
+				return err
+			}
+			lines := []string{fmt.Sprintf("skills.reaudit checked=%d passed=%d quarantined=%d", rep.Checked, rep.Passed, rep.Quarantined)}
+			for _, o := range rep.Outcomes {
+				lines = append(lines, fmt.Sprintf("  skill_id=%s version=%s passed=%t before=%s after=%s quarantined=%t code=%s",
+					o.SkillID, o.Version, o.Passed, o.Before, o.After, o.Quarantined, o.Code))
+			}
+			if err != nil {
+				return &detailedError{err: err, details: rep}
+			}
+			return a.emit(rep, strings.Join(lines, "\n"))
+		},
+	}
+	sf.register(c, true)
+	return c
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/host/policy"
+	"github.com/palyra-go/palyra/host/statedir"
+	"github.com/pelletier/go-toml/v2"
+	"github.com/spf13/cobra"
+)
+
+// profileFileName is the operator profile a state directory uses when no
+// --profile is given: <state>/policy.toml, when it exists.
+const profileFileName = "policy.toml"
+
+// resolveProfile returns the operator profile: the file given, else
+// <state>/policy.toml when it exists, else policy.Default(). source says
+// which ("default" or the file's path).
+func resolveProfile(state, file string) (prof *policy.Profile, source string, err error) {
+	if file == "" {
+		p := filepath.Join(state, profileFileName)
+		if _, err := os.Stat(p); err == nil {
+			file = p
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return nil, "", fmt.Errorf("%w: %v", errIO, err)
+		}
+	}
+	if file == "" {
+		return policy.Default(), "default", nil
+	}
+	prof, err = policy.Load(file)
+	if err != nil {
+		if errors.Is(err, policy.ErrInvalidProfile) {
+			return nil, "", err
+		}
+		return nil, "", fmt.Errorf("%w: %v", errIO, err)
+	}
+	return prof, file, nil
+}
+
+// profileMap renders a profile as its TOML keys (snake_case), for JSON.
+func profileMap(p *policy.Profile) (map[string]any, []byte, error) {
+	data, err := p.Marshal()
+	if err != nil {
+		return nil, nil, err
+	}
+	var m map[string]any
+	if err := toml.Unmarshal(data, &m); err != nil {
+		return nil, nil, err
+	}
+	return m, data, nil
+}
+
+func (a *app) policyCommand() *cobra.Command {
+	return group("policy", "Show and check the operator capability profile",
+		a.policyShowCommand(), a.policyCheckCommand())
+}
+
+// policyShowReport is the result of policy show.
+type policyShowReport struct {
+	Source  string         `json:"source"`
+	Profile map[string]any `json:"profile"`
+}
+
+func (a *app) policyShowCommand() *cobra.Command {
+	var file string
+	c := &cobra.Command{
+		Use:   "show [--profile FILE]",
+		Short: "Print the effective operator profile, every key written out",
+		Long: "show prints the profile installs, enables and re-audits are judged by: --profile FILE, else <state>/policy.toml when it exists, else the built-in default profile. " +
+			"The text output is the profile as TOML; --json gives {source, profile}.",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			state, err := statedir.Resolve(a.stateDir)
+			if err != nil {
+				return err
+			}
+			prof, source, err := resolveProfile(state, file)
+			if err != nil {
+				return err
+			}
+			m, data, err := profileMap(prof)
+			if err != nil {
+				return err
+			}
+			return a.emit(policyShowReport{Source: source, Profile: m}, fmt.Sprintf("policy.show source=%s\n%s", source, data))
+		},
+	}
+	c.Flags().StringVar(&file, "profile", "", "profile file (default <state>/policy.toml, else the built-in default)")
+	return c
+}
+
+// policyCheckReport is the result of policy check.
+type policyCheckReport struct {
+	Profile       string             `json:"profile"`
+	Valid         bool               `json:"valid"`
+	SkillsChecked int                `json:"skills_checked"`
+	Violating     int                `json:"violating"`
+	Skills        []policySkillCheck `json:"skills"`
+}
+
+type policySkillCheck struct {
+	SkillID string   `json:"skill_id"`
+	Version string   `json:"version"`
+	Allowed bool     `json:"allowed"`
+	Reasons []string `json:"reasons"`
+}
+
+func (a *app) policyCheckCommand() *cobra.Command {
+	var file string
+	c := &cobra.Command{
+		Use:   "check --profile FILE",
+		Short: "Validate a profile file and show which installed skills it would refuse",
+		Long: "check parses and validates the profile (a bad file fails with invalid_policy_profile, naming the key), " +
+			"then evaluates every installed version's manifest against it: the violations listed are what a re-audit under this profile would quarantine. " +
+			"It changes nothing.",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			prof, err := policy.Load(file)
+			if err != nil {
+				if errors.Is(err, policy.ErrInvalidProfile) {
+					return err
+				}
+				return fmt.Errorf("%w: %v", errIO, err)
+			}
+			r := policyCheckReport{Profile: file, Valid: true, Skills: []policySkillCheck{}}
+			state, err := statedir.Resolve(a.stateDir)
+			if err != nil {
+				return err
+			}
+			if _, err := os.Stat(inventory.DefaultPath(state)); err == nil {
+				if r.Skills, err = evaluateInstalled(cmd.Context(), state, prof); err != nil {
+					return err
+				}
+			}
+			var lines []string
+			for _, s := range r.Skills {
+				r.SkillsChecked++
+				if !s.Allowed {
+					r.Violating++
+				}
+				lines = append(lines, fmt.Sprintf("  skill_id=%s version=%s allowed=%t", s.SkillID, s.Version, s.Allowed))
+				for _, reason := range s.Reasons {
+					lines = append(lines, "    reason="+reason)
+				}
+			}
+			text := fmt.Sprintf("policy.check profile=%s valid=true skills_checked=%d violating=%d", file, r.SkillsChecked, r.Violating)
+			if len(lines) > 0 {
+				text += "\n" + strings.Join(lines, "\n")
+			}
+			return a.emit(r, text)
+		},
+	}
+	c.Flags().StringVar(&file, "profile", "", "profile file to check")
+	requireFlags(c, "profile")
+	return c
+}
+
+// evaluateInstalled evaluates every installed version against prof.
+func evaluateInstalled(ctx context.Context, state string, prof *policy.Profile) ([]policySkillCheck, error) {
+	in, err := install.Open(ctx, install.Config{StateDir: state, Policy: prof})
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	entries, err := in.Inventory().Skills(ctx, inventory.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	out := []policySkillCheck{}
+	for _, e := range entries {
+		c := policySkillCheck{SkillID: e.SkillID, Version: e.Version, Reasons: []string{}}
+		m, err := decodeRecordedManifest(e.Manifest)
+		if err != nil {
+			return nil, err
+		}
+		d, err := prof.Evaluate(m)
+		if err != nil {
+			return nil, err
+		}
+		c.Allowed = d.Allowed()
+		c.Reasons = append(c.Reasons, d.Reasons()...)
+		out = append(out, c)
+	}
+	return out, nil
+}

@@ -1,0 +1,241 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/manifest"
+	"github.com/palyra-go/palyra/host/policy"
+)
+
+// Defaults of Options: Palyra's SkillSecurityAuditPolicy.
+const (
+	// DefaultMaxModuleBytes is the largest module the audit admits: 8 MiB.
+	DefaultMaxModuleBytes = 8 << 20
+	// DefaultMaxExportedFunctions is the most functions a module may
+	// export.
+	DefaultMaxExportedFunctions = 128
+)
+
+// VulnFeedHookEnv is the environment variable Palyra reads for its
+// vulnerability feed hook. Only its presence is checked: no feed is ever
+// consulted (see the vulnerability_feed_hook check).
+const VulnFeedHookEnv = "PALYRA_SKILL_AUDIT_VULN_FEED_HOOK"
+
+// Input is what Audit examines: an artifact that already passed
+// verification, and the operator's policy.
+type Input struct {
+	// Inspection is the verified artifact (artifact.VerifyReport's
+	// Inspection): its manifest, signature, payload hash, warnings and
+	// entries. Required.
+	Inspection *artifact.Inspection
+	// TrustDecision is the trust decision of verification
+	// (artifact.VerifyReport.TrustDecision: allowlisted, tofu_pinned or
+	// tofu_newly_pinned). Required: the audit describes an artifact whose
+	// publisher key was judged, and fails closed without one.
+	TrustDecision string
+	// Profile is the operator's capability profile; nil means
+	// policy.Default(). Its violations are failed checks, its limits bound
+	// memories and tables, and its [capabilities] allow_device and
+	// allow_wildcards give the report policy's two allow flags.
+	Profile *policy.Profile
+	// Options tune the audit; the zero value is Palyra's default policy.
+	Options Options
+}
+
+// Options tune the audit. Every zero field takes its default.
+type Options struct {
+	// MaxModuleBytes bounds each module's size. Default
+	// DefaultMaxModuleBytes (8 MiB).
+	MaxModuleBytes uint64
+	// MaxExportedFunctions bounds the functions each module exports.
+	// Default DefaultMaxExportedFunctions (128). Negative is invalid.
+	MaxExportedFunctions int
+	// Getenv reads the environment (VulnFeedHookEnv); nil means os.Getenv.
+	// Tests set it to stay hermetic.
+	Getenv func(string) string
+	// Now gives the report's generated_at_unix_ms; nil means time.Now.
+	// Fix it to get byte-identical reports.
+	Now func() time.Time
+}
+
+// Audit runs the static security audit on a verified artifact and returns
+// its report. Every finding is a check in the report, and any failed check
+// means the skill must be quarantined (Report.Passed, Report.Err). The
+// error is non-nil only when the input is unusable: a nil inspection or
+// manifest, a missing trust decision or negative options (ErrInvalidInput),
+// an invalid profile (wrapping policy.ErrInvalidProfile), or ctx done.
+//
+// Audit reads module bytes with host/wasmbin under its default limits, so
+// its time and memory are linear in the size of the modules; ctx is checked
+// between modules. It modifies nothing it is given and is safe for
+// concurrent use. With a fixed Options.Now and Options.Getenv, the same
+// input gives a Report whose JSON encoding is identical byte for byte.
+func Audit(ctx context.Context, in Input) (*Report, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	insp := in.Inspection
+	if insp == nil || insp.Manifest == nil {
+		return nil, fmt.Errorf("%w: no verified inspection (with its manifest) given", ErrInvalidInput)
+	}
+	if strings.TrimSpace(in.TrustDecision) == "" {
+		return nil, fmt.Errorf("%w: no trust decision given: audit only artifacts that passed verification", ErrInvalidInput)
+	}
+	opts := in.Options
+	if opts.MaxExportedFunctions < 0 {
+		return nil, fmt.Errorf("%w: max_exported_functions %d is negative", ErrInvalidInput, opts.MaxExportedFunctions)
+	}
+	if opts.MaxModuleBytes == 0 {
+		opts.MaxModuleBytes = DefaultMaxModuleBytes
+	}
+	if opts.MaxExportedFunctions == 0 {
+		opts.MaxExportedFunctions = DefaultMaxExportedFunctions
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	prof := in.Profile
+	if prof == nil {
+		prof = policy.Default()
+	}
+	decision, err := prof.Evaluate(insp.Manifest)
+	if err != nil {
+		return nil, fmt.Errorf("audit: evaluate the operator profile: %w", err)
+	}
+
+	m := insp.Manifest
+	warnings := insp.Warnings
+	if warnings == nil {
+		warnings = m.Warnings()
+	}
+	a := &auditor{
+		m:        m,
+		decision: decision,
+		// Evaluate validated the profile, so the cap is at least one page.
+		profileMaxMemory: uint64(prof.Quotas.MaxMemoryBytes),
+		policy: Policy{
+			MaxModuleBytes:            opts.MaxModuleBytes,
+			MaxExportedFunctions:      opts.MaxExportedFunctions,
+			AllowDeviceCapabilities:   prof.Capabilities.AllowDevice,
+			AllowWildcardCapabilities: prof.Capabilities.AllowWildcards,
+		},
+		report: &Report{
+			SkillID:           m.SkillID,
+			Version:           m.Version,
+			Publisher:         m.Publisher,
+			Accepted:          true,
+			TrustDecision:     in.TrustDecision,
+			PayloadSHA256:     insp.PayloadSHA256,
+			ManifestWarnings:  append([]manifest.Warning{}, warnings...),
+			Checks:            []Check{},
+			QuarantineReasons: []string{},
+		},
+	}
+	a.report.Policy = a.policy
+
+	a.artifactChecks(warnings)
+	a.capabilityChecks()
+	a.policyChecks()
+
+	modules := modulePaths(insp.Entries)
+	a.modulePresence(modules)
+	parsed := make(map[string]*moduleInfo, len(modules))
+	for _, p := range modules {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("audit: %w", err)
+		}
+		parsed[p] = a.analyseModule(p, insp.Entries[p])
+	}
+	a.entrypointCheck(modules, parsed)
+
+	vuln := vulnerabilityFeedCheck(opts.Getenv)
+	a.add(vuln)
+	a.report.VulnerabilityScan = cloneCheck(vuln)
+
+	a.report.Passed = len(a.report.QuarantineReasons) == 0
+	a.report.ShouldQuarantine = !a.report.Passed
+	a.report.GeneratedAtUnixMS = opts.Now().UnixMilli()
+	return a.report, nil
+}
+
+// auditor accumulates the checks of one Audit call.
+type auditor struct {
+	m        *manifest.Manifest
+	decision *policy.Decision
+	// profileMaxMemory is the profile's quotas.max_memory_bytes.
+	profileMaxMemory uint64
+	policy           Policy
+	report           *Report
+}
+
+// add appends c, and its message to the quarantine reasons when it failed.
+func (a *auditor) add(c Check) {
+	a.report.Checks = append(a.report.Checks, c)
+	if c.Status == StatusFail {
+		a.report.QuarantineReasons = append(a.report.QuarantineReasons, c.Message)
+	}
+}
+
+func pass(id, msg string, details map[string]any) Check {
+	return Check{CheckID: id, Status: StatusPass, Severity: SeverityInfo, Message: msg, Details: details}
+}
+
+func warn(id, msg string, details map[string]any) Check {
+	return Check{CheckID: id, Status: StatusWarn, Severity: SeverityWarning, Message: msg, Details: details}
+}
+
+func fail(id, msg string, details map[string]any) Check {
+	return Check{CheckID: id, Status: StatusFail, Severity: SeverityError, Message: msg, Details: details}
+}
+
+func skipped(id, msg string, details map[string]any) Check {
+	return Check{CheckID: id, Status: StatusSkipped, Severity: SeverityInfo, Message: msg, Details: details}
+}
+
+// cloneCheck copies c so that the report's two copies of a check share no
+// map.
+func cloneCheck(c Check) Check {
+	if c.Details != nil {
+		d := make(map[string]any, len(c.Details))
+		for k, v := range c.Details {
+			d[k] = v
+		}
+		c.Details = d
+	}
+	return c
+}
+
+// modulePaths returns the entries Palyra treats as modules (under modules/
+// and ending in .wasm), sorted byte-wise, as Palyra's BTreeMap orders them.
+func modulePaths(entries map[string][]byte) []string {
+	var out []string
+	for p := range entries {
+		if strings.HasPrefix(p, "modules/") && strings.HasSuffix(p, ".wasm") {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func vulnerabilityFeedCheck(getenv func(string) string) Check {
+	const id = "vulnerability_feed_hook"
+	details := map[string]any{"env": VulnFeedHookEnv, "feed_consulted": false}
+	if strings.TrimSpace(getenv(VulnFeedHookEnv)) != "" {
+		details["configured"] = true
+		return pass(id, "vulnerability feed hook is configured ("+VulnFeedHookEnv+
+			"), but no vulnerability feed is consulted: this audit does not scan for known vulnerabilities", details)
+	}
+	details["configured"] = false
+	return warn(id, "vulnerability feed hook is not configured (set "+VulnFeedHookEnv+
+		"); no vulnerability feed is consulted either way: this audit does not scan for known vulnerabilities", details)
+}

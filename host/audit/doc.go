@@ -1,0 +1,124 @@
+// Package audit is the static security audit of a skill artifact: what
+// stands between "the signature is good" and "this code may run". It reads a
+// verified artifact (host/artifact), its manifest (host/manifest) and the
+// operator's capability profile (host/policy), parses every WebAssembly
+// module with host/wasmbin, and reports each finding as a check. Any failed
+// check means the skill must be quarantined, with the failed checks'
+// messages as the reasons (DESIGN decision 7: fail closed, say why).
+//
+// The audit is pure Go and never compiles or runs a module (DESIGN decision
+// 3): it sees what a module declares (imports, exports, memories, tables,
+// data, start function), not what its code does. Compilation happens later,
+// in a sidecar.
+//
+// # Use
+//
+//	vr, err := artifact.Verify(ctx, data, artifact.VerifyOptions{Trust: store})
+//	if err != nil { ... } // not verified: no audit
+//	r, err := audit.Audit(ctx, audit.Input{
+//		Inspection:    vr.Inspection,
+//		TrustDecision: vr.TrustDecision,
+//		Profile:       profile, // nil: policy.Default()
+//	})
+//	if err != nil { ... }         // bad input, never a finding
+//	if err := r.Err(); err != nil { // errors.Is(err, audit.ErrAuditFailed)
+//		// quarantine with r.QuarantineReasons
+//	}
+//
+// # Checks
+//
+// The report keeps the shape, check ids, statuses (pass, warn, fail,
+// skipped), severities (info, warning, error), messages and details of
+// Palyra's SkillSecurityAuditReport, and adds checks Palyra lacks. In report
+// order:
+//
+//	signature_validity               pass: verification checked signature and payload hash
+//	sbom_presence                    pass: sbom.cdx.json is present and valid
+//	provenance_presence              pass: provenance.json is present and valid (its digests are not compared)
+//	manifest_sanity                  pass: the manifest parsed and validated
+//	manifest_warning:<code>          warn: one per manifest warning (legacy_manifest_version, ...)
+//	manifest_filesystem_scopes       pass: lists read_roots and write_roots
+//	manifest_http_egress_scopes      pass: lists the http egress hosts
+//	manifest_secret_scopes           pass: lists the secret scopes
+//	forbidden_device_capabilities    fail: device_capabilities declared and the profile's allow_device is off
+//	forbidden_wildcard_capabilities  fail: any wildcard_opt_in flag set and the profile's allow_wildcards is off
+//	policy_compliance                pass: the manifest stays inside the operator profile
+//	policy:<capability>              fail: one per profile violation, e.g. policy:capabilities.http_egress_allowlist[0]
+//	wasm_module_presence             fail: no modules/*.wasm entry
+//
+// then, for each module in byte-wise order of its path:
+//
+//	wasm_module_size_limit           fail: the module is larger than MaxModuleBytes
+//	wasm_module_validation           fail: not a well-formed binary module (WAT text included)
+//	wasm_exported_function_limit     fail: more function exports than MaxExportedFunctions
+//	wasm_wasi_filesystem_imports     fail: filesystem imports (wasi:filesystem*, or WASI preview 1 path_* and friends) without a declared filesystem root
+//	wasm_import_modules              fail: an import from a module other than the three of sdk/ABI.md §2
+//	wasm_import_surface              fail: an import the runtime does not link (unknown name, not a function, wrong
+//	                                       signature, WASI outside the §2.3 subset: files, sockets, ...), or a
+//	                                       capability handle import of a kind the manifest does not declare
+//	                                       (http, secrets, storage); warn: channel handle imports (a manifest
+//	                                       cannot declare channels) and capability-call with no capability declared
+//	wasm_memory_limits               fail: more than one memory, a shared or 64-bit memory, or a minimum over the memory
+//	                                       limit (min of the manifest's max_memory_bytes and the profile cap);
+//	                                       warn: a maximum over it (capped at run time)
+//	wasm_data_segments               fail: data segments larger than the memory limit
+//	wasm_table_limits                fail: a 64-bit table or a minimum over the profile's max_table_elements;
+//	                                       warn: a maximum over it, or more than one table
+//	wasm_start_function              warn: a start function (it runs before any input exists)
+//
+// and finally:
+//
+//	wasm_entrypoint                  fail: the module the runtime will run (operator.plugin.default_module_path,
+//	                                       else the only module) lacks the entrypoint of sdk/ABI.md §1
+//	                                       (default_entrypoint, else palyra_plugin_main, else run) as () -> i32,
+//	                                       has an _initialize that is not () -> (), is a command module (_start
+//	                                       without _initialize), or imports pointer-taking host functions without
+//	                                       exporting "memory"; skipped when that module was not analysed
+//	vulnerability_feed_hook          warn unless PALYRA_SKILL_AUDIT_VULN_FEED_HOOK is set; either way no
+//	                                       vulnerability feed is consulted, and the message says so
+//
+// Per-module checks keep Palyra's convention: the check id is the same for
+// every module and details["module_path"] names the module (so
+// Report.FailedChecks may hold an id more than once). When a module is too
+// large or fails to parse, its remaining per-module checks are reported as
+// skipped rather than left out. A check that fails for several reasons (two
+// bad imports) names each in its one message, up to a bound, and counts the
+// rest; names taken from a module are quoted and cut when they are long or
+// unprintable.
+//
+// Several tables are a warning rather than a failure: they are valid
+// WebAssembly 2.0 and the runtime caps each, but together they hold up to
+// count × max_table_elements elements outside the memory limit. A memory
+// declaring a maximum over the limit is a warning too: the runtime caps it.
+//
+// # Differences from Palyra
+//
+//   - WAT text fails wasm_module_validation (Palyra's wasmtime compiles it).
+//   - A module Palyra admits but its runtime cannot run (the empty module of
+//     Palyra's baseline test, which has no run export) fails wasm_entrypoint.
+//   - wasm_wasi_filesystem_imports also covers the WASI preview 1 filesystem
+//     functions; Palyra matches only module names starting wasi:filesystem.
+//   - The policy's allow_device_capabilities and allow_wildcard_capabilities
+//     come from the operator profile, so the audit and the grants cannot
+//     disagree; Options carry only the two limits.
+//   - vulnerability_feed_hook does not copy the variable's value into the
+//     report (it may hold a credential), and says no feed is consulted.
+//   - wasm_module_size_limit's pass is reported before validation, so a
+//     module that fails validation still shows its size check.
+//
+// # Determinism
+//
+// With Options.Now and Options.Getenv fixed, the same input gives a Report
+// whose JSON encoding is identical byte for byte: modules are visited in
+// byte-wise path order, checks keep a fixed order, import problems follow
+// the import section, and details are maps, which encoding/json writes
+// with sorted keys.
+//
+// # Errors and concurrency
+//
+// Audit returns an error only for unusable input: ErrInvalidInput (code
+// invalid_audit_input), an invalid profile (policy.ErrInvalidProfile) or
+// a done context. Report.Err returns a *FailedError wrapping ErrAuditFailed
+// (code audit_failed). Every error is prefixed "audit: ". Audit is safe for
+// concurrent use; a Report is plain data.
+package audit

@@ -1,0 +1,108 @@
+package install
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/audit"
+	"github.com/palyra-go/palyra/host/policy"
+)
+
+// admission is the verdict on one verified artifact: its audit report and
+// policy decision, and whether it must be quarantined.
+type admission struct {
+	verify   *artifact.VerifyReport
+	report   *audit.Report
+	decision *policy.Decision
+	// reasons are the quarantine reasons: the audit's failed checks (which
+	// include one per policy violation). Empty when admitted.
+	reasons []string
+	// err is nil when admitted, else an error wrapping ErrAuditFailed
+	// (some check other than the policy's failed) or ErrPolicyViolation
+	// (only policy checks failed).
+	err error
+}
+
+// quarantine reports whether the artifact must be quarantined.
+func (a *admission) quarantine() bool { return a.err != nil }
+
+// evaluate audits a verified artifact and evaluates it against the
+// operator profile.
+func (in *Installer) evaluate(ctx context.Context, vr *artifact.VerifyReport) (*admission, error) {
+	rep, err := audit.Audit(ctx, audit.Input{
+		Inspection:    vr.Inspection,
+		TrustDecision: vr.TrustDecision,
+		Profile:       in.profile,
+		Options:       audit.Options{Now: in.now},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	dec, err := in.profile.Evaluate(vr.Inspection.Manifest)
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	a := &admission{verify: vr, report: rep, decision: dec}
+	a.reasons = slices.Clone(rep.QuarantineReasons)
+	for _, r := range dec.Reasons() { // already among the audit's, normally
+		if !slices.Contains(a.reasons, r) {
+			a.reasons = append(a.reasons, r)
+		}
+	}
+	nonPolicy := slices.ContainsFunc(rep.FailedChecks(), func(id string) bool {
+		return !strings.HasPrefix(id, "policy:")
+	})
+	switch {
+	case nonPolicy:
+		a.err = rep.Err()
+	case !dec.Allowed():
+		a.err = dec.Err()
+	case !rep.Passed: // a policy check failed that the decision does not show
+		a.err = rep.Err()
+	}
+	return a, nil
+}
+
+// verifyBytes inspects data and decides trust with decider.
+func (in *Installer) verifyBytes(ctx context.Context, data []byte, decider artifact.TrustDecider, allowTOFU bool) (*artifact.VerifyReport, error) {
+	ins, err := artifact.Inspect(data)
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	vr, err := ins.Verify(ctx, artifact.VerifyOptions{Trust: decider, AllowTOFU: allowTOFU, Now: in.now})
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	return vr, nil
+}
+
+// memoryDecider returns a trust decider over a copy of the trust store in
+// memory: a TOFU pin it makes is not saved. Install decides with it first,
+// so that a refused install pins nothing, and persists the pin just before
+// it writes anything.
+func (in *Installer) memoryDecider(ctx context.Context) (artifact.TrustDecider, error) {
+	s, err := in.trust.Load(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	return s.Decider(), nil
+}
+
+// decisionOf evaluates the manifest recorded with an entry under the
+// current profile; nil (a skill granted nothing, so any grant of the new
+// version counts as an escalation) when it cannot be decoded.
+func (in *Installer) decisionOf(raw json.RawMessage) *policy.Decision {
+	m, err := decodeManifest(raw)
+	if err != nil {
+		return nil
+	}
+	d, err := in.profile.Evaluate(m)
+	if err != nil {
+		return nil
+	}
+	return d
+}

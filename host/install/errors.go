@@ -1,0 +1,62 @@
+package install
+
+import (
+	"github.com/palyra-go/palyra/host/audit"
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/host/policy"
+)
+
+// The sentinels of the package. Every error an Installer returns starts
+// with "install: " and wraps one of them, or a sentinel of the package that
+// decided (host/artifact, host/trust, host/manifest, host/inventory), so
+// callers branch with errors.Is and report errcode.Of(err), never the text.
+//
+// Several are re-exported from the package that owns the code, so that a
+// caller of install needs no other import to branch on them.
+var (
+	// ErrAlreadyInstalled: the (skill id, version) is installed and
+	// InstallOptions.Force was not set. Code already_installed.
+	ErrAlreadyInstalled = inventory.ErrAlreadyInstalled
+	// ErrNotFound: no installed version matches the skill id (and version).
+	// Code skill_not_found.
+	ErrNotFound = inventory.ErrNotFound
+	// ErrCapabilityEscalation: the new version would be granted more than
+	// the current one and InstallOptions.AcceptCapabilities was not set.
+	// The error is a *policy.EscalationError listing the diff. Code
+	// capability_escalation.
+	ErrCapabilityEscalation = policy.ErrCapabilityEscalation
+	// ErrPolicyViolation: the manifest requests something outside the
+	// operator profile. Install keeps the skill, quarantined, and returns
+	// the result with this error; Enable refuses with it. Code
+	// policy_violation.
+	ErrPolicyViolation = policy.ErrViolation
+	// ErrAuditFailed: the static audit failed. Install keeps the skill,
+	// quarantined, and returns the result with this error; Enable refuses
+	// with it. Code audit_failed.
+	ErrAuditFailed = audit.ErrAuditFailed
+
+	// ErrOverrideRequired: Enable of a quarantined version without
+	// EnableOptions.Override.
+	ErrOverrideRequired = errcode.New("override_required", "install: override required to enable a quarantined skill")
+	// ErrQuarantined: Disable of a quarantined version. A quarantine is
+	// left only through Enable with an override, never through disable.
+	ErrQuarantined = errcode.New("skill_quarantined", "install: skill is quarantined")
+	// ErrLocked: another operation held the skill's lock until the context
+	// ended or Config.LockTimeout passed. The error also wraps the
+	// context's error when that ended the wait.
+	ErrLocked = errcode.New("install_locked", "install: skill is locked by another operation")
+	// ErrInstalledArtifact: the installed artifact of a version is missing,
+	// or its SHA-256 is not the one recorded at install (changed on disk).
+	ErrInstalledArtifact = errcode.New("installed_artifact_invalid", "install: installed artifact missing or modified")
+	// ErrReservedEntry: the artifact has an entry whose path the install
+	// directory reserves for itself (artifact.palyra-skill,
+	// install-metadata.json), or one that clashes with another entry
+	// (a file "a" and a file "a/b").
+	ErrReservedEntry = errcode.New("reserved_artifact_entry", "install: artifact entry clashes with the install layout")
+	// ErrInvalidArgument: a skill id, version, principal or option given
+	// to the Installer is not usable.
+	ErrInvalidArgument = errcode.New("install_invalid_argument", "install: invalid argument")
+	// ErrClosed: the Installer was closed.
+	ErrClosed = errcode.New("installer_closed", "install: installer is closed")
+)

@@ -1,0 +1,288 @@
+package install
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/palyra-go/palyra/host/events"
+	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/host/manifest"
+	"github.com/palyra-go/palyra/host/policy"
+	"github.com/palyra-go/palyra/host/statedir"
+	"github.com/palyra-go/palyra/host/trust"
+)
+
+// Principals the Installer writes when the caller names none.
+const (
+	// PrincipalInstall is the principal of the status an install writes.
+	PrincipalInstall = "system:install"
+	// PrincipalReaudit is the principal of a quarantine made by Reaudit.
+	PrincipalReaudit = "system:reaudit"
+	// PrincipalLocal is the principal of an operator action that names
+	// none (Palyra's CLI default).
+	PrincipalLocal = "user:local"
+)
+
+// DefaultLockTimeout is how long an operation waits for another operation
+// on the same skill (in this process or another) before failing with
+// ErrLocked, when Config.LockTimeout is zero. An install holds the lock
+// for the time it takes to write and fsync one artifact, well under a
+// second for the largest artifact.
+const DefaultLockTimeout = 30 * time.Second
+
+// Config configures Open. The zero value of every field but StateDir has a
+// default; Config must not be modified after Open.
+type Config struct {
+	// StateDir is the state directory. "" resolves it as statedir.Resolve
+	// does ($PALYRA_STATE_DIR, then the per-user default).
+	StateDir string
+	// Policy is the operator profile every install, enable and re-audit
+	// is judged by. nil means policy.Default().
+	Policy *policy.Profile
+	// TrustStore is the trust store file. "" means
+	// statedir.TrustStorePath(state, "") ($PALYRA_SKILLS_TRUST_STORE, else
+	// <state>/skills/trust-store.json).
+	TrustStore string
+	// Bus receives an event after every change is committed. nil publishes
+	// nothing (the inventory journal still records every change).
+	Bus *events.Bus
+	// Now is the clock for install times, status changes and events.
+	// nil means time.Now.
+	Now func() time.Time
+	// LockTimeout bounds the wait for another operation on the same skill
+	// (DefaultLockTimeout when zero). The caller's ctx can end it sooner.
+	LockTimeout time.Duration
+	// InventoryOptions are passed to inventory.Open (after the clock).
+	InventoryOptions []inventory.Option
+}
+
+// Installer admits skills into a state directory and changes their
+// lifecycle state. It owns the inventory database it opened.
+//
+// An Installer is safe for concurrent use by many goroutines, and several
+// processes may use the same state directory at once: operations on one
+// skill are serialized by a per-skill lock file, operations on different
+// skills run in parallel, and the inventory serializes its own writers.
+// Close it when done; a closed Installer fails every call with ErrClosed.
+type Installer struct {
+	state       string
+	skillsDir   string
+	db          *inventory.DB
+	trust       *trust.File
+	profile     *policy.Profile
+	bus         *events.Bus
+	now         func() time.Time
+	lockTimeout time.Duration
+	recovered   *RecoverReport
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open resolves the state directory, opens (creating and migrating when
+// needed) its inventory database, <state>/inventory.db, and runs Recover,
+// so that whatever a crashed install or remove left behind is repaired
+// before the first call. ctx governs the opening and the recovery.
+func Open(ctx context.Context, cfg Config) (*Installer, error) {
+	state, err := statedir.Resolve(cfg.StateDir)
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	trustPath, err := statedir.TrustStorePath(state, cfg.TrustStore)
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	in := &Installer{
+		state:       state,
+		skillsDir:   statedir.SkillsDir(state),
+		trust:       trust.OpenFile(trustPath),
+		profile:     cfg.Policy,
+		bus:         cfg.Bus,
+		now:         cfg.Now,
+		lockTimeout: cfg.LockTimeout,
+	}
+	if in.profile == nil {
+		in.profile = policy.Default()
+	}
+	if err := in.profile.Validate(); err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	if in.now == nil {
+		in.now = time.Now
+	}
+	if in.lockTimeout <= 0 {
+		in.lockTimeout = DefaultLockTimeout
+	}
+	opts := append([]inventory.Option{inventory.WithClock(in.now)}, cfg.InventoryOptions...)
+	in.db, err = inventory.Open(ctx, inventory.DefaultPath(state), opts...)
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	rep, err := in.Recover(ctx)
+	if err != nil {
+		_ = in.db.Close()
+		return nil, err
+	}
+	in.recovered = rep
+	return in, nil
+}
+
+// Close closes the inventory database. It is idempotent and returns the
+// first call's result. Operations still running finish first.
+func (in *Installer) Close() error {
+	in.closeOnce.Do(func() {
+		in.closed.Store(true)
+		in.closeErr = in.db.Close()
+	})
+	return in.closeErr
+}
+
+// Recovered returns what Open's recovery repaired.
+func (in *Installer) Recovered() *RecoverReport { return in.recovered }
+
+// Inventory returns the inventory database, for reads (lists, history,
+// the journal). Writes must go through the Installer, which keeps the
+// files and the database in step.
+func (in *Installer) Inventory() *inventory.DB { return in.db }
+
+// StateDir returns the absolute state directory.
+func (in *Installer) StateDir() string { return in.state }
+
+// TrustStorePath returns the trust store file the Installer decides with.
+func (in *Installer) TrustStorePath() string { return in.trust.Path() }
+
+// Policy returns the operator profile the Installer judges by.
+func (in *Installer) Policy() *policy.Profile { return in.profile }
+
+// VersionDir returns the directory of an installed version:
+// <state>/skills/<skill_id>/<version>. It does not check that it exists.
+func (in *Installer) VersionDir(id, version string) string {
+	return filepath.Join(in.skillsDir, id, version)
+}
+
+func (in *Installer) check(ctx context.Context) error {
+	if in.closed.Load() {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	return nil
+}
+
+func (in *Installer) lock(ctx context.Context, id string) (*skillLock, error) {
+	return lockSkill(ctx, filepath.Join(in.skillsDir, id), in.lockTimeout, false)
+}
+
+// normalizeID trims and lower-cases a skill id and checks that it is a
+// safe single path element (an identifier of [a-z0-9._-] that does not
+// start with a dot).
+func normalizeID(id string) (string, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if id == "" || len(id) > inventory.MaxIdentifierBytes || id[0] == '.' || strings.HasSuffix(id, ".") || strings.Contains(id, "..") {
+		return "", fmt.Errorf("%w: skill id %q", ErrInvalidArgument, id)
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return "", fmt.Errorf("%w: skill id %q", ErrInvalidArgument, id)
+		}
+	}
+	return id, nil
+}
+
+// normalizeVersion returns the canonical MAJOR.MINOR.PATCH of v, or ""
+// for a blank v (the current version).
+func normalizeVersion(v string) (string, error) {
+	if strings.TrimSpace(v) == "" {
+		return "", nil
+	}
+	sv, err := manifest.ParseVersion(v)
+	if err != nil {
+		return "", fmt.Errorf("%w: version %q: %w", ErrInvalidArgument, v, err)
+	}
+	return sv.String(), nil
+}
+
+// entry reads an installed version ("" = current).
+func (in *Installer) entry(ctx context.Context, id, version string) (inventory.Entry, error) {
+	e, err := in.db.Skill(ctx, id, version)
+	if err != nil {
+		return inventory.Entry{}, fmt.Errorf("install: %w", err)
+	}
+	return e, nil
+}
+
+// decodeManifest decodes a manifest recorded in the inventory.
+func decodeManifest(raw json.RawMessage) (*manifest.Manifest, error) {
+	var m manifest.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("install: recorded manifest: %w", err)
+	}
+	return &m, nil
+}
+
+// publish sends ev to the bus, if any.
+func (in *Installer) publish(evs ...events.Event) {
+	if in.bus == nil {
+		return
+	}
+	for _, ev := range evs {
+		in.bus.Publish(ev)
+	}
+}
+
+// lastStatusEventID returns the journal id of the newest status event of
+// (id, version), for the bus event that mirrors it; 0 when not found.
+// The caller holds the skill's lock, so that event is the one it wrote.
+func (in *Installer) lastStatusEventID(ctx context.Context, id, version string) int64 {
+	hist, err := in.db.StatusHistory(ctx, id)
+	if err != nil {
+		return 0
+	}
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].Version == version {
+			return hist[i].ID
+		}
+	}
+	return 0
+}
+
+// joinErrs is errors.Join that returns the single error unchanged.
+func joinErrs(errs ...error) error {
+	var out []error
+	for _, e := range errs {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	switch len(out) {
+	case 0:
+		return nil
+	case 1:
+		return out[0]
+	}
+	return errors.Join(out...)
+}
+
+// boundReason cuts a reason the Installer composes (joined audit findings)
+// to inventory.MaxReasonBytes, at a rune boundary, marking the cut.
+func boundReason(s string) string {
+	if len(s) <= inventory.MaxReasonBytes {
+		return s
+	}
+	const mark = " [...]"
+	cut := inventory.MaxReasonBytes - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}

@@ -1,0 +1,133 @@
+//go:build linux || darwin || freebsd || openbsd || netbsd || dragonfly
+
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Polling bounds while another process holds a skill's lock. Every waiter
+// polls at about the same rate, so one that has waited long is not starved.
+const (
+	lockPollMin = 500 * time.Microsecond
+	lockPollMax = 10 * time.Millisecond
+)
+
+// errWouldBlock is returned by lockSkill in try mode when the lock is held.
+var errWouldBlock = errors.New("install: lock held")
+
+// skillLock is an exclusive flock on <skills>/<id>/.lock. flock locks
+// belong to an open file description, so they exclude other processes and
+// other lockSkill calls of this process alike, and the kernel drops them
+// when their holder dies (a SIGKILLed installer leaves no stale lock).
+type skillLock struct {
+	f    *os.File
+	dir  string
+	path string
+}
+
+// lockSkill takes the lock of the skill directory dir, creating dir and
+// the lock file when missing. It waits until ctx is done or timeout passes;
+// with try set it does not wait and returns errWouldBlock.
+//
+// The lock file may be removed by a holder that removes the skill's last
+// version (releaseAndRemove); a waiter that then gets the lock on the
+// unlinked file notices that the path no longer names its file and starts
+// over, so two processes never hold "the" lock on two different files.
+func lockSkill(ctx context.Context, dir string, timeout time.Duration, try bool) (*skillLock, error) {
+	deadline := time.Now().Add(timeout)
+	path := filepath.Join(dir, lockName)
+	wait := lockPollMin
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("install: create %s: %w", dir, err)
+		}
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // the directory went away between the two calls
+		}
+		if err != nil {
+			return nil, fmt.Errorf("install: open lock %s: %w", path, err)
+		}
+		for {
+			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+			if !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+		if err == nil {
+			if same, serr := samePath(f, path); serr != nil {
+				f.Close()
+				return nil, serr
+			} else if same {
+				return &skillLock{f: f, dir: dir, path: path}, nil
+			}
+			f.Close() // our file was unlinked while we waited: start over
+			continue
+		}
+		f.Close()
+		switch {
+		case !errors.Is(err, unix.EWOULDBLOCK):
+			return nil, fmt.Errorf("install: lock %s: %w", path, err)
+		case try:
+			return nil, errWouldBlock
+		case time.Now().After(deadline):
+			return nil, fmt.Errorf("%w: %s held for over %v", ErrLocked, path, timeout)
+		}
+		if timer == nil {
+			timer = time.NewTimer(wait)
+		} else {
+			timer.Reset(wait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: waiting for %s: %w", ErrLocked, path, ctx.Err())
+		case <-timer.C:
+		}
+		wait = min(2*wait, lockPollMax)
+	}
+}
+
+// samePath reports whether path still names the open file f.
+func samePath(f *os.File, path string) (bool, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("install: stat lock: %w", err)
+	}
+	pi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("install: stat lock: %w", err)
+	}
+	return os.SameFile(fi, pi), nil
+}
+
+// unlock releases the lock. Closing the descriptor releases the flock.
+func (l *skillLock) unlock() {
+	_ = l.f.Close()
+}
+
+// releaseAndRemove removes the lock file and the skill directory (when it
+// is empty once the lock file is gone), then releases the lock. It is used
+// when a skill's last version is removed.
+func (l *skillLock) releaseAndRemove() {
+	_ = os.Remove(l.path)
+	_ = os.Remove(l.dir) // fails, harmlessly, unless empty
+	_ = syncDir(filepath.Dir(l.dir))
+	l.unlock()
+}

@@ -1,0 +1,42 @@
+// Package sidecar is the per-skill sidecar process of Palyra-Go: it serves
+// the palyra.sidecar.v1 contract (proto/palyra/sidecar/v1) over
+// hashicorp/go-plugin with one runtime.Engine, and forwards every capability
+// operation of its guest to the supervisor's broker over go-plugin's
+// GRPCBroker. It holds handles only: no secret values, no sockets, no host
+// files besides the module it is told to load and its compile cache.
+//
+// cmd/palyra-sidecar is just
+//
+//	func main() { sidecar.Main() }
+//
+// and an application can make its own binary act as the sidecar the same way
+// (call Main, or Run with its own ServeConfig, when the process was started
+// as a sidecar). The supervisor side lives in package sidecar/plugin, which
+// does not link wasmtime.
+//
+// # Modes
+//
+// With no arguments the process serves go-plugin (AutoMTLS is negotiated by
+// go-plugin when the supervisor asks for it). With
+// `precompile --wasm FILE --cache-dir DIR [--sha256 HEX]` it compiles the module
+// into the runtime's precompiled cache, prints a PrecompileResult as JSON and
+// exits: the supervisor runs this at install time, so compiling untrusted code
+// never happens in the supervisor process.
+//
+// # Serving
+//
+// LoadSkill reads the module (preferably from the installed module's path),
+// verifies its sha256 against the request before using the bytes, compiles
+// the tools' JSON Schemas, creates the engine with the request's cache dir and
+// loads the module with its limits and prepared instances; a sidecar serves
+// one skill. Invoke maps a request to a runtime.Invocation and the result back
+// (output, tool error, trap code, stats, logs and a stable error code). Stop
+// closes the module and engine, waiting for in-flight calls, answers, and then
+// ends the process; go-plugin's Kill works as well.
+//
+// # Logs
+//
+// Logs go through go-hclog as JSON on stderr, which go-plugin forwards to the
+// supervisor's logger. Records carry skill_id (and tool_id, invocation_id
+// for calls), never tool input or output.
+package sidecar

@@ -1,0 +1,229 @@
+package sidecar
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/palyra-go/palyra/host/errcode"
+	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
+	"github.com/palyra-go/palyra/sidecar/plugin"
+	"github.com/palyra-go/palyra/sidecar/runtime"
+)
+
+// DefaultStopGrace is the default of ServeConfig.StopGrace.
+const DefaultStopGrace = 2 * time.Second
+
+// ServeConfig configures a sidecar process. The zero value is usable.
+type ServeConfig struct {
+	// Engine configures the process's runtime.Engine. Its CacheDir is
+	// replaced by LoadSkillRequest.cache_dir. The precompile mode must run
+	// with the same Engine settings as the sidecars that load its output,
+	// since they are part of the cache key.
+	Engine runtime.Config
+
+	// Logger receives the sidecar's logs. Default: JSON on stderr at Info,
+	// which go-plugin forwards to the supervisor's logger. Records are
+	// tagged with skill_id; they never carry tool input or output.
+	Logger hclog.Logger
+
+	// StopGrace bounds how long the gRPC server drains after Stop has
+	// answered (the supervisor normally closes its connection at once, with
+	// go-plugin's Kill) before it is stopped hard. Default DefaultStopGrace.
+	StopGrace time.Duration
+}
+
+// Serve serves the sidecar contract over go-plugin on this process's stdio
+// handshake until the supervisor stops it (Stop, or go-plugin's Kill). It
+// must be called from a process the supervisor started with Handshake's magic
+// cookie; otherwise go-plugin prints a notice and exits with status 1. It
+// closes the engine before returning.
+func Serve(cfg ServeConfig) {
+	if cfg.StopGrace <= 0 {
+		cfg.StopGrace = DefaultStopGrace
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = hclog.New(&hclog.LoggerOptions{
+			Name:       "palyra-sidecar",
+			Level:      hclog.Info,
+			Output:     os.Stderr,
+			JSONFormat: true,
+		})
+	}
+
+	var (
+		mu   sync.Mutex
+		gsrv *grpc.Server
+		srv  *server
+		once sync.Once
+	)
+	// stopped ends the gRPC server after Stop's answer is out: GracefulStop
+	// lets the Stop RPC finish and waits for the supervisor to close its
+	// connection; after StopGrace the server is stopped hard.
+	stopped := func() {
+		once.Do(func() {
+			mu.Lock()
+			g := gsrv
+			mu.Unlock()
+			if g == nil {
+				return
+			}
+			t := time.AfterFunc(cfg.StopGrace, g.Stop)
+			go func() {
+				g.GracefulStop()
+				t.Stop()
+			}()
+		})
+	}
+	goplugin.Serve(&goplugin.ServeConfig{
+		HandshakeConfig: plugin.Handshake,
+		Plugins: plugin.ServerPlugins(func(d *plugin.BrokerDialer) sidecarv1.SidecarServiceServer {
+			s := newServer(cfg, log, d, stopped)
+			mu.Lock()
+			srv = s
+			mu.Unlock()
+			return s
+		}),
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			g := grpc.NewServer(append(opts, serverOptions()...)...)
+			mu.Lock()
+			gsrv = g
+			mu.Unlock()
+			return g
+		},
+		Logger: log,
+	})
+	mu.Lock()
+	s := srv
+	mu.Unlock()
+	if s != nil {
+		s.closeAll()
+	}
+}
+
+// Main is the whole sidecar program, for cmd/palyra-sidecar and for an
+// application that makes its own binary act as the sidecar (call it first in
+// main when the process was started as one). It runs Run with os.Args and
+// exits with its status.
+func Main() {
+	os.Exit(Run(os.Args[1:], ServeConfig{}, os.Stdout, os.Stderr))
+}
+
+// Run runs the sidecar program with args (without the program name) and
+// returns the process exit status:
+//
+//	(no arguments)                         serve the contract over go-plugin
+//	precompile --wasm FILE --cache-dir DIR [--sha256 HEX]
+//	                                       compile FILE into the cache and
+//	                                       print a PrecompileResult as JSON
+//
+// The precompile mode is what the supervisor runs at install time, so that
+// compiling untrusted code happens in a sidecar, never in the supervisor.
+func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		Serve(cfg)
+		return 0
+	}
+	switch args[0] {
+	case "precompile":
+		return runPrecompile(args[1:], cfg, stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "palyra-sidecar: unknown command %q (usage: palyra-sidecar [precompile --wasm FILE --cache-dir DIR [--sha256 HEX]])\n", args[0])
+		return 2
+	}
+}
+
+// PrecompileResult is what the precompile mode prints, as one JSON object on
+// stdout, on success and on failure.
+type PrecompileResult struct {
+	// SHA256 is the hex sha256 of the module.
+	SHA256 string `json:"sha256,omitempty"`
+	// CachePath is the precompiled entry's file.
+	CachePath string `json:"cache_path,omitempty"`
+	// CacheStatus is the runtime's cache status: "miss" when compiled and
+	// stored, "hit" when a valid entry was already there, "rejected" when
+	// an invalid one was replaced.
+	CacheStatus string `json:"cache_status,omitempty"`
+	// ABIVersion is the guest ABI of this sidecar.
+	ABIVersion string `json:"abi_version"`
+	// Elapsed is how long precompiling took, in milliseconds.
+	ElapsedMS int64 `json:"elapsed_ms"`
+	// ErrorCode and Error are set on failure (exit status 1).
+	ErrorCode string `json:"error_code,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+func runPrecompile(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("precompile", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	wasmPath := fs.String("wasm", "", "module `file` to compile")
+	cacheDir := fs.String("cache-dir", "", "precompiled-module cache `dir`")
+	want := fs.String("sha256", "", "expected lower-case hex sha256 of the module (optional)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *wasmPath == "" || *cacheDir == "" || fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "palyra-sidecar precompile: --wasm and --cache-dir are required")
+		return 2
+	}
+	start := time.Now()
+	res := PrecompileResult{ABIVersion: runtime.ABIVersion}
+	err := func() error {
+		wasm, err := readModuleFile(*wasmPath)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(wasm)
+		res.SHA256 = hex.EncodeToString(sum[:])
+		if *want != "" && *want != res.SHA256 {
+			return fmt.Errorf("%w: got %s, want %s", ErrModuleHashMismatch, res.SHA256, *want)
+		}
+		ecfg := cfg.Engine
+		ecfg.CacheDir = *cacheDir
+		ci, err := runtime.Precompile(ecfg, wasm)
+		if err != nil {
+			return err
+		}
+		res.CachePath = ci.Path
+		res.CacheStatus = ci.Status.String()
+		return nil
+	}()
+	res.ElapsedMS = time.Since(start).Milliseconds()
+	status := 0
+	if err != nil {
+		res.ErrorCode, res.Error = errcode.Of(err), err.Error()
+		status = 1
+	}
+	if err := json.NewEncoder(stdout).Encode(res); err != nil {
+		fmt.Fprintln(stderr, "palyra-sidecar precompile:", err)
+		return 1
+	}
+	return status
+}
+
+func readModuleFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrModuleRead, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxModuleBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrModuleRead, err)
+	}
+	if len(b) > MaxModuleBytes {
+		return nil, fmt.Errorf("%w: module over %d bytes", ErrModuleRead, MaxModuleBytes)
+	}
+	return b, nil
+}
