@@ -86,7 +86,11 @@
 //     ("skill:acme.echo_http/api_token"). A profile pattern's scope is
 //     global, principal:<id>, channel:<id>, skill:<id> or "*"; a '*' in the
 //     id or the key matches any run of characters, so "skill:*/api_token"
-//     covers every skill's api_token. Scoped secrets are first-class: the
+//     covers each skill's own api_token. A key in another skill's scope
+//     (acme.echo asking for skill:acme.billing/...) is covered only by a
+//     pattern that names that scope without a '*', so no broad pattern (the
+//     default "*/*" included) lets one skill use a neighbour's secrets.
+//     Scoped secrets are first-class: the
 //     ':' and '/' that Palyra's runner normalization rejected are part of
 //     the grammar here. A manifest wildcard key ("api_*") is covered only by
 //     a pattern that covers every key it can match ("api_*", "*").

@@ -184,7 +184,7 @@ func (p *Profile) Evaluate(m *manifest.Manifest) (*Decision, error) {
 	e.readRoots(c.Filesystem.ReadRoots)
 	storage := e.writeRoots(c.Filesystem.WriteRoots)
 	hosts := e.hosts(c.HTTPEgressAllowlist)
-	secrets := e.secrets(c.Secrets)
+	secrets := e.secrets(strings.TrimSpace(m.SkillID), c.Secrets)
 	device := e.flagged("capabilities.device_capabilities", c.DeviceCapabilities, p.Capabilities.AllowDevice, "device capability", "capabilities.allow_device")
 	node := e.flagged("capabilities.node_capabilities", c.NodeCapabilities, p.Capabilities.AllowNode, "node capability", "capabilities.allow_node")
 	channels := e.channels(m.CapabilityGrants().Channels)
@@ -286,7 +286,12 @@ func (e *evaluation) hosts(hosts []string) []string {
 	return granted
 }
 
-func (e *evaluation) secrets(scopes []manifest.SecretScope) []string {
+// secrets grants the manifest's secret keys that the profile covers. A key in
+// another skill's scope (skill:<other id>) is covered only by a pattern that
+// names that scope without a '*': a broad pattern such as the default "*/*"
+// or "skill:*/api_token" lets a skill use secrets of its own scope, never a
+// neighbour's.
+func (e *evaluation) secrets(skillID string, scopes []manifest.SecretScope) []string {
 	var granted []string
 	for i, s := range scopes {
 		scope := strings.TrimSpace(s.Scope)
@@ -305,12 +310,18 @@ func (e *evaluation) secrets(scopes []manifest.SecretScope) []string {
 				e.violate(path, v, "invalid secret: %s", reason)
 				continue
 			}
+			other, foreign := strings.CutPrefix(scope, "skill:")
+			foreign = foreign && other != skillID
 			covered := false
 			for _, pat := range e.r.secrets {
-				if pat.covers(scope, key) {
+				if pat.covers(scope, key) && (!foreign || !strings.Contains(pat.scope, "*")) {
 					covered = true
 					break
 				}
+			}
+			if !covered && foreign {
+				e.violate(path, v, "secret of another skill's scope: allowed only when the operator profile names scope %q explicitly (secrets.allowed)", scope)
+				continue
 			}
 			if !covered {
 				e.violate(path, v, "secret not allowed by the operator profile (secrets.allowed)")

@@ -160,6 +160,23 @@ func TestViolations(t *testing.T) {
 			},
 		},
 		{
+			name: "another skill's secret scope under the default profile",
+			caps: manifest.Capabilities{Secrets: []manifest.SecretScope{
+				{Scope: "skill:acme.echo_http", KeyNames: []string{"api_token"}},
+				{Scope: "skill:acme.billing", KeyNames: []string{"api_token"}},
+			}},
+			want: []Violation{{"capabilities.secrets[1].key_names[0]", "skill:acme.billing/api_token",
+				`secret of another skill's scope: allowed only when the operator profile names scope "skill:acme.billing" explicitly (secrets.allowed)`}},
+		},
+		{
+			name:    "another skill's secret scope named explicitly",
+			profile: func(p *Profile) { p.Secrets.Allowed = []string{"skill:*/api_token", "skill:acme.billing/*"} },
+			caps: manifest.Capabilities{Secrets: []manifest.SecretScope{
+				{Scope: "skill:acme.billing", KeyNames: []string{"api_token"}},
+			}},
+			want: []Violation{},
+		},
+		{
 			name: "wildcard secret key",
 			caps: manifest.Capabilities{Secrets: []manifest.SecretScope{{Scope: "global", KeyNames: []string{"api_*"}}}},
 			want: []Violation{{"capabilities.secrets[0].key_names[0]", "global/api_*", "wildcard secret key not allowed by the operator profile (capabilities.allow_wildcards = false)"}},
