@@ -7,17 +7,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/palyra-go/palyra/host/wasmbin"
+
+	"github.com/palyra-go/palyra/sdk/abi"
 )
 
 // Import module names a skill module may import from (sdk/ABI.md §2).
 const (
 	// moduleCapabilities is Palyra's capability-handle module (ABI §2.1).
-	moduleCapabilities = "palyra:plugins/host-capabilities@0.1.0"
+	moduleCapabilities = abi.ModuleCapabilities
 	// moduleHost is Palyra-Go's host module (ABI §2.2).
-	moduleHost = "palyra:skills/host@1"
+	moduleHost = abi.ModuleHost
 	// moduleWASI is the WASI preview 1 module, of which the host provides
 	// a subset (ABI §2.3).
-	moduleWASI = "wasi_snapshot_preview1"
+	moduleWASI = abi.ModuleWASI
 )
 
 // capKind is the capability kind a handle import of moduleCapabilities is

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -12,46 +11,26 @@ import (
 	"google.golang.org/grpc/status"
 
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
+
+	"github.com/palyra-go/palyra/sdk/abi"
 )
 
-// ABICode is a negative host-function result of sdk/ABI.md §7. The values
-// equal sidecar/runtime's ABICode constants (a test in package sidecar keeps
-// them in step); this package defines its own to stay free of wasmtime.
-type ABICode int32
+// ABICode is a negative host-function result of sdk/ABI.md §7. It is
+// package abi's type (pure Go), the same one sidecar/runtime uses.
+type ABICode = abi.Code
 
 // The host-function error codes of sdk/ABI.md §7.
 const (
-	CodeNotGranted      ABICode = -1
-	CodeDenied          ABICode = -2
-	CodeInvalidRequest  ABICode = -3
-	CodeTooLarge        ABICode = -4
-	CodeUpstreamFailure ABICode = -5
-	CodeTimeout         ABICode = -6
-	CodeQuotaExceeded   ABICode = -7
-	CodeUnavailable     ABICode = -8
-	CodeInternal        ABICode = -9
+	CodeNotGranted      = abi.CodeNotGranted
+	CodeDenied          = abi.CodeDenied
+	CodeInvalidRequest  = abi.CodeInvalidRequest
+	CodeTooLarge        = abi.CodeTooLarge
+	CodeUpstreamFailure = abi.CodeUpstreamFailure
+	CodeTimeout         = abi.CodeTimeout
+	CodeQuotaExceeded   = abi.CodeQuotaExceeded
+	CodeUnavailable     = abi.CodeUnavailable
+	CodeInternal        = abi.CodeInternal
 )
-
-var abiCodeNames = map[ABICode]string{
-	CodeNotGranted:      "not_granted",
-	CodeDenied:          "denied",
-	CodeInvalidRequest:  "invalid_request",
-	CodeTooLarge:        "too_large",
-	CodeUpstreamFailure: "upstream_failure",
-	CodeTimeout:         "timeout",
-	CodeQuotaExceeded:   "quota_exceeded",
-	CodeUnavailable:     "unavailable",
-	CodeInternal:        "internal",
-}
-
-// String returns the code's ABI name ("denied", ...), or the number for an
-// unknown code.
-func (c ABICode) String() string {
-	if s, ok := abiCodeNames[c]; ok {
-		return s
-	}
-	return strconv.Itoa(int(c))
-}
 
 // CapabilityKind is the kind of capability a handle stands for: "http",
 // "secret", "storage" or "channel".
@@ -128,7 +107,7 @@ func KindFromProto(k sidecarv1.CapabilityKind) CapabilityKind {
 // ErrorCodeToProto converts an ABI code to its wire value: ABI code -N is
 // wire value N. Codes outside sdk/ABI.md §7 become internal.
 func ErrorCodeToProto(c ABICode) sidecarv1.CapabilityErrorCode {
-	if _, ok := abiCodeNames[c]; !ok {
+	if !c.Valid() {
 		c = CodeInternal
 	}
 	return sidecarv1.CapabilityErrorCode(-c)
@@ -138,7 +117,7 @@ func ErrorCodeToProto(c ABICode) sidecarv1.CapabilityErrorCode {
 // unspecified values become CodeInternal.
 func ErrorCodeFromProto(c sidecarv1.CapabilityErrorCode) ABICode {
 	a := ABICode(-int32(c))
-	if _, ok := abiCodeNames[a]; !ok {
+	if !a.Valid() {
 		return CodeInternal
 	}
 	return a

@@ -2,10 +2,11 @@ package runtime
 
 import (
 	"fmt"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/palyra-go/palyra/host/errcode"
+
+	"github.com/palyra-go/palyra/sdk/abi"
 )
 
 // Call outcomes (sdk/ABI.md §7). Every error returned by [Module.Invoke]
@@ -102,48 +103,23 @@ func (e *ToolError) Error() string {
 // Unwrap returns ErrToolError.
 func (e *ToolError) Unwrap() error { return ErrToolError }
 
-// ABICode is a negative result of a host function (sdk/ABI.md §7).
-type ABICode int32
+// ABICode is a negative result of a host function (sdk/ABI.md §7); the
+// values and names live in package abi, shared with the supervisor and the
+// guest SDK.
+type ABICode = abi.Code
 
 // The host-function error codes of sdk/ABI.md §7.
 const (
-	CodeNotGranted      ABICode = -1
-	CodeDenied          ABICode = -2
-	CodeInvalidRequest  ABICode = -3
-	CodeTooLarge        ABICode = -4
-	CodeUpstreamFailure ABICode = -5
-	CodeTimeout         ABICode = -6
-	CodeQuotaExceeded   ABICode = -7
-	CodeUnavailable     ABICode = -8
-	CodeInternal        ABICode = -9
+	CodeNotGranted      = abi.CodeNotGranted
+	CodeDenied          = abi.CodeDenied
+	CodeInvalidRequest  = abi.CodeInvalidRequest
+	CodeTooLarge        = abi.CodeTooLarge
+	CodeUpstreamFailure = abi.CodeUpstreamFailure
+	CodeTimeout         = abi.CodeTimeout
+	CodeQuotaExceeded   = abi.CodeQuotaExceeded
+	CodeUnavailable     = abi.CodeUnavailable
+	CodeInternal        = abi.CodeInternal
 )
-
-var abiCodeNames = map[ABICode]string{
-	CodeNotGranted:      "not_granted",
-	CodeDenied:          "denied",
-	CodeInvalidRequest:  "invalid_request",
-	CodeTooLarge:        "too_large",
-	CodeUpstreamFailure: "upstream_failure",
-	CodeTimeout:         "timeout",
-	CodeQuotaExceeded:   "quota_exceeded",
-	CodeUnavailable:     "unavailable",
-	CodeInternal:        "internal",
-}
-
-// String returns the code's ABI name ("denied", ...), or the number for an
-// unknown code.
-func (c ABICode) String() string {
-	if s, ok := abiCodeNames[c]; ok {
-		return s
-	}
-	return strconv.Itoa(int(c))
-}
-
-// valid reports whether c is one of the codes of sdk/ABI.md §7.
-func (c ABICode) valid() bool {
-	_, ok := abiCodeNames[c]
-	return ok
-}
 
 // CapabilityError is how a Broker refuses a capability request: the guest's
 // capability-call returns Code and the pending response becomes

@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v25"
+
+	"github.com/palyra-go/palyra/sdk/abi"
 )
 
 // Import module names (sdk/ABI.md §2).
 const (
-	ModuleCapabilities = "palyra:plugins/host-capabilities@0.1.0"
-	ModuleHost         = "palyra:skills/host@1"
-	ModuleWASI         = "wasi_snapshot_preview1"
+	ModuleCapabilities = abi.ModuleCapabilities
+	ModuleHost         = abi.ModuleHost
+	ModuleWASI         = abi.ModuleWASI
 )
 
 type hostFn func(st *instState, c *wasmtime.Caller, a []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap)
@@ -329,7 +331,7 @@ func callBroker(ctx context.Context, b Broker, r CapabilityRequest) (resp []byte
 func brokerErrorCode(err error) (ABICode, string) {
 	var ce *CapabilityError
 	switch {
-	case errors.As(err, &ce) && ce.Code.valid():
+	case errors.As(err, &ce) && ce.Code.Valid():
 		return ce.Code, ce.Message
 	case errors.Is(err, context.DeadlineExceeded):
 		return CodeTimeout, "the capability operation ran out of time"

@@ -7,23 +7,25 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/palyra-go/palyra/sdk/abi"
 )
 
 // ABIVersion is the ABI this runtime implements (sdk/ABI.md §10).
-const ABIVersion = "palyra.skills.abi.v1"
+const ABIVersion = abi.Version
 
 // ABI limits (sdk/ABI.md §3–§6).
 const (
-	MaxInputBytes             = 1 << 20 // input document (§3)
-	MaxOutputBytes            = 1 << 20 // output buffer (§4)
-	MaxRequestBytes           = 1 << 20 // capability request (§5)
-	MaxResponseBytes          = 4 << 20 // capability response (§5)
-	DefaultMaxCapabilityCalls = 256     // per invocation (§5)
-	MaxLogRecordBytes         = 4 << 10 // one log record (§6)
-	MaxLogBytes               = 64 << 10
-	maxToolErrorCode          = 64      // §4
-	maxToolErrorMessage       = 4 << 10 // §4
-	maxGrantsPerKind          = 10000   // handles of a kind stay in its range
+	MaxInputBytes             = abi.MaxInputBytes          // input document (§3)
+	MaxOutputBytes            = abi.MaxOutputBytes         // output buffer (§4)
+	MaxRequestBytes           = abi.MaxRequestBytes        // capability request (§5)
+	MaxResponseBytes          = abi.MaxResponseBytes       // capability response (§5)
+	DefaultMaxCapabilityCalls = abi.DefaultCapabilityCalls // per invocation (§5)
+	MaxLogRecordBytes         = abi.MaxLogRecordBytes      // one log record (§6)
+	MaxLogBytes               = abi.MaxLogBytes
+	maxToolErrorCode          = abi.MaxErrorCodeBytes    // §4
+	maxToolErrorMessage       = abi.MaxErrorMessageBytes // §4
+	maxGrantsPerKind          = 10000                    // handles of a kind stay in its range
 	maxCapabilityErrorMessage = 1 << 10
 )
 
@@ -51,7 +53,7 @@ const (
 var (
 	kindImportNames = [kindCount]string{"http", "secret", "storage", "channel"}
 	kindNames       = [kindCount]CapabilityKind{KindHTTP, KindSecret, KindStorage, KindChannel}
-	kindBases       = [kindCount]int32{10000, 20000, 30000, 40000}
+	kindBases       = [kindCount]int32{abi.HTTPHandleBase, abi.SecretHandleBase, abi.StorageHandleBase, abi.ChannelHandleBase}
 )
 
 // Grants are what the call may use, one list per kind: HTTP hosts (or

@@ -5,33 +5,36 @@
 // testable natively.
 package abi
 
+import shared "github.com/palyra-go/palyra/sdk/abi"
+
 // Version is the ABI string of sdk/ABI.md; it appears as "abi" in the input
 // document.
-const Version = "palyra.skills.abi.v1"
+const Version = shared.Version
 
-// Limits from sdk/ABI.md.
+// Limits from sdk/ABI.md (package sdk/abi holds them for host and guest).
 const (
-	MaxInputBytes         = 1 << 20 // §3
-	MaxOutputBytes        = 1 << 20 // §4
-	MaxRequestBytes       = 1 << 20 // §5
-	MaxResponseBytes      = 4 << 20 // §5
-	MaxErrorMessage       = 4 << 10 // §4: message of a tool error document
-	MaxErrorCode          = 64      // §4: code of a tool error document
-	MaxLogRecord          = 4 << 10 // §6
-	MaxCallsPerInvocation = 256     // §5, the default
+	MaxInputBytes         = shared.MaxInputBytes
+	MaxOutputBytes        = shared.MaxOutputBytes
+	MaxRequestBytes       = shared.MaxRequestBytes
+	MaxResponseBytes      = shared.MaxResponseBytes
+	MaxErrorMessage       = shared.MaxErrorMessageBytes
+	MaxErrorCode          = shared.MaxErrorCodeBytes
+	MaxLogRecord          = shared.MaxLogRecordBytes
+	MaxCallsPerInvocation = shared.DefaultCapabilityCalls
 )
 
-// Negative results of host functions (sdk/ABI.md §7).
+// Negative results of host functions (sdk/ABI.md §7), as the int32 the
+// imports return.
 const (
-	CodeNotGranted      int32 = -1
-	CodeDenied          int32 = -2
-	CodeInvalidRequest  int32 = -3
-	CodeTooLarge        int32 = -4
-	CodeUpstreamFailure int32 = -5
-	CodeTimeout         int32 = -6
-	CodeQuotaExceeded   int32 = -7
-	CodeUnavailable     int32 = -8
-	CodeInternal        int32 = -9
+	CodeNotGranted      = int32(shared.CodeNotGranted)
+	CodeDenied          = int32(shared.CodeDenied)
+	CodeInvalidRequest  = int32(shared.CodeInvalidRequest)
+	CodeTooLarge        = int32(shared.CodeTooLarge)
+	CodeUpstreamFailure = int32(shared.CodeUpstreamFailure)
+	CodeTimeout         = int32(shared.CodeTimeout)
+	CodeQuotaExceeded   = int32(shared.CodeQuotaExceeded)
+	CodeUnavailable     = int32(shared.CodeUnavailable)
+	CodeInternal        = int32(shared.CodeInternal)
 )
 
 // Capability kinds, as passed to Host.GrantCount and Host.GrantHandle, with
@@ -47,13 +50,13 @@ const (
 func HandleBase(kind string) int32 {
 	switch kind {
 	case KindHTTP:
-		return 10000
+		return shared.HTTPHandleBase
 	case KindSecret:
-		return 20000
+		return shared.SecretHandleBase
 	case KindStorage:
-		return 30000
+		return shared.StorageHandleBase
 	case KindChannel:
-		return 40000
+		return shared.ChannelHandleBase
 	}
 	return -1
 }
