@@ -1,0 +1,435 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/host/manifest"
+	"github.com/palyra-go/palyra/host/policy"
+	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/host/trust"
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/plugin"
+)
+
+// Sentinels of the call gate. The supervisor's (overloaded, timeout,
+// sidecar_crashed, crashlooping) and the sidecar's outcomes (fuel_exhausted,
+// trap, tool_error, ...) pass through with their own codes.
+var (
+	ErrSkillNotFound   = errcode.New("skill_not_found", "skill not found")
+	ErrQuarantined     = errcode.New("skill_quarantined", "skill is quarantined")
+	ErrDisabled        = errcode.New("skill_disabled", "skill is disabled")
+	ErrCrashLooping    = supervisor.ErrCrashLooping
+	ErrNoStatus        = errcode.New("skill_status_missing", "skill version has no status row")
+	ErrUnknownTool     = errcode.New("unknown_tool", "the skill has no such tool")
+	ErrInvalidInput    = errcode.New("invalid_input", "tool input does not match its input_schema")
+	ErrInvalidOutput   = errcode.New("invalid_output", "tool output does not match its output_schema")
+	ErrOutputTooLarge  = errcode.New("output_too_large", "tool output exceeds the host's cap")
+	ErrPolicyViolation = policy.ErrViolation
+	ErrNoModule        = errcode.New("skill_module_missing", "the skill names no module to run")
+	ErrClosed          = errcode.New("host_closed", "the host is closed")
+)
+
+// DefaultMaxOutputBytes caps a tool's output (sdk/ABI.md: 1 MiB).
+const DefaultMaxOutputBytes = 1 << 20
+
+// Config configures a Host.
+type Config struct {
+	// StateDir holds the inventory, the trust store and the installed
+	// skills. Required.
+	StateDir string
+	// Policy is the operator profile; PolicyPath loads one from a file
+	// when Policy is nil. With neither, the installer's default profile
+	// applies.
+	Policy     *policy.Profile
+	PolicyPath string
+	// TrustStore overrides the trust store path (default
+	// <state>/skills/trust-store.json).
+	TrustStore string
+	// Logger receives the host's and sidecars' logs; nil discards them.
+	Logger hclog.Logger
+	// SidecarPath is the palyra-sidecar binary. Required to Call.
+	SidecarPath string
+	// CacheDir is the precompiled-module cache (default <state>/cache/modules).
+	CacheDir string
+	// Broker serves capability calls; nil makes them "unavailable".
+	Broker sidecarplugin.Broker
+	// Supervisor tunes the supervisor; its SidecarPath, CacheDir, Logger
+	// and Broker are taken from the fields above.
+	Supervisor supervisor.Config
+	// MaxOutputBytes caps a tool's output (default 1 MiB).
+	MaxOutputBytes int
+}
+
+// Host loads and calls installed skills. It is safe for concurrent use.
+type Host struct {
+	cfg   Config
+	in    *install.Installer
+	sup   *supervisor.Supervisor
+	trust *trust.File
+	log   hclog.Logger
+
+	mu     sync.Mutex
+	closed bool
+	// verified caches trust verdicts by artifact sha256 and trust store
+	// state, with the verified manifest and its compiled schemas.
+	verified map[string]*verified
+	// looped is when the host recorded a version crashlooping (the status
+	// row's updated_at), by "id@version".
+	looped map[string]time.Time
+}
+
+type verified struct {
+	trustKey string
+	manifest *manifest.Manifest
+	schemas  map[string]*manifest.ToolSchemas
+	tools    []supervisor.Tool
+	module   string // module path inside the version dir
+	sha      string // module sha256
+	// entrypoint is operator.plugin.default_entrypoint ("" = the ABI's).
+	entrypoint string
+}
+
+// Result is a successful call's output and stats.
+type Result = supervisor.Result
+
+// Open opens (creating when needed) the state dir and returns a Host.
+func Open(ctx context.Context, cfg Config) (*Host, error) {
+	if cfg.StateDir == "" {
+		return nil, errors.New("host: Config.StateDir is empty")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.MaxOutputBytes <= 0 {
+		cfg.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = filepath.Join(cfg.StateDir, "cache", "modules")
+	}
+	if cfg.Policy == nil && cfg.PolicyPath != "" {
+		p, err := policy.Load(cfg.PolicyPath)
+		if err != nil {
+			return nil, fmt.Errorf("host: %w", err)
+		}
+		cfg.Policy = p
+	}
+	in, err := install.Open(ctx, install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore})
+	if err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	h := &Host{cfg: cfg, in: in, trust: trust.OpenFile(in.TrustStorePath()), log: cfg.Logger.Named("host"), verified: map[string]*verified{}, looped: map[string]time.Time{}}
+	if cfg.SidecarPath != "" {
+		if err := os.MkdirAll(cfg.CacheDir, 0o700); err != nil {
+			in.Close()
+			return nil, fmt.Errorf("host: cache dir: %w", err)
+		}
+		sc := cfg.Supervisor
+		sc.SidecarPath, sc.CacheDir, sc.Logger, sc.Broker = cfg.SidecarPath, cfg.CacheDir, cfg.Logger, cfg.Broker
+		h.sup, err = supervisor.New(sc)
+		if err != nil {
+			in.Close()
+			return nil, fmt.Errorf("host: %w", err)
+		}
+	}
+	return h, nil
+}
+
+// Installer returns the host's installer (lifecycle operations: enable,
+// disable, quarantine, remove, info, ...).
+func (h *Host) Installer() *install.Installer { return h.in }
+
+// Supervisor returns the host's supervisor (nil without a SidecarPath).
+func (h *Host) Supervisor() *supervisor.Supervisor { return h.sup }
+
+// Install verifies and installs an artifact (see install.Installer.Install).
+func (h *Host) Install(ctx context.Context, data []byte, opts install.InstallOptions) (*install.InstallResult, error) {
+	return h.in.Install(ctx, data, opts)
+}
+
+// Skills lists the installed skill versions.
+func (h *Host) Skills(ctx context.Context) ([]install.Listing, error) {
+	return h.in.List(ctx, install.ListOptions{})
+}
+
+// Call runs tool toolID of the current version of skillID with input.
+// Before the sidecar, it checks the status row of that version, re-verifies
+// the installed artifact against the trust store (no trust on first use;
+// cached by artifact sha256 and trust store mtime), recomputes grants and
+// limits from the manifest and the policy and validates input against the
+// tool's input_schema; after it, it caps the output and validates it
+// against the output_schema. On a failure the sidecar reported, the Result
+// (stats, logs, tool error) is returned with the error.
+func (h *Host) Call(ctx context.Context, skillID, toolID string, input json.RawMessage) (*Result, error) {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if h.sup == nil {
+		return nil, fmt.Errorf("host: %w: Config.SidecarPath is empty", supervisor.ErrSidecarNotFound)
+	}
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = json.RawMessage("null")
+	}
+	id := strings.ToLower(strings.TrimSpace(skillID))
+	e, err := h.in.Inventory().Skill(ctx, id, "")
+	if err != nil {
+		if errors.Is(err, inventory.ErrNotFound) {
+			return nil, fmt.Errorf("host: %w: %s: %v", ErrSkillNotFound, skillID, err)
+		}
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	if err := statusGate(e); err != nil {
+		return nil, err
+	}
+	if err := h.crashGate(e); err != nil {
+		return nil, err
+	}
+	v, err := h.verify(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	dec, err := h.in.Policy().Evaluate(v.manifest)
+	if err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	if !dec.Allowed() {
+		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, dec.Err())
+	}
+	sch, ok := v.schemas[toolID]
+	if !ok {
+		return nil, fmt.Errorf("host: %w: %s has no tool %q", ErrUnknownTool, e.SkillID, toolID)
+	}
+	if err := sch.ValidateInputJSON(input); err != nil {
+		return nil, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
+	}
+	g := dec.Grants
+	l := dec.Limits
+	t := supervisor.Target{
+		SkillID:      e.SkillID,
+		Version:      e.Version,
+		ModulePath:   filepath.Join(h.in.StateDir(), filepath.FromSlash(e.InstallDir), filepath.FromSlash(v.module)),
+		ModuleSHA256: v.sha,
+		Entrypoint:   v.entrypoint,
+		Limits: supervisor.Limits{
+			Fuel: l.Fuel, MemoryBytes: int64(l.MaxMemoryBytes), TableElements: l.MaxTableElements,
+			Instances: l.MaxInstances, Timeout: l.WallClock, MaxCapabilityCalls: uint32(max(0, min(l.MaxCapabilityCalls, 1<<31))),
+		},
+		Grants: supervisor.Grants{HTTPHosts: g.HTTPHosts, SecretKeys: g.SecretKeys, StoragePrefixes: g.StoragePrefixes, Channels: g.Channels},
+		Tools:  v.tools,
+	}
+	res, err := h.sup.Call(ctx, t, toolID, input)
+	if err != nil {
+		if errors.Is(err, supervisor.ErrCrashLooping) || h.sup.State(e.SkillID, e.Version).Status == supervisor.StatusCrashLooping {
+			h.markCrashLooping(e, err)
+		}
+		return res, fmt.Errorf("host: %s %s tool %s: %w", e.SkillID, e.Version, toolID, err)
+	}
+	if len(res.Output) > h.cfg.MaxOutputBytes {
+		n := len(res.Output)
+		res.Output = nil
+		return res, fmt.Errorf("host: %w: %d bytes, cap %d", ErrOutputTooLarge, n, h.cfg.MaxOutputBytes)
+	}
+	if err := sch.ValidateOutputJSON(res.Output); err != nil {
+		res.Output = nil
+		return res, fmt.Errorf("host: %w: %s: %v", ErrInvalidOutput, toolID, err)
+	}
+	return res, nil
+}
+
+// PrincipalSupervisor is the principal of the crashlooping status the host
+// records.
+const PrincipalSupervisor = "system:supervisor"
+
+// markCrashLooping records a crashlooping skill version in the inventory
+// (status crashlooping, event skill.crashlooping), so that operators see
+// it; an operator's `skills enable` later lifts it. Only an active status
+// is replaced (quarantined and disabled stay). A failure to record is
+// logged.
+func (h *Host) markCrashLooping(e inventory.Entry, cause error) {
+	reason := cause.Error()
+	if len(reason) > 512 {
+		reason = reason[:512]
+	}
+	var marked time.Time
+	err := h.in.Inventory().Update(context.Background(), func(tx *inventory.Tx) error {
+		st, err := tx.Status(e.SkillID, e.Version)
+		if err != nil || st.Status != inventory.StatusActive {
+			return err
+		}
+		if err := tx.SetStatus(inventory.StatusChange{
+			SkillID: e.SkillID, Version: e.Version, Status: inventory.StatusCrashlooping,
+			Reason: reason, Principal: PrincipalSupervisor,
+		}); err != nil {
+			return err
+		}
+		st, err = tx.Status(e.SkillID, e.Version)
+		marked = st.UpdatedAt
+		return err
+	})
+	if err != nil {
+		h.log.Error("recording crashlooping status", "skill_id", e.SkillID, "skill_version", e.Version, "error", err)
+		return
+	}
+	h.log.Error("skill is crashlooping", "skill_id", e.SkillID, "skill_version", e.Version, "error", cause)
+	if !marked.IsZero() {
+		h.mu.Lock()
+		h.looped[e.SkillID+"@"+e.Version] = marked
+		h.mu.Unlock()
+	}
+}
+
+// crashGate refuses a version the supervisor holds as crashlooping, unless
+// an operator re-enabled it in the inventory since: then the supervisor's
+// crash history is reset.
+func (h *Host) crashGate(e inventory.Entry) error {
+	st := h.sup.State(e.SkillID, e.Version)
+	if st.Status != supervisor.StatusCrashLooping {
+		return nil
+	}
+	k := e.SkillID + "@" + e.Version
+	h.mu.Lock()
+	marked, ok := h.looped[k]
+	h.mu.Unlock()
+	if ok && e.Status != nil && e.Status.UpdatedAt.After(marked) {
+		h.sup.Reset(e.SkillID, e.Version)
+		h.mu.Lock()
+		delete(h.looped, k)
+		h.mu.Unlock()
+		return nil
+	}
+	return fmt.Errorf("host: %w: %s %s: %s", ErrCrashLooping, e.SkillID, e.Version, st.LastError)
+}
+
+func statusGate(e inventory.Entry) error {
+	if e.Status == nil {
+		return fmt.Errorf("host: %w: %s %s", ErrNoStatus, e.SkillID, e.Version)
+	}
+	why := func() string {
+		if e.Status.Reason != "" {
+			return ": " + e.Status.Reason
+		}
+		return ""
+	}
+	switch e.Status.Status {
+	case inventory.StatusActive:
+		return nil
+	case inventory.StatusQuarantined:
+		return fmt.Errorf("host: %w: %s %s%s", ErrQuarantined, e.SkillID, e.Version, why())
+	case inventory.StatusDisabled:
+		return fmt.Errorf("host: %w: %s %s%s", ErrDisabled, e.SkillID, e.Version, why())
+	case inventory.StatusCrashlooping:
+		return fmt.Errorf("host: %w: %s %s%s", ErrCrashLooping, e.SkillID, e.Version, why())
+	default:
+		return fmt.Errorf("host: %w: %s %s has status %q", ErrDisabled, e.SkillID, e.Version, e.Status.Status)
+	}
+}
+
+// verify re-verifies the installed artifact of e against the trust store
+// as it is now, without trust on first use. The verdict is cached by the
+// artifact's sha256 and the trust store's mtime and size.
+func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error) {
+	tk := "none"
+	if fi, err := os.Stat(h.trust.Path()); err == nil {
+		tk = fmt.Sprintf("%d/%d", fi.ModTime().UnixNano(), fi.Size())
+	}
+	h.mu.Lock()
+	v := h.verified[e.ArtifactSHA256]
+	h.mu.Unlock()
+	if v != nil && v.trustKey == tk {
+		return v, nil
+	}
+	dir := filepath.Join(h.in.StateDir(), filepath.FromSlash(e.InstallDir))
+	data, err := os.ReadFile(filepath.Join(dir, install.ArtifactFile))
+	if err != nil {
+		return nil, fmt.Errorf("host: %w: %s %s: %v", install.ErrInstalledArtifact, e.SkillID, e.Version, err)
+	}
+	sum := sha256.Sum256(data)
+	if hex.EncodeToString(sum[:]) != e.ArtifactSHA256 {
+		return nil, fmt.Errorf("host: %w: %s %s: artifact sha256 differs from the inventory", install.ErrInstalledArtifact, e.SkillID, e.Version)
+	}
+	store, err := h.trust.Load(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	vr, err := artifact.Verify(ctx, data, artifact.VerifyOptions{Trust: store.Decider(), AllowTOFU: false})
+	if err != nil {
+		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
+	}
+	m := vr.Manifest
+	if m.SkillID != e.SkillID && strings.ToLower(strings.TrimSpace(m.SkillID)) != e.SkillID {
+		return nil, fmt.Errorf("host: %w: %s %s: artifact is for %s", install.ErrInstalledArtifact, e.SkillID, e.Version, m.SkillID)
+	}
+	v = &verified{trustKey: tk, manifest: m, schemas: map[string]*manifest.ToolSchemas{}}
+	for _, tl := range m.Entrypoints.Tools {
+		s, err := m.ToolSchemas(tl.ID)
+		if err != nil {
+			return nil, fmt.Errorf("host: %s: %w", tl.ID, err)
+		}
+		v.schemas[tl.ID] = s
+		in, _ := json.Marshal(tl.InputSchema)
+		out, _ := json.Marshal(tl.OutputSchema)
+		if tl.InputSchema == nil {
+			in = nil
+		}
+		if tl.OutputSchema == nil {
+			out = nil
+		}
+		v.tools = append(v.tools, supervisor.Tool{ID: tl.ID, InputSchema: in, OutputSchema: out})
+	}
+	var mod string
+	if pl := m.Operator.Plugin; pl != nil {
+		mod, v.entrypoint = pl.DefaultModulePath, pl.DefaultEntrypoint
+	}
+	if mod != "" && !strings.HasPrefix(mod, "modules/") {
+		mod = path.Join("modules", mod)
+	}
+	for _, f := range m.Integrity.Files {
+		if (mod == "" && strings.HasPrefix(f.Path, "modules/") && strings.HasSuffix(f.Path, ".wasm")) || f.Path == mod {
+			v.module, v.sha = f.Path, strings.ToLower(f.SHA256)
+			break
+		}
+	}
+	if v.module == "" {
+		return nil, fmt.Errorf("host: %w: %s %s", ErrNoModule, e.SkillID, e.Version)
+	}
+	h.mu.Lock()
+	h.verified[e.ArtifactSHA256] = v
+	h.mu.Unlock()
+	return v, nil
+}
+
+// Close stops every sidecar and closes the inventory. It is idempotent.
+func (h *Host) Close(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	h.mu.Unlock()
+	var errs []error
+	if h.sup != nil {
+		errs = append(errs, h.sup.Close(ctx))
+	}
+	errs = append(errs, h.in.Close())
+	return errors.Join(errs...)
+}

@@ -1,0 +1,359 @@
+package host_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
+	"go.uber.org/goleak"
+)
+
+// sidecarPath is the palyra-sidecar binary and echoWasm the echo example
+// module, both built once by TestMain.
+var sidecarPath, echoWasm string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "palyra-host-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := func() int {
+		sidecarPath = filepath.Join(dir, "palyra-sidecar")
+		build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", sidecarPath, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building palyra-sidecar:", err)
+			return 1
+		}
+		echoWasm, err = examplebuild.Build(context.Background(), "echo", dir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "building the echo example:", err)
+			return 1
+		}
+		tmp := filepath.Join(dir, "tmp")
+		os.Mkdir(tmp, 0o700)
+		os.Setenv("TMPDIR", tmp)
+		return m.Run()
+	}()
+	os.RemoveAll(dir)
+	if code != 0 {
+		os.Exit(code)
+	}
+	if err := goleak.Find(); err != nil {
+		fmt.Fprintln(os.Stderr, "goleak:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// openHost opens a Host on a fresh state dir with the echo example
+// installed and trusted; Close is checked at cleanup.
+func openHost(t *testing.T) *host.Host {
+	t.Helper()
+	return openHostWith(t, supervisor.Config{})
+}
+
+func openHostWith(t *testing.T, sc supervisor.Config) *host.Host {
+	t.Helper()
+	ctx := context.Background()
+	sock, err := os.MkdirTemp("", "hs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sock) })
+	sc.SocketDir = sock
+	h, err := host.Open(ctx, host.Config{
+		StateDir:    t.TempDir(),
+		SidecarPath: sidecarPath,
+		Supervisor:  sc,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := h.Close(ctx); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if err := h.Close(ctx); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+		if entries, _ := os.ReadDir(sock); len(entries) > 0 {
+			t.Errorf("socket dirs left: %v", entries)
+		}
+	})
+	data, keyHex, err := buildEcho()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Install(ctx, data, install.InstallOptions{TrustedPublishers: []install.TrustedKey{{Publisher: "palyra", PublicKeyHex: keyHex}}}); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestCallGate(t *testing.T) {
+	h := openHost(t)
+	ctx := context.Background()
+	res, err := h.Call(ctx, "palyra.echo", "palyra.upper", json.RawMessage(`{"text":"abc"}`))
+	if err != nil || string(res.Output) != `{"text":"ABC"}` {
+		t.Fatalf("upper: %v %+v", err, res)
+	}
+	tests := []struct {
+		name, skill, tool, input, code string
+	}{
+		{"tool error", "palyra.echo", "palyra.upper", `{"text":""}`, "tool_error"},
+		{"invalid input", "palyra.echo", "palyra.echo", `{"txt":"x"}`, "invalid_input"},
+		{"not json", "palyra.echo", "palyra.echo", `{`, "invalid_input"},
+		{"unknown tool", "palyra.echo", "palyra.nope", `{}`, "unknown_tool"},
+		{"unknown skill", "acme.nope", "x", `{}`, "skill_not_found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := h.Call(ctx, tt.skill, tt.tool, json.RawMessage(tt.input))
+			if got := errcode.Of(err); got != tt.code {
+				t.Errorf("code %q, want %q (%v)", got, tt.code, err)
+			}
+		})
+	}
+	in := h.Installer()
+	if _, err := in.Quarantine(ctx, "palyra.echo", "", "test", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"x"}`)); errcode.Of(err) != "skill_quarantined" {
+		t.Errorf("quarantined: %v", err)
+	}
+	if _, err := in.Enable(ctx, "palyra.echo", "", install.EnableOptions{Override: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Disable(ctx, "palyra.echo", "", "test", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"x"}`)); errcode.Of(err) != "skill_disabled" {
+		t.Errorf("disabled: %v", err)
+	}
+	if _, err := in.Enable(ctx, "palyra.echo", "", install.EnableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"x"}`)); err != nil {
+		t.Errorf("enabled again: %v", err)
+	}
+	skills, err := h.Skills(ctx)
+	if err != nil || len(skills) != 1 || skills[0].SkillID != "palyra.echo" {
+		t.Errorf("Skills: %v %+v", err, skills)
+	}
+}
+
+func TestTrustRecheckedAtCall(t *testing.T) {
+	h := openHost(t)
+	ctx := context.Background()
+	if _, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	// The operator drops the publisher's key: the next call is refused.
+	b, _ := trust.NewStore().Marshal()
+	time.Sleep(10 * time.Millisecond)
+	if err := os.WriteFile(h.Installer().TrustStorePath(), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"x"}`))
+	if err == nil {
+		t.Fatal("call succeeded after the publisher's key was removed")
+	}
+	t.Logf("refused with %s: %v", errcode.Of(err), err)
+}
+
+// TestInvalidOutput installs the WAT echo (it returns its whole input
+// document) under an output_schema it does not meet.
+func TestInvalidOutput(t *testing.T) {
+	h := openHost(t)
+	ctx := context.Background()
+	wasm, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", "echo.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := `manifest_version = 2
+skill_id = "acme.liar"
+name = "Liar"
+version = "1.0.0"
+publisher = "acme"
+
+[[entrypoints.tools]]
+id = "acme.liar"
+name = "liar"
+description = "Claims to return {echo}."
+
+[entrypoints.tools.input_schema]
+type = "object"
+
+[entrypoints.tools.output_schema]
+type = "object"
+required = ["echo"]
+
+[entrypoints.tools.risk]
+default_sensitive = false
+requires_approval = false
+
+[compat]
+required_protocol_major = 1
+min_palyra_version = "0.1.0"
+
+[operator]
+display_name = "Liar"
+`
+	seed := make([]byte, ed25519.SeedSize)
+	seed[0] = 9
+	key := ed25519.NewKeyFromSeed(seed)
+	built, err := artifact.Build(artifact.BuildInput{
+		Manifest:   []byte(manifest),
+		Modules:    []artifact.File{{Path: "module.wasm", Data: wasm}},
+		SBOM:       []byte(`{"bomFormat":"CycloneDX","specVersion":"1.6"}`),
+		Provenance: []byte(`{"builder":{"id":"test"},"subject":[{"name":"modules/module.wasm"}]}`),
+		SigningKey: key,
+		SignedAt:   time.Unix(1_730_000_000, 0),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
+	if _, err := h.Install(ctx, built.Bytes, install.InstallOptions{TrustedPublishers: []install.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Call(ctx, "acme.liar", "acme.liar", json.RawMessage(`{"a":1}`))
+	if !errors.Is(err, host.ErrInvalidOutput) || errcode.Of(err) != "invalid_output" {
+		t.Fatalf("call: %v", err)
+	}
+	if res == nil || res.Output != nil {
+		t.Errorf("unchecked output handed back: %+v", res)
+	}
+	if !strings.Contains(err.Error(), "acme.liar") {
+		t.Errorf("message %q", err)
+	}
+}
+
+// installWAT installs a testdata/wasm module as skill id (tool id+".t")
+// signed by a test key, with the given quotas.
+func installWAT(t *testing.T, h *host.Host, id, module, quotas string) {
+	t.Helper()
+	wasm, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", module+".wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := `manifest_version = 2
+skill_id = "` + id + `"
+name = "Test"
+version = "1.0.0"
+publisher = "acme"
+
+[[entrypoints.tools]]
+id = "` + id + `.t"
+name = "t"
+description = "test"
+
+[entrypoints.tools.input_schema]
+type = "object"
+
+[entrypoints.tools.output_schema]
+type = "object"
+
+[entrypoints.tools.risk]
+default_sensitive = false
+requires_approval = false
+
+[capabilities.quotas]
+` + quotas + `
+
+[compat]
+required_protocol_major = 1
+min_palyra_version = "0.1.0"
+
+[operator]
+display_name = "Test"
+`
+	seed := make([]byte, ed25519.SeedSize)
+	seed[0] = 7
+	key := ed25519.NewKeyFromSeed(seed)
+	built, err := artifact.Build(artifact.BuildInput{
+		Manifest:   []byte(manifest),
+		Modules:    []artifact.File{{Path: "module.wasm", Data: wasm}},
+		SBOM:       []byte(`{"bomFormat":"CycloneDX","specVersion":"1.6"}`),
+		Provenance: []byte(`{"builder":{"id":"test"},"subject":[{"name":"modules/module.wasm"}]}`),
+		SigningKey: key,
+		SignedAt:   time.Unix(1_730_000_000, 0),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
+	if _, err := h.Install(context.Background(), built.Bytes, install.InstallOptions{TrustedPublishers: []install.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCrashLoopRecorded crashes a skill's sidecar until the supervisor
+// holds it crashlooping, and checks the inventory shows it and that an
+// operator's enable lets it run again.
+func TestCrashLoopRecorded(t *testing.T) {
+	h := openHostWith(t, supervisor.Config{CrashLoopThreshold: 2, RestartBackoff: time.Millisecond})
+	ctx := context.Background()
+	installWAT(t, h, "acme.sleeper", "sleep", "wall_clock_timeout_ms = 5000")
+	for i := range 2 {
+		errc := make(chan error, 1)
+		go func() {
+			_, err := h.Call(ctx, "acme.sleeper", "acme.sleeper.t", json.RawMessage(`{}`))
+			errc <- err
+		}()
+		deadline := time.Now().Add(10 * time.Second)
+		var pid int
+		for {
+			st := h.Supervisor().State("acme.sleeper", "1.0.0")
+			if st.InFlight == 1 && st.PID != 0 {
+				pid = st.PID
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: not running: %+v", i, st)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+		syscall.Kill(pid, syscall.SIGKILL)
+		if err := <-errc; errcode.Of(err) != "sidecar_crashed" {
+			t.Fatalf("round %d: %v", i, err)
+		}
+	}
+	e, err := h.Installer().Inventory().Skill(ctx, "acme.sleeper", "")
+	if err != nil || e.Status == nil || e.Status.Status != "crashlooping" {
+		t.Fatalf("inventory status: %v %+v", err, e.Status)
+	}
+	if _, err := h.Call(ctx, "acme.sleeper", "acme.sleeper.t", json.RawMessage(`{}`)); errcode.Of(err) != "crashlooping" {
+		t.Errorf("call while crashlooping: %v", err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	if _, err := h.Installer().Enable(ctx, "acme.sleeper", "", install.EnableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, err := h.Call(cctx, "acme.sleeper", "acme.sleeper.t", json.RawMessage(`{}`)); errcode.Of(err) != "timeout" {
+		t.Errorf("call after enable: %v (code %s), want it to run until its timeout", err, errcode.Of(err))
+	}
+}
