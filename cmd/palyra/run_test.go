@@ -101,6 +101,7 @@ func TestSkillsRun(t *testing.T) {
 		{"acme.echo", "echo", "type = \"object\"\nrequired = [\"msg\"]", ""},
 		{"acme.liar", "echo", "", "type = \"object\"\nrequired = [\"echo\"]"},
 		{"acme.loop", "loop", "", ""},
+		{"acme.sleep", "sleep", "", ""},
 		{"acme.toolerr", "tool_error", "", ""},
 	} {
 		p := runArtifact(t, dir, s.id, s.module, s.in, s.out)
@@ -143,7 +144,7 @@ func TestSkillsRun(t *testing.T) {
 		{"fuel", []string{"acme.loop", "acme.t", "--input", "{}"}, "fuel_exhausted"},
 		{"tool error", []string{"acme.toolerr", "acme.t", "--input", "{}"}, "tool_error"},
 		{"not found", []string{"acme.none", "acme.t"}, "skill_not_found"},
-		{"timeout", []string{"acme.loop", "acme.t", "--input", "{}", "--timeout", "50ms"}, "timeout"},
+		{"timeout", []string{"acme.sleep", "acme.t", "--input", "{}", "--timeout", "50ms"}, "timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

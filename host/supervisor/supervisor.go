@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -274,6 +275,9 @@ type State struct {
 	Queued    int       `json:"queued"`
 	LastError string    `json:"last_error,omitempty"`
 	LastUsed  time.Time `json:"last_used,omitzero"`
+	// CacheHit reports whether the last sidecar start loaded the module
+	// from the precompiled cache (LoadSkill's cache_hit).
+	CacheHit bool `json:"cache_hit"`
 }
 
 // Supervisor runs sidecars. It is safe for concurrent use.
@@ -311,6 +315,7 @@ type slot struct {
 	nextStart   time.Time
 	looping     bool
 	lastErr     string
+	cacheHit    bool // the last start's LoadSkill cache_hit
 }
 
 // proc is one sidecar process.
@@ -321,6 +326,8 @@ type proc struct {
 	sockDir string
 	loadKey string
 	log     hclog.Logger
+	// cacheHit is LoadSkill's cache_hit.
+	cacheHit bool
 
 	once    sync.Once // ends the process once
 	dead    chan struct{}
@@ -469,11 +476,22 @@ func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, t
 		Timeout:      durationpb.New(budget + s.cfg.sidecarTimeoutExtra),
 		Limits:       limitsProto(t.Limits, s.cfg.sidecarTimeoutExtra),
 	}
-	// A deadline of our own, not tied to ctx's cancel: a sidecar that
-	// outlives it is killed.
-	callCtx, cancel := context.WithTimeout(ctx, budget+s.cfg.CallGrace)
+	// The sidecar enforces the budget itself (req.Timeout); the supervisor
+	// watches budget + grace with a timer of its own. That deadline is not
+	// sent over gRPC (it would end the sidecar's call at the very moment the
+	// supervisor decides, making "answered late" and "never answered" a
+	// race): the RPC is cancelled by the timer or by the caller's ctx.
+	rpcCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	resp, err := p.client.Invoke(callCtx, req)
+	var expired atomic.Bool
+	timer := time.AfterFunc(budget+s.cfg.CallGrace, func() {
+		expired.Store(true)
+		cancel()
+	})
+	defer timer.Stop()
+	stopCtx := context.AfterFunc(ctx, cancel)
+	defer stopCtx()
+	resp, err := p.client.Invoke(rpcCtx, req)
 	res := resultOf(req.InvocationId, resp)
 	if res != nil {
 		res.PID = p.pid
@@ -506,7 +524,7 @@ func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, t
 	if closed {
 		return nil, fmt.Errorf("%w: call of skill %s version %s ended by Close", ErrClosed, t.SkillID, t.Version)
 	}
-	if callCtx.Err() != nil || status.Code(err) == codes.DeadlineExceeded {
+	if expired.Load() || status.Code(err) == codes.DeadlineExceeded {
 		// The sidecar did not answer in time + grace: kill it.
 		s.log.Warn("sidecar missed its deadline; killing it", "skill_id", t.SkillID, "skill_version", t.Version, "pid", p.pid, "budget", budget)
 		s.ended(sl, p, false, fmt.Errorf("killed: no answer within %v + grace", budget))
@@ -582,6 +600,7 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, e
 		}
 		sl.proc = p
 		sl.starts++
+		sl.cacheHit = p.cacheHit
 		s.mu.Unlock()
 		return p, nil
 	}
@@ -669,7 +688,7 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 	for _, tl := range t.Tools {
 		tools = append(tools, &sidecarv1.Tool{Id: tl.ID, InputSchema: tl.InputSchema, OutputSchema: tl.OutputSchema})
 	}
-	_, err = cl.LoadSkill(lctx, &sidecarv1.LoadSkillRequest{
+	lr, err := cl.LoadSkill(lctx, &sidecarv1.LoadSkillRequest{
 		SkillId:           t.SkillID,
 		SkillVersion:      t.Version,
 		Module:            &sidecarv1.LoadSkillRequest_ModulePath{ModulePath: t.ModulePath},
@@ -684,7 +703,8 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 	if err != nil {
 		return fail(fmt.Errorf("loading skill %s version %s: %w", t.SkillID, t.Version, err))
 	}
-	log.Debug("sidecar started", "pid", p.pid)
+	p.cacheHit = lr.GetCacheHit()
+	log.Debug("sidecar started", "pid", p.pid, "cache_hit", p.cacheHit)
 	return p, nil
 }
 
@@ -830,7 +850,7 @@ func (s *Supervisor) stateLocked(sl *slot) State {
 	st := State{
 		SkillID: sl.key.id, Version: sl.key.version, Status: StatusStopped,
 		Crashes: sl.totalCrash, InFlight: sl.inFlight, Queued: sl.queued,
-		LastError: sl.lastErr, LastUsed: sl.lastUsed,
+		LastError: sl.lastErr, LastUsed: sl.lastUsed, CacheHit: sl.cacheHit,
 	}
 	if sl.starts > 1 {
 		st.Restarts = sl.starts - 1
