@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -75,6 +77,11 @@ type Config struct {
 	Supervisor supervisor.Config
 	// MaxOutputBytes caps a tool's output (default 1 MiB).
 	MaxOutputBytes int
+	// StartEagerly makes Open start a sidecar for the current version of
+	// every active skill (one at a time, before Open returns) instead of
+	// on its first call. A skill whose start fails is logged and left to
+	// start on its first call.
+	StartEagerly bool
 }
 
 // Host loads and calls installed skills. It is safe for concurrent use.
@@ -121,7 +128,7 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 		cfg.MaxOutputBytes = DefaultMaxOutputBytes
 	}
 	if cfg.CacheDir == "" {
-		cfg.CacheDir = filepath.Join(cfg.StateDir, "cache", "modules")
+		cfg.CacheDir = DefaultCacheDir(cfg.StateDir)
 	}
 	if cfg.Policy == nil && cfg.PolicyPath != "" {
 		p, err := policy.Load(cfg.PolicyPath)
@@ -130,16 +137,20 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 		}
 		cfg.Policy = p
 	}
-	in, err := install.Open(ctx, install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore})
+	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore}
+	if cfg.SidecarPath != "" {
+		hook, err := PrecompileHook(cfg.SidecarPath, cfg.CacheDir)
+		if err != nil {
+			return nil, err
+		}
+		icfg.Precompile = hook
+	}
+	in, err := install.Open(ctx, icfg)
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	h := &Host{cfg: cfg, in: in, trust: trust.OpenFile(in.TrustStorePath()), log: cfg.Logger.Named("host"), verified: map[string]*verified{}, looped: map[string]time.Time{}}
 	if cfg.SidecarPath != "" {
-		if err := os.MkdirAll(cfg.CacheDir, 0o700); err != nil {
-			in.Close()
-			return nil, fmt.Errorf("host: cache dir: %w", err)
-		}
 		sc := cfg.Supervisor
 		sc.SidecarPath, sc.CacheDir, sc.Logger, sc.Broker = cfg.SidecarPath, cfg.CacheDir, cfg.Logger, cfg.Broker
 		h.sup, err = supervisor.New(sc)
@@ -147,8 +158,75 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 			in.Close()
 			return nil, fmt.Errorf("host: %w", err)
 		}
+		if cfg.StartEagerly {
+			h.startEagerly(ctx)
+		}
 	}
 	return h, nil
+}
+
+// PrecompileTimeout bounds one run of `palyra-sidecar precompile`.
+const PrecompileTimeout = 2 * time.Minute
+
+// DefaultCacheDir is the precompiled-module cache of a state directory.
+func DefaultCacheDir(stateDir string) string {
+	return filepath.Join(stateDir, "cache", "modules")
+}
+
+// PrecompileHook returns the install.Config.Precompile hook that compiles
+// each staged module with the sidecar binary into cacheDir (created 0700),
+// so that the first call of a new skill loads it from the cache.
+func PrecompileHook(sidecarPath, cacheDir string) (func(ctx context.Context, modulePath, sha string) error, error) {
+	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
+		return nil, fmt.Errorf("host: cache dir: %w", err)
+	}
+	return func(ctx context.Context, modulePath, sha string) error {
+		return Precompile(ctx, sidecarPath, modulePath, cacheDir, sha)
+	}, nil
+}
+
+// Precompile runs `sidecarPath precompile --wasm modulePath --cache-dir
+// cacheDir --sha256 sha` as a child process (killed with the host, bounded
+// by PrecompileTimeout), so that compiling an untrusted module happens
+// outside the host process. It is the install hook the Host sets when it
+// knows a sidecar binary.
+func Precompile(ctx context.Context, sidecarPath, modulePath, cacheDir, sha string) error {
+	ctx, cancel := context.WithTimeout(ctx, PrecompileTimeout)
+	defer cancel()
+	args := []string{"precompile", "--wasm", modulePath, "--cache-dir", cacheDir}
+	if sha != "" {
+		args = append(args, "--sha256", sha)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, sidecarPath, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// Pdeathsig fires when the forking OS thread exits; a fresh goroutine
+	// is never on a thread Go ends (see supervisor.start).
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run() }()
+	runErr := <-done
+	var res struct {
+		CacheStatus string `json:"cache_status"`
+		ErrorCode   string `json:"error_code"`
+		Error       string `json:"error"`
+	}
+	jerr := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &res)
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("palyra-sidecar precompile: %w", ctx.Err())
+	case runErr != nil && jerr == nil && res.Error != "":
+		return fmt.Errorf("%s: %s", res.ErrorCode, res.Error)
+	case runErr != nil:
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 256 {
+			msg = msg[:256]
+		}
+		return fmt.Errorf("palyra-sidecar precompile: %v: %s", runErr, msg)
+	case jerr != nil:
+		return fmt.Errorf("palyra-sidecar precompile: bad output: %v", jerr)
+	}
+	return nil
 }
 
 // Installer returns the host's installer (lifecycle operations: enable,
@@ -203,16 +281,9 @@ func (h *Host) Call(ctx context.Context, skillID, toolID string, input json.RawM
 	if err := h.crashGate(e); err != nil {
 		return nil, err
 	}
-	v, err := h.verify(ctx, e)
+	t, v, err := h.target(ctx, e)
 	if err != nil {
 		return nil, err
-	}
-	dec, err := h.in.Policy().Evaluate(v.manifest)
-	if err != nil {
-		return nil, fmt.Errorf("host: %w", err)
-	}
-	if !dec.Allowed() {
-		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, dec.Err())
 	}
 	sch, ok := v.schemas[toolID]
 	if !ok {
@@ -220,21 +291,6 @@ func (h *Host) Call(ctx context.Context, skillID, toolID string, input json.RawM
 	}
 	if err := sch.ValidateInputJSON(input); err != nil {
 		return nil, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
-	}
-	g := dec.Grants
-	l := dec.Limits
-	t := supervisor.Target{
-		SkillID:      e.SkillID,
-		Version:      e.Version,
-		ModulePath:   filepath.Join(h.in.StateDir(), filepath.FromSlash(e.InstallDir), filepath.FromSlash(v.module)),
-		ModuleSHA256: v.sha,
-		Entrypoint:   v.entrypoint,
-		Limits: supervisor.Limits{
-			Fuel: l.Fuel, MemoryBytes: int64(l.MaxMemoryBytes), TableElements: l.MaxTableElements,
-			Instances: l.MaxInstances, Timeout: l.WallClock, MaxCapabilityCalls: uint32(max(0, min(l.MaxCapabilityCalls, 1<<31))),
-		},
-		Grants: supervisor.Grants{HTTPHosts: g.HTTPHosts, SecretKeys: g.SecretKeys, StoragePrefixes: g.StoragePrefixes, Channels: g.Channels},
-		Tools:  v.tools,
 	}
 	res, err := h.sup.Call(ctx, t, toolID, input)
 	if err != nil {
@@ -253,6 +309,61 @@ func (h *Host) Call(ctx context.Context, skillID, toolID string, input json.RawM
 		return res, fmt.Errorf("host: %w: %s: %v", ErrInvalidOutput, toolID, err)
 	}
 	return res, nil
+}
+
+// target re-verifies the installed version e and computes the Target its
+// calls run: module, grants and limits (manifest ∩ policy) and tools.
+func (h *Host) target(ctx context.Context, e inventory.Entry) (supervisor.Target, *verified, error) {
+	v, err := h.verify(ctx, e)
+	if err != nil {
+		return supervisor.Target{}, nil, err
+	}
+	dec, err := h.in.Policy().Evaluate(v.manifest)
+	if err != nil {
+		return supervisor.Target{}, nil, fmt.Errorf("host: %w", err)
+	}
+	if !dec.Allowed() {
+		return supervisor.Target{}, nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, dec.Err())
+	}
+	g := dec.Grants
+	l := dec.Limits
+	return supervisor.Target{
+		SkillID:      e.SkillID,
+		Version:      e.Version,
+		ModulePath:   filepath.Join(h.in.StateDir(), filepath.FromSlash(e.InstallDir), filepath.FromSlash(v.module)),
+		ModuleSHA256: v.sha,
+		Entrypoint:   v.entrypoint,
+		Limits: supervisor.Limits{
+			Fuel: l.Fuel, MemoryBytes: int64(l.MaxMemoryBytes), TableElements: l.MaxTableElements,
+			Instances: l.MaxInstances, Timeout: l.WallClock, MaxCapabilityCalls: uint32(max(0, min(l.MaxCapabilityCalls, 1<<31))),
+		},
+		Grants: supervisor.Grants{HTTPHosts: g.HTTPHosts, SecretKeys: g.SecretKeys, StoragePrefixes: g.StoragePrefixes, Channels: g.Channels},
+		Tools:  v.tools,
+	}, v, nil
+}
+
+// startEagerly starts the sidecar of the current version of every active
+// skill (Config.StartEagerly). Failures are logged.
+func (h *Host) startEagerly(ctx context.Context) {
+	entries, err := h.in.Inventory().Skills(ctx, inventory.Filter{CurrentOnly: true, Status: inventory.StatusActive})
+	if err != nil {
+		h.log.Error("eager start: listing skills", "error", err)
+		return
+	}
+	for _, e := range entries {
+		if !e.Current {
+			continue
+		}
+		t, _, err := h.target(ctx, e)
+		if err == nil {
+			err = h.sup.Start(ctx, t)
+		}
+		if err != nil {
+			h.log.Error("eager start failed", "skill_id", e.SkillID, "skill_version", e.Version, "error", err)
+			continue
+		}
+		h.log.Debug("sidecar started eagerly", "skill_id", e.SkillID, "skill_version", e.Version)
+	}
 }
 
 // PrincipalSupervisor is the principal of the crashlooping status the host

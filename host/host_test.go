@@ -357,3 +357,99 @@ func TestCrashLoopRecorded(t *testing.T) {
 		t.Errorf("call after enable: %v (code %s), want it to run until its timeout", err, errcode.Of(err))
 	}
 }
+
+// TestPrecompileAtInstall checks that an install compiles the module into
+// the cache in a palyra-sidecar child, so that the first call's sidecar
+// loads it from the cache.
+func TestPrecompileAtInstall(t *testing.T) {
+	h := openHost(t) // installs palyra.echo
+	ctx := context.Background()
+	cache := filepath.Join(h.Installer().StateDir(), "cache", "modules")
+	var files int
+	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files++
+		}
+		return nil
+	})
+	if files == 0 {
+		t.Fatalf("no precompiled entry in %s after install", cache)
+	}
+	if st := h.Supervisor().State("palyra.echo", "0.1.0"); st.Status != supervisor.StatusStopped {
+		t.Fatalf("a sidecar runs before the first call: %+v", st)
+	}
+	res, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"hi"}`))
+	if err != nil {
+		t.Fatalf("call: %v", err)
+	}
+	var st supervisor.State
+	for _, s := range h.Supervisor().States() {
+		if s.SkillID == "palyra.echo" {
+			st = s
+		}
+	}
+	if !st.CacheHit || st.PID != res.PID {
+		t.Errorf("first call's sidecar: %+v, want a cache hit", st)
+	}
+}
+
+// TestPrecompileFailureQuarantines checks that a failed precompile keeps
+// the install, quarantined with a precompile_failed reason.
+func TestPrecompileFailureQuarantines(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake-sidecar")
+	script := "#!/bin/sh\necho '{\"abi_version\":\"x\",\"error_code\":\"compile_failed\",\"error\":\"boom\"}'\nexit 1\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := host.Open(ctx, host.Config{StateDir: filepath.Join(dir, "state"), SidecarPath: fake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	data, keyHex, err := buildEcho()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Install(ctx, data, install.InstallOptions{TrustedPublishers: []install.TrustedKey{{Publisher: "palyra", PublicKeyHex: keyHex}}})
+	if !errors.Is(err, install.ErrPrecompileFailed) || errcode.Of(err) != "precompile_failed" {
+		t.Fatalf("install: %v", err)
+	}
+	if res == nil || !res.Installed || res.Status != "quarantined" || len(res.Reasons) == 0 ||
+		!strings.HasPrefix(res.Reasons[len(res.Reasons)-1], "precompile_failed: ") || !strings.Contains(res.Reasons[len(res.Reasons)-1], "boom") {
+		t.Fatalf("install result: %+v", res)
+	}
+	if _, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"hi"}`)); errcode.Of(err) != "skill_quarantined" {
+		t.Errorf("call: %v", err)
+	}
+}
+
+// TestStartEagerly checks that Open with StartEagerly starts the sidecar of
+// every active skill before the first call, and that the call uses it.
+func TestStartEagerly(t *testing.T) {
+	h := openHost(t) // a state dir with palyra.echo installed
+	ctx := context.Background()
+	state := h.Installer().StateDir()
+	if err := h.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sock, err := os.MkdirTemp("", "hs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(sock)
+	h2, err := host.Open(ctx, host.Config{StateDir: state, SidecarPath: sidecarPath, StartEagerly: true, Supervisor: supervisor.Config{SocketDir: sock}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close(ctx)
+	st := h2.Supervisor().State("palyra.echo", "0.1.0")
+	if st.Status != supervisor.StatusRunning || st.PID == 0 || !st.CacheHit {
+		t.Fatalf("after an eager Open: %+v", st)
+	}
+	res, err := h2.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"hi"}`))
+	if err != nil || res.PID != st.PID {
+		t.Errorf("call: %v, pid %v want %d", err, res, st.PID)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/manifest"
@@ -61,7 +62,16 @@ func (a *app) openInstaller(cmd *cobra.Command, s *stateFlags) (*install.Install
 	if err != nil {
 		return nil, err
 	}
-	return install.Open(cmd.Context(), install.Config{StateDir: state, TrustStore: s.trustStore, Policy: prof})
+	cfg := install.Config{StateDir: state, TrustStore: s.trustStore, Policy: prof}
+	// With a sidecar binary at hand, new modules are compiled at install
+	// (in a palyra-sidecar child, never in this process) into the cache
+	// that skills run and the host use; without one, the first call compiles.
+	if sc, err := findSidecar(""); err == nil {
+		if cfg.Precompile, err = host.PrecompileHook(sc, host.DefaultCacheDir(state)); err != nil {
+			return nil, err
+		}
+	}
+	return install.Open(cmd.Context(), cfg)
 }
 
 // exactArgs and maxArgs are cobra's argument counts, reported as usage

@@ -175,6 +175,19 @@ func TestSkillsRun(t *testing.T) {
 			t.Errorf("code %q: %s", got, r.stdout)
 		}
 	})
+	t.Run("install precompiles with a sidecar at hand", func(t *testing.T) {
+		cache := filepath.Join(state, "cache", "modules")
+		before, _ := os.ReadDir(cache)
+		t.Setenv(sidecarEnv, bin)
+		p := runArtifact(t, dir, "acme.precompiled", "log_spammer", "", "")
+		if r := cli(t, state, "", "skills", "install", "--json", "--artifact", p); r.code != 0 {
+			t.Fatalf("install: %s %s", r.stdout, r.stderr)
+		}
+		after, _ := os.ReadDir(cache)
+		if len(after) <= len(before) {
+			t.Fatalf("the install compiled nothing into %s (%d entries before, %d after)", cache, len(before), len(after))
+		}
+	})
 	if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
 		t.Errorf("left in TMPDIR: %v", entries)
 	}

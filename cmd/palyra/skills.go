@@ -26,7 +26,7 @@ func (a *app) skillsCommand() *cobra.Command {
 			a.packageBuildCommand(), a.packageVerifyCommand(), a.packageInspectCommand()))
 	c.Aliases = []string{"skill"}
 	c.AddCommand(a.lifecycleCommands()...)
-	c.AddCommand(a.runCommand())
+	c.AddCommand(a.runCommand(), a.loopCommand())
 	return c
 }
 

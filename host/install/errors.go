@@ -57,6 +57,11 @@ var (
 	// ErrInvalidArgument: a skill id, version, principal or option given
 	// to the Installer is not usable.
 	ErrInvalidArgument = errcode.New("install_invalid_argument", "install: invalid argument")
+	// ErrPrecompileFailed: Config.Precompile failed on a module of the
+	// artifact. Install keeps the skill, quarantined with the reason
+	// "precompile_failed: <message>", and returns the result with this
+	// error. Code precompile_failed.
+	ErrPrecompileFailed = errcode.New("precompile_failed", "install: precompiling a module failed")
 	// ErrClosed: the Installer was closed.
 	ErrClosed = errcode.New("installer_closed", "install: installer is closed")
 )

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -259,6 +260,10 @@ func (in *Installer) Install(ctx context.Context, data []byte, opts InstallOptio
 	if err != nil {
 		return nil, err
 	}
+	if err := in.precompileStaged(ctx, staged, ins.Entries, adm); err != nil {
+		_ = os.RemoveAll(staged)
+		return nil, err
+	}
 	setAside := ""
 	if same != nil {
 		setAside = filepath.Join(skillDir, setAsidePrefix+version)
@@ -416,6 +421,36 @@ func (in *Installer) Install(ctx context.Context, data []byte, opts InstallOptio
 		return res, fmt.Errorf("install: %s %s installed as quarantined: %w", id, version, adm.err)
 	}
 	return res, nil
+}
+
+// precompileStaged runs Config.Precompile on every module of a staged
+// version directory. A failure of the hook quarantines the version (it is
+// recorded in adm); only the caller's cancellation fails the install.
+func (in *Installer) precompileStaged(ctx context.Context, staged string, entries map[string][]byte, adm *admission) error {
+	if in.precompile == nil {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(entries)) {
+		if !strings.HasPrefix(name, "modules/") || !strings.HasSuffix(name, ".wasm") {
+			continue
+		}
+		sum := sha256.Sum256(entries[name])
+		err := in.precompile(ctx, filepath.Join(staged, filepath.FromSlash(name)), hex.EncodeToString(sum[:]))
+		if err == nil {
+			continue
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return fmt.Errorf("install: precompile %s: %w", name, cerr)
+		}
+		reason := "precompile_failed: " + name + ": " + err.Error()
+		adm.reasons = append(adm.reasons, reason)
+		if adm.err == nil {
+			adm.err = fmt.Errorf("%w: %s: %w", ErrPrecompileFailed, name, err)
+		} else {
+			adm.err = errors.Join(adm.err, fmt.Errorf("%w: %s: %w", ErrPrecompileFailed, name, err))
+		}
+	}
+	return nil
 }
 
 // addTrusted allowlists keys in the trust store.

@@ -62,6 +62,16 @@ type Config struct {
 	LockTimeout time.Duration
 	// InventoryOptions are passed to inventory.Open (after the clock).
 	InventoryOptions []inventory.Option
+	// Precompile, when set, is called by Install for every module
+	// (modules/*.wasm) of the artifact, on the staged copy, before the
+	// version directory is moved into place; sha256 is the module's hex
+	// digest. It is meant to compile the module into the runtime's cache
+	// in a separate process (palyra-sidecar precompile), so that compiling
+	// untrusted code never happens in the host process. A failure does not
+	// stop the install: the version is kept quarantined with the reason
+	// "precompile_failed: <message>" and Install returns an error wrapping
+	// ErrPrecompileFailed. A cancelled ctx fails the install instead.
+	Precompile func(ctx context.Context, modulePath, sha256 string) error
 }
 
 // Installer admits skills into a state directory and changes their
@@ -82,6 +92,7 @@ type Installer struct {
 	now         func() time.Time
 	lockTimeout time.Duration
 	recovered   *RecoverReport
+	precompile  func(ctx context.Context, modulePath, sha256 string) error
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -109,6 +120,7 @@ func Open(ctx context.Context, cfg Config) (*Installer, error) {
 		bus:         cfg.Bus,
 		now:         cfg.Now,
 		lockTimeout: cfg.LockTimeout,
+		precompile:  cfg.Precompile,
 	}
 	if in.profile == nil {
 		in.profile = policy.Default()

@@ -24,6 +24,10 @@ import (
 // where the supervisors under test put their sidecars' socket dirs.
 var binPath, testDir, hostTmp string
 
+// rawPath is the raw go-plugin baseline of the benchmarks
+// (testdata/rawplugin), built by TestMain.
+var rawPath string
+
 func TestMain(m *testing.M) {
 	if os.Getenv("PALYRA_SUPERVISOR_HELPER") == "1" {
 		helperProcess()
@@ -40,6 +44,14 @@ func TestMain(m *testing.M) {
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building palyra-sidecar:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	rawPath = filepath.Join(dir, "rawplugin")
+	build = exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", rawPath, "github.com/palyra-go/palyra/host/supervisor/testdata/rawplugin")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building testdata/rawplugin:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}

@@ -57,6 +57,8 @@ const (
 	DefaultStartTimeout       = 15 * time.Second
 	DefaultPreparedInstances  = 2
 	DefaultStopTimeout        = 2 * time.Second
+	DefaultHealthInterval     = 30 * time.Second
+	DefaultHealthTimeout      = 5 * time.Second
 )
 
 // Config configures a Supervisor. Zero values select the defaults.
@@ -106,6 +108,14 @@ type Config struct {
 	// PreparedInstances is the number of instances each sidecar keeps
 	// ready (default 2).
 	PreparedInstances uint32
+	// HealthInterval is how often the supervisor checks the health of
+	// every running idle sidecar (default 30 s; negative: never). A
+	// sidecar whose Health fails or does not answer within HealthTimeout
+	// is killed, and that counts as a crash of its skill version.
+	HealthInterval time.Duration
+	// HealthTimeout bounds one health check (default 5 s, at most
+	// HealthInterval).
+	HealthTimeout time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 
@@ -152,6 +162,15 @@ func (c *Config) setDefaults() {
 	}
 	if c.PreparedInstances == 0 {
 		c.PreparedInstances = DefaultPreparedInstances
+	}
+	if c.HealthInterval == 0 {
+		c.HealthInterval = DefaultHealthInterval
+	}
+	if c.HealthTimeout <= 0 {
+		c.HealthTimeout = DefaultHealthTimeout
+	}
+	if c.HealthInterval > 0 && c.HealthTimeout > c.HealthInterval {
+		c.HealthTimeout = c.HealthInterval
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -353,7 +372,93 @@ func New(cfg Config) (*Supervisor, error) {
 		s.wg.Add(1)
 		go s.reaper()
 	}
+	if cfg.HealthInterval > 0 {
+		s.wg.Add(1)
+		go s.healthChecker()
+	}
 	return s, nil
+}
+
+// Start starts the sidecar of t (and loads its module) unless one runs
+// already, without calling a tool: the eager start of a skill version.
+// A failed start counts as a crash, as on a call.
+func (s *Supervisor) Start(ctx context.Context, t Target) error {
+	if t.SkillID == "" || t.ModuleSHA256 == "" || t.ModulePath == "" {
+		return fmt.Errorf("%w: skill id, module path and module sha256 are required", ErrInvalidTarget)
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	s.calls.Add(1)
+	defer s.calls.Done()
+	sl := s.slotLocked(skey{t.SkillID, t.Version})
+	sl.lastUsed = s.cfg.Now()
+	s.mu.Unlock()
+	_, err := s.acquire(ctx, sl, &t)
+	return err
+}
+
+// healthChecker checks the health of running idle sidecars every
+// HealthInterval; one that fails or does not answer in time is killed and
+// counted as a crash.
+func (s *Supervisor) healthChecker() {
+	defer s.wg.Done()
+	tk := time.NewTicker(s.cfg.HealthInterval)
+	defer tk.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-tk.C:
+		}
+		type check struct {
+			sl *slot
+			p  *proc
+		}
+		var checks []check
+		s.mu.Lock()
+		for _, sl := range s.sidecars {
+			if p := sl.proc; p != nil && p.client != nil && sl.inFlight == 0 && sl.queued == 0 {
+				checks = append(checks, check{sl, p})
+			}
+		}
+		s.mu.Unlock()
+		for _, c := range checks {
+			if err := s.checkHealth(c.p); err != nil {
+				s.mu.Lock()
+				closed := s.closed
+				s.mu.Unlock()
+				if closed {
+					return
+				}
+				c.p.log.Warn("sidecar failed its health check; killing it", "pid", c.p.pid, "error", err)
+				s.ended(c.sl, c.p, true, fmt.Errorf("health check failed: %v", err))
+			}
+		}
+	}
+}
+
+// checkHealth asks p for its health, bounded by HealthTimeout.
+func (s *Supervisor) checkHealth(p *proc) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.HealthTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	resp, err := p.client.Health(ctx)
+	if err != nil {
+		return err
+	}
+	if st := resp.GetStatus(); st == sidecarv1.ServingStatus_SERVING_STATUS_NOT_LOADED || st == sidecarv1.ServingStatus_SERVING_STATUS_UNSPECIFIED {
+		return fmt.Errorf("sidecar reports %s", st)
+	}
+	return nil
 }
 
 func (s *Supervisor) slotLocked(k skey) *slot {

@@ -417,3 +417,71 @@ func TestSupervisorKilled(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthCheckKillsUnresponsive stops (SIGSTOP) an idle sidecar: its
+// health check times out, it is killed and counted as a crash, and the
+// next call runs in a fresh one.
+func TestHealthCheckKillsUnresponsive(t *testing.T) {
+	s := newSup(t, Config{HealthInterval: 50 * time.Millisecond, HealthTimeout: 200 * time.Millisecond, RestartBackoff: time.Millisecond})
+	ctx := ctxT(t)
+	tg := fixture(t, "health.answer", "answer.wasm")
+	tg.Entrypoint = "answer"
+	res, err := s.Call(ctx, tg, "t", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A healthy idle sidecar survives several checks.
+	time.Sleep(300 * time.Millisecond)
+	if st := s.State(tg.SkillID, tg.Version); st.PID != res.PID || st.Crashes != 0 {
+		t.Fatalf("healthy sidecar disturbed: %+v", st)
+	}
+	if err := syscall.Kill(res.PID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := s.State(tg.SkillID, tg.Version)
+		if st.Crashes == 1 && st.PID == 0 {
+			if !strings.Contains(st.LastError, "health check") {
+				t.Errorf("last error %q", st.LastError)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stopped sidecar was not killed: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if alive(res.PID) {
+		t.Errorf("stopped sidecar %d still alive", res.PID)
+	}
+	res2, err := s.Call(ctx, tg, "t", nil)
+	if err != nil || res2.PID == res.PID {
+		t.Errorf("call after the kill: %v (pid %v)", err, res2)
+	}
+}
+
+// TestStartEager starts a sidecar without a call; the first call uses it.
+func TestStartEager(t *testing.T) {
+	s := newSup(t, Config{HealthInterval: -1})
+	ctx := ctxT(t)
+	tg := fixture(t, "eager.answer", "answer.wasm")
+	tg.Entrypoint = "answer"
+	if err := s.Start(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	st := s.State(tg.SkillID, tg.Version)
+	if st.Status != StatusRunning || st.PID == 0 {
+		t.Fatalf("state after Start: %+v", st)
+	}
+	if err := s.Start(ctx, tg); err != nil || s.State(tg.SkillID, tg.Version).PID != st.PID {
+		t.Errorf("second Start: %v", err)
+	}
+	res, err := s.Call(ctx, tg, "t", nil)
+	if err != nil || res.PID != st.PID {
+		t.Errorf("call: %v, pid %v want %d", err, res, st.PID)
+	}
+	if err := s.Start(ctx, Target{}); err == nil {
+		t.Error("Start of an empty target succeeded")
+	}
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/statedir"
+	"github.com/palyra-go/palyra/host/supervisor"
+)
+
+// loopTarget is one --call of skills loop.
+type loopTarget struct {
+	skill, tool string
+	input       json.RawMessage
+	pid         int // the last sidecar pid seen
+}
+
+// parseLoopCall parses SKILL:TOOL:INPUT_JSON (the input may hold colons).
+func parseLoopCall(v string) (loopTarget, error) {
+	parts := strings.SplitN(v, ":", 3)
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return loopTarget{}, fmt.Errorf("%w: --call %q is not SKILL:TOOL[:INPUT_JSON]", errUsage, v)
+	}
+	t := loopTarget{skill: parts[0], tool: parts[1], input: json.RawMessage("null")}
+	if len(parts) == 3 && strings.TrimSpace(parts[2]) != "" {
+		if !json.Valid([]byte(parts[2])) {
+			return loopTarget{}, fmt.Errorf("%w: --call %q: the input is not a JSON document", errUsage, v)
+		}
+		t.input = json.RawMessage(parts[2])
+	}
+	return t, nil
+}
+
+func (a *app) loopCommand() *cobra.Command {
+	var (
+		s        stateFlags
+		calls    []string
+		count    int
+		interval time.Duration
+		sidecar  string
+		timeout  time.Duration
+	)
+	c := &cobra.Command{
+		Use:   "loop --call SKILL:TOOL:INPUT_JSON... [--count N] [--interval D] [--sidecar PATH]",
+		Short: "Call tools round-robin in one host, printing one line per call",
+		Long: "loop opens the host once and calls each --call target in turn, --count calls in all (0: until interrupted), waiting --interval between calls.\n\n" +
+			"It prints one line per call:\n  call=N skill=S tool=T ok=true|false code=C sidecar_pid=P ms=D\n" +
+			"and a line `sidecar skill=S pid=P` whenever a skill's sidecar is first seen or replaced. " +
+			"It is the tool of the crash demo (scripts/crash-demo.sh): kill one skill's sidecar and watch only that skill's calls fail and recover. " +
+			"It exits 0 when interrupted or done, whatever the calls' outcomes.",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(calls) == 0 {
+				return fmt.Errorf("%w: give at least one --call", errUsage)
+			}
+			targets := make([]*loopTarget, 0, len(calls))
+			for _, v := range calls {
+				t, err := parseLoopCall(v)
+				if err != nil {
+					return err
+				}
+				targets = append(targets, &t)
+			}
+			bin, err := findSidecar(sidecar)
+			if err != nil {
+				return err
+			}
+			state, err := statedir.Resolve(a.stateDir)
+			if err != nil {
+				return err
+			}
+			prof, _, err := resolveProfile(state, s.profile)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			h, err := host.Open(ctx, host.Config{
+				StateDir: state, TrustStore: s.trustStore, Policy: prof, SidecarPath: bin,
+				Supervisor: supervisor.Config{IdleTimeout: -1},
+			})
+			if err != nil {
+				return err
+			}
+			defer func() {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				defer cancel()
+				_ = h.Close(cctx)
+			}()
+			for n := 1; count <= 0 || n <= count; n++ {
+				if ctx.Err() != nil {
+					return nil
+				}
+				t := targets[(n-1)%len(targets)]
+				callCtx, cancel := context.WithTimeout(ctx, timeout)
+				start := time.Now()
+				res, err := h.Call(callCtx, t.skill, t.tool, t.input)
+				ms := time.Since(start).Milliseconds()
+				cancel()
+				if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+					return nil // interrupted
+				}
+				pid := 0
+				if res != nil && res.PID != 0 {
+					pid = res.PID
+				} else {
+					pid = a.loopPID(h, t.skill)
+				}
+				if pid != 0 && pid != t.pid && err == nil {
+					fmt.Fprintf(a.stdout, "sidecar skill=%s pid=%d\n", t.skill, pid)
+					t.pid = pid
+				}
+				if pid == 0 {
+					pid = t.pid
+				}
+				code := "ok"
+				if err != nil {
+					code = errcode.Of(err)
+				}
+				fmt.Fprintf(a.stdout, "call=%d skill=%s tool=%s ok=%t code=%s sidecar_pid=%d ms=%d\n", n, t.skill, t.tool, err == nil, code, pid, ms)
+				if err != nil && !a.jsonOut {
+					fmt.Fprintf(a.stderr, "call=%d error: %v\n", n, err)
+				}
+				if interval > 0 && (count <= 0 || n < count) {
+					select {
+					case <-ctx.Done():
+						return nil
+					case <-time.After(interval):
+					}
+				}
+			}
+			return nil
+		},
+	}
+	s.register(c, true)
+	f := c.Flags()
+	f.StringArrayVar(&calls, "call", nil, "a target SKILL:TOOL:INPUT_JSON (repeatable; called round-robin)")
+	f.IntVar(&count, "count", 0, "calls in all (0: until interrupted)")
+	f.DurationVar(&interval, "interval", 100*time.Millisecond, "the pause between two calls")
+	f.DurationVar(&timeout, "timeout", 30*time.Second, "each call's timeout")
+	f.StringVar(&sidecar, "sidecar", "", "the palyra-sidecar binary (default $"+sidecarEnv+", next to palyra, or in $PATH)")
+	return c
+}
+
+// loopPID is the pid of a running sidecar of skill (any version), 0 if none.
+func (a *app) loopPID(h *host.Host, skill string) int {
+	for _, st := range h.Supervisor().States() {
+		if st.SkillID == strings.ToLower(skill) && st.PID != 0 {
+			return st.PID
+		}
+	}
+	return 0
+}
