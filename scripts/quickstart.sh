@@ -6,6 +6,7 @@
 # directory: a good one goes active, one that imports a WASI filesystem call
 # it never declared is kept quarantined (and stays so even with --override),
 # and an upgrade that asks for a new HTTP host needs --accept-capabilities.
+# The echo skill's tools run, each call in the skill's own sidecar process.
 # Needs only Go.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,8 +21,8 @@ example=sdk/examples/echo
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 fail() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
 
-step "build the palyra CLI"
-go build -o "$palyra" ./cmd/palyra
+step "build the palyra CLI and the palyra-sidecar process it runs skills in"
+go build -o "$work/bin/" ./cmd/palyra ./cmd/palyra-sidecar
 
 step "build the echo example skill (GOOS=wasip1 GOARCH=wasm, standard Go toolchain)"
 GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o "$work/echo.wasm" "./$example"
@@ -69,6 +70,15 @@ package() {
 
 step "install the echo skill: verified, audited, within policy -> active"
 "$palyra" skills install --artifact "$work/echo.palyra-skill"
+
+step "run both tools of the echo skill, each call in the skill's own sidecar process"
+"$palyra" skills run palyra.echo palyra.echo --input '{"text":"hello from a sandbox"}'
+"$palyra" skills run palyra.echo palyra.upper --input '{"text":"hello"}' --json
+if out=$("$palyra" skills run palyra.echo palyra.echo --input '{"wrong":1}' 2>&1); then
+  fail "input that breaks the tool's input_schema was accepted"
+fi
+echo "$out"
+grep -q 'invalid_input' <<<"$out" || fail "expected invalid_input"
 
 step "install a skill whose module imports wasi_snapshot_preview1.path_open without a filesystem capability"
 cp testdata/audit/wasi_path_open.wasm "$work/files_probe.wasm"
