@@ -135,6 +135,18 @@ func alive(pid int) bool {
 	return st != "" && st != "Z"
 }
 
+// waitGone waits up to 5 s for pid to end: the supervisor kills and reaps
+// after it has updated a sidecar's state, not before.
+func waitGone(t testing.TB, pid int, what string) {
+	t.Helper()
+	for gone := time.Now().Add(5 * time.Second); alive(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(gone) {
+			t.Errorf("%s %d still alive after 5s", what, pid)
+			return
+		}
+	}
+}
+
 // fixture returns a Target for a testdata/wasm module.
 func fixture(t testing.TB, skillID, name string) Target {
 	t.Helper()

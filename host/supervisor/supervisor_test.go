@@ -61,9 +61,7 @@ func TestCallEchoAndSchemas(t *testing.T) {
 	if err != nil || res3.PID == res.PID || !strings.Contains(string(res3.Output), "42") {
 		t.Errorf("changed module: %v, pid %d (old %d), output %s", err, res3.PID, res.PID, res3.Output)
 	}
-	if alive(res.PID) {
-		t.Errorf("old sidecar %d still alive", res.PID)
-	}
+	waitGone(t, res.PID, "old sidecar")
 }
 
 // TestCrashIsolation checks that the other skills see zero errors
@@ -452,9 +450,7 @@ func TestHealthCheckKillsUnresponsive(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if alive(res.PID) {
-		t.Errorf("stopped sidecar %d still alive", res.PID)
-	}
+	waitGone(t, res.PID, "stopped sidecar")
 	res2, err := s.Call(ctx, tg, "t", nil)
 	if err != nil || res2.PID == res.PID {
 		t.Errorf("call after the kill: %v (pid %v)", err, res2)
