@@ -12,8 +12,6 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/statedir"
-	"github.com/palyra-go/palyra/host/supervisor"
 )
 
 // loopTarget is one --call of skills loop.
@@ -69,31 +67,12 @@ func (a *app) loopCommand() *cobra.Command {
 				}
 				targets = append(targets, &t)
 			}
-			bin, err := findSidecar(sidecar)
-			if err != nil {
-				return err
-			}
-			state, err := statedir.Resolve(a.stateDir)
-			if err != nil {
-				return err
-			}
-			prof, _, err := resolveProfile(state, s.profile)
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			h, err := host.Open(ctx, host.Config{
-				StateDir: state, TrustStore: s.trustStore, Policy: prof, SidecarPath: bin,
-				Supervisor: supervisor.Config{IdleTimeout: -1},
-			})
+			h, closeHost, err := a.openHost(ctx, &s, sidecar)
 			if err != nil {
 				return err
 			}
-			defer func() {
-				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-				defer cancel()
-				_ = h.Close(cctx)
-			}()
+			defer closeHost()
 			for n := 1; count <= 0 || n <= count; n++ {
 				if ctx.Err() != nil {
 					return nil

@@ -56,31 +56,12 @@ func (a *app) runCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			bin, err := findSidecar(sidecar)
-			if err != nil {
-				return err
-			}
-			state, err := statedir.Resolve(a.stateDir)
-			if err != nil {
-				return err
-			}
-			prof, _, err := resolveProfile(state, s.profile)
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			h, err := host.Open(ctx, host.Config{
-				StateDir: state, TrustStore: s.trustStore, Policy: prof, SidecarPath: bin,
-				Supervisor: supervisor.Config{IdleTimeout: -1},
-			})
+			h, closeHost, err := a.openHost(ctx, &s, sidecar)
 			if err != nil {
 				return err
 			}
-			defer func() {
-				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-				defer cancel()
-				_ = h.Close(cctx)
-			}()
+			defer closeHost()
 			callCtx := ctx
 			if timeout > 0 {
 				var cancel context.CancelFunc
@@ -148,6 +129,36 @@ func (a *app) runInput(v string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: --input is not a JSON document", host.ErrInvalidInput)
 	}
 	return json.RawMessage(data), nil
+}
+
+// openHost opens a Host on the state directory with the sidecar binary
+// found from sidecarFlag (see findSidecar). The returned func closes it,
+// giving the sidecars up to 5 s to stop even when ctx is already done.
+func (a *app) openHost(ctx context.Context, s *stateFlags, sidecarFlag string) (*host.Host, func(), error) {
+	bin, err := findSidecar(sidecarFlag)
+	if err != nil {
+		return nil, nil, err
+	}
+	state, err := statedir.Resolve(a.stateDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	prof, _, err := resolveProfile(state, s.profile)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := host.Open(ctx, host.Config{
+		StateDir: state, TrustStore: s.trustStore, Policy: prof, SidecarPath: bin,
+		Supervisor: supervisor.Config{IdleTimeout: -1},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = h.Close(cctx)
+	}, nil
 }
 
 // findSidecar locates the palyra-sidecar binary.
