@@ -17,11 +17,11 @@ import (
 	"time"
 
 	"github.com/palyra-go/palyra/host"
-	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/internal/testskill"
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 	"go.uber.org/goleak"
 )
@@ -219,22 +219,10 @@ min_palyra_version = "0.1.0"
 [operator]
 display_name = "Liar"
 `
-	seed := make([]byte, ed25519.SeedSize)
-	seed[0] = 9
-	key := ed25519.NewKeyFromSeed(seed)
-	built, err := artifact.Build(artifact.BuildInput{
-		Manifest:   []byte(manifest),
-		Modules:    []artifact.File{{Path: "module.wasm", Data: wasm}},
-		SBOM:       []byte(`{"bomFormat":"CycloneDX","specVersion":"1.6"}`),
-		Provenance: []byte(`{"builder":{"id":"test"},"subject":[{"name":"modules/module.wasm"}]}`),
-		SigningKey: key,
-		SignedAt:   time.Unix(1_730_000_000, 0),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := testskill.Key(9)
+	built := testskill.Build(t, manifest, wasm, key)
 	pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
-	if _, err := h.Install(ctx, built.Bytes, install.InstallOptions{TrustedPublishers: []install.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
+	if _, err := h.Install(ctx, built, install.InstallOptions{TrustedPublishers: []install.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := h.Call(ctx, "acme.liar", "acme.liar", json.RawMessage(`{"a":1}`))
@@ -288,22 +276,10 @@ min_palyra_version = "0.1.0"
 [operator]
 display_name = "Test"
 `
-	seed := make([]byte, ed25519.SeedSize)
-	seed[0] = 7
-	key := ed25519.NewKeyFromSeed(seed)
-	built, err := artifact.Build(artifact.BuildInput{
-		Manifest:   []byte(manifest),
-		Modules:    []artifact.File{{Path: "module.wasm", Data: wasm}},
-		SBOM:       []byte(`{"bomFormat":"CycloneDX","specVersion":"1.6"}`),
-		Provenance: []byte(`{"builder":{"id":"test"},"subject":[{"name":"modules/module.wasm"}]}`),
-		SigningKey: key,
-		SignedAt:   time.Unix(1_730_000_000, 0),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := testskill.Key(7)
+	built := testskill.Build(t, manifest, wasm, key)
 	pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
-	if _, err := h.Install(context.Background(), built.Bytes, install.InstallOptions{TrustedPublishers: []install.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
+	if _, err := h.Install(context.Background(), built, install.InstallOptions{TrustedPublishers: []install.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -501,10 +502,21 @@ func (s *statusFlags) register(c *cobra.Command, judges bool) {
 }
 
 func (a *app) quarantineCommand() *cobra.Command {
+	c := a.simpleStatusCommand("quarantine SKILL_ID --reason R [--version V]", "Block an installed skill version from running",
+		"skill.quarantined", (*install.Installer).Quarantine)
+	requireFlags(c, "reason")
+	return c
+}
+
+// simpleStatusCommand is a status change with no option of its own beyond
+// statusFlags (quarantine, disable): op is called with the skill, version,
+// reason and principal, and its result printed as event.
+func (a *app) simpleStatusCommand(use, short, event string,
+	op func(in *install.Installer, ctx context.Context, id, version, reason, principal string) (*install.StatusResult, error)) *cobra.Command {
 	var sfl statusFlags
 	c := &cobra.Command{
-		Use:   "quarantine SKILL_ID --reason R [--version V]",
-		Short: "Block an installed skill version from running",
+		Use:   use,
+		Short: short,
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in, err := a.openInstaller(cmd, &sfl.sf)
@@ -512,15 +524,14 @@ func (a *app) quarantineCommand() *cobra.Command {
 				return err
 			}
 			defer in.Close()
-			r, err := in.Quarantine(cmd.Context(), args[0], sfl.version, sfl.reason, sfl.principal)
+			r, err := op(in, cmd.Context(), args[0], sfl.version, sfl.reason, sfl.principal)
 			if err != nil {
 				return err
 			}
-			return a.emit(r, statusText("skill.quarantined", r))
+			return a.emit(r, statusText(event, r))
 		},
 	}
 	sfl.register(c, false)
-	requireFlags(c, "reason")
 	return c
 }
 
@@ -554,26 +565,9 @@ func (a *app) enableCommand() *cobra.Command {
 }
 
 func (a *app) disableCommand() *cobra.Command {
-	var sfl statusFlags
-	c := &cobra.Command{
-		Use:   "disable SKILL_ID [--reason R] [--version V]",
-		Short: "Turn an installed skill version off (a quarantined one stays quarantined)",
-		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := a.openInstaller(cmd, &sfl.sf)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			r, err := in.Disable(cmd.Context(), args[0], sfl.version, sfl.reason, sfl.principal)
-			if err != nil {
-				return err
-			}
-			return a.emit(r, statusText("skill.disabled", r))
-		},
-	}
-	sfl.register(c, false)
-	return c
+	return a.simpleStatusCommand("disable SKILL_ID [--reason R] [--version V]",
+		"Turn an installed skill version off (a quarantined one stays quarantined)",
+		"skill.disabled", (*install.Installer).Disable)
 }
 
 // removeReport is the JSON of skills remove.

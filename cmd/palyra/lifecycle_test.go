@@ -9,12 +9,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/internal/testskill"
 )
 
-const installFixtures = "../../host/install/testdata"
+const installFixtures = "../../testdata/audit"
 
 // skillArtifact describes a test artifact, signed with the 0x01 key as
 // publisher acme.
@@ -63,27 +63,23 @@ display_name = "Test"
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := filepath.Join(dir, s.id+"-"+s.version+".palyra-skill")
+	writeTestArtifact(t, p, manifest, mod)
+	return p
+}
+
+// writeTestArtifact writes manifest and module, signed with the 0x01×32
+// key (publisher acme's key in these tests), as an artifact at p.
+func writeTestArtifact(t *testing.T, p, manifest string, module []byte) {
+	t.Helper()
 	seed, _ := hex.DecodeString(seed01)
 	key, err := artifact.ParseSigningKey(seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	built, err := artifact.Build(artifact.BuildInput{
-		Manifest:   []byte(manifest),
-		Modules:    []artifact.File{{Path: "module.wasm", Data: mod}},
-		SBOM:       []byte(`{"bomFormat":"CycloneDX","specVersion":"1.6"}`),
-		Provenance: []byte(`{"builder":{"id":"test"},"subject":[{"name":"modules/module.wasm"}]}`),
-		SigningKey: key,
-		SignedAt:   time.Unix(1_730_000_000, 0),
-	})
-	if err != nil {
+	if err := os.WriteFile(p, testskill.Build(t, manifest, module, key), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, s.id+"-"+s.version+".palyra-skill")
-	if err := os.WriteFile(p, built.Bytes, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 var (

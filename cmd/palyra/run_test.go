@@ -9,10 +9,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
-
-	"encoding/hex"
-	"github.com/palyra-go/palyra/host/artifact"
 )
 
 // runArtifact writes a signed artifact of a testdata/wasm module with one
@@ -57,26 +53,8 @@ display_name = "Run test"
 	if err != nil {
 		t.Fatal(err)
 	}
-	seed, _ := hex.DecodeString(seed01)
-	key, err := artifact.ParseSigningKey(seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	built, err := artifact.Build(artifact.BuildInput{
-		Manifest:   []byte(manifest),
-		Modules:    []artifact.File{{Path: "module.wasm", Data: mod}},
-		SBOM:       []byte(`{"bomFormat":"CycloneDX","specVersion":"1.6"}`),
-		Provenance: []byte(`{"builder":{"id":"test"},"subject":[{"name":"modules/module.wasm"}]}`),
-		SigningKey: key,
-		SignedAt:   time.Unix(1_730_000_000, 0),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := filepath.Join(dir, id+".palyra-skill")
-	if err := os.WriteFile(p, built.Bytes, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTestArtifact(t, p, manifest, mod)
 	return p
 }
 

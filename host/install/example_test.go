@@ -34,8 +34,8 @@ func Example() {
 		{Publisher: "acme", PublicKeyHex: hex.EncodeToString(key.Public().(ed25519.PublicKey))},
 	}}
 	for _, s := range []struct{ id, module string }{
-		{"acme.hello", "testdata/palyra_baseline.wasm"},
-		{"acme.files", "testdata/wasi_path_open.wasm"},
+		{"acme.hello", "../../testdata/audit/palyra_baseline.wasm"},
+		{"acme.files", "../../testdata/audit/wasi_path_open.wasm"},
 	} {
 		res, err := in.Install(ctx, exampleArtifact(key, s.id, s.module), opts)
 		switch {

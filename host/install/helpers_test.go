@@ -43,7 +43,7 @@ type skillSpec struct {
 	publisher   string // default "acme"
 	hosts       []string
 	writeRoots  []string
-	module      string // testdata/<module>.wasm; default palyra_baseline
+	module      string // testdata/audit/<module>.wasm (the audit's fixtures); default palyra_baseline
 	moduleBytes []byte // overrides module
 	key         ed25519.PrivateKey
 	signedAt    time.Time
@@ -90,7 +90,7 @@ func build(tb testing.TB, s skillSpec) []byte {
 			name = "palyra_baseline"
 		}
 		var err error
-		if mod, err = os.ReadFile(filepath.Join("testdata", name+".wasm")); err != nil {
+		if mod, err = os.ReadFile(filepath.Join("..", "..", "testdata", "audit", name+".wasm")); err != nil {
 			tb.Fatal(err)
 		}
 	}

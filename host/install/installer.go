@@ -225,6 +225,29 @@ func normalizeVersion(v string) (string, error) {
 }
 
 // entry reads an installed version ("" = current).
+// lockedEntry is the start of every operation on an installed version: the
+// installer must be open, the key is normalized, the skill's lock taken and
+// the entry read. On success the caller owns the lock and unlocks it.
+func (in *Installer) lockedEntry(ctx context.Context, id, version string) (inventory.Entry, *skillLock, error) {
+	if err := in.check(ctx); err != nil {
+		return inventory.Entry{}, nil, err
+	}
+	id, version, err := normalizeKey(id, version)
+	if err != nil {
+		return inventory.Entry{}, nil, err
+	}
+	lk, err := in.lock(ctx, id)
+	if err != nil {
+		return inventory.Entry{}, nil, err
+	}
+	e, err := in.entry(ctx, id, version)
+	if err != nil {
+		lk.unlock()
+		return inventory.Entry{}, nil, err
+	}
+	return e, lk, nil
+}
+
 func (in *Installer) entry(ctx context.Context, id, version string) (inventory.Entry, error) {
 	e, err := in.db.Skill(ctx, id, version)
 	if err != nil {

@@ -80,26 +80,15 @@ func (in *Installer) Enable(ctx context.Context, id, version string, opts Enable
 // publish the event.
 func (in *Installer) changeStatus(ctx context.Context, id, version string, status inventory.Status, reason, principal string,
 	guard func(inventory.Entry) error, recheck bool) (*StatusResult, error) {
-	if err := in.check(ctx); err != nil {
-		return nil, err
-	}
-	id, version, err := normalizeKey(id, version)
-	if err != nil {
-		return nil, err
-	}
 	principal = strings.TrimSpace(principal)
 	if principal == "" {
 		principal = PrincipalLocal
 	}
-	lk, err := in.lock(ctx, id)
+	e, lk, err := in.lockedEntry(ctx, id, version)
 	if err != nil {
 		return nil, err
 	}
 	defer lk.unlock()
-	e, err := in.entry(ctx, id, version)
-	if err != nil {
-		return nil, err
-	}
 	if err := guard(e); err != nil {
 		return nil, err
 	}
@@ -161,15 +150,22 @@ func normalizeKey(id, version string) (string, string, error) {
 // and evaluates it against the profile. A failure to verify is the error;
 // a failed audit or policy is in the admission.
 func (in *Installer) recheck(ctx context.Context, e inventory.Entry) (*admission, error) {
-	data, err := readArtifact(in.VersionDir(e.SkillID, e.Version), e.ArtifactSHA256)
-	if err != nil {
-		return nil, err
-	}
-	vr, err := in.verifyBytes(ctx, data, in.trust.Decider(), false)
+	vr, err := in.reverify(ctx, e)
 	if err != nil {
 		return nil, err
 	}
 	return in.evaluate(ctx, vr)
+}
+
+// reverify reads the installed artifact of e (checking it is the one
+// recorded) and verifies it against the trust store as it is now, without
+// trust on first use.
+func (in *Installer) reverify(ctx context.Context, e inventory.Entry) (*artifact.VerifyReport, error) {
+	data, err := readArtifact(in.VersionDir(e.SkillID, e.Version), e.ArtifactSHA256)
+	if err != nil {
+		return nil, err
+	}
+	return in.verifyBytes(ctx, data, in.trust.Decider(), false)
 }
 
 // RemoveResult lists the versions Remove took out.
@@ -266,27 +262,12 @@ type VerifyResult struct {
 // signature, untrusted publisher) is returned and changes nothing; Reaudit
 // is what quarantines.
 func (in *Installer) Verify(ctx context.Context, id, version string) (*VerifyResult, error) {
-	if err := in.check(ctx); err != nil {
-		return nil, err
-	}
-	id, version, err := normalizeKey(id, version)
-	if err != nil {
-		return nil, err
-	}
-	lk, err := in.lock(ctx, id)
+	e, lk, err := in.lockedEntry(ctx, id, version)
 	if err != nil {
 		return nil, err
 	}
 	defer lk.unlock()
-	e, err := in.entry(ctx, id, version)
-	if err != nil {
-		return nil, err
-	}
-	data, err := readArtifact(in.VersionDir(e.SkillID, e.Version), e.ArtifactSHA256)
-	if err != nil {
-		return nil, err
-	}
-	vr, err := in.verifyBytes(ctx, data, in.trust.Decider(), false)
+	vr, err := in.reverify(ctx, e)
 	if err != nil {
 		return nil, err
 	}
@@ -342,22 +323,11 @@ func auditResult(source string, adm *admission) *AuditResult {
 // ("" = current) as Enable re-checks it; the result's Err says whether it
 // would be quarantined. An artifact that fails verification is the error.
 func (in *Installer) AuditInstalled(ctx context.Context, id, version string) (*AuditResult, error) {
-	if err := in.check(ctx); err != nil {
-		return nil, err
-	}
-	id, version, err := normalizeKey(id, version)
-	if err != nil {
-		return nil, err
-	}
-	lk, err := in.lock(ctx, id)
+	e, lk, err := in.lockedEntry(ctx, id, version)
 	if err != nil {
 		return nil, err
 	}
 	defer lk.unlock()
-	e, err := in.entry(ctx, id, version)
-	if err != nil {
-		return nil, err
-	}
 	adm, err := in.recheck(ctx, e)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,42 @@
+// Package testskill builds signed single-module .palyra-skill artifacts for
+// tests across the repository, so that each test states only what matters
+// to it: the manifest, the module and the signing key.
+package testskill
+
+import (
+	"crypto/ed25519"
+	"testing"
+	"time"
+
+	"github.com/palyra-go/palyra/host/artifact"
+)
+
+// SignedAt is the fixed signing time of every test artifact, so the same
+// inputs give the same bytes.
+var SignedAt = time.Unix(1_730_000_000, 0)
+
+// Key returns the Ed25519 key whose seed is b followed by 31 zero bytes;
+// distinct b give distinct keys.
+func Key(b byte) ed25519.PrivateKey {
+	seed := make([]byte, ed25519.SeedSize)
+	seed[0] = b
+	return ed25519.NewKeyFromSeed(seed)
+}
+
+// Build signs an artifact of manifest with module as modules/module.wasm, a
+// minimal valid SBOM and provenance, failing tb on any error.
+func Build(tb testing.TB, manifest string, module []byte, key ed25519.PrivateKey) []byte {
+	tb.Helper()
+	built, err := artifact.Build(artifact.BuildInput{
+		Manifest:   []byte(manifest),
+		Modules:    []artifact.File{{Path: "module.wasm", Data: module}},
+		SBOM:       []byte(`{"bomFormat":"CycloneDX","specVersion":"1.6"}`),
+		Provenance: []byte(`{"builder":{"id":"test"},"subject":[{"name":"modules/module.wasm"}]}`),
+		SigningKey: key,
+		SignedAt:   SignedAt,
+	})
+	if err != nil {
+		tb.Fatalf("build test artifact: %v", err)
+	}
+	return built.Bytes
+}
