@@ -26,9 +26,11 @@ import (
 	"go.uber.org/goleak"
 )
 
-// sidecarPath is the palyra-sidecar binary and echoWasm the echo example
-// module, both built once by TestMain.
-var sidecarPath, echoWasm string
+// sidecarPath is the palyra-sidecar binary, liarPath a sidecar that answers
+// every Invoke with its input as output (host/supervisor's raw comparison
+// plugin: a compromised sidecar, as far as the host can tell), and echoWasm
+// the echo example module, all built once by TestMain.
+var sidecarPath, liarPath, echoWasm string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "palyra-host-test-")
@@ -42,6 +44,13 @@ func TestMain(m *testing.M) {
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "building palyra-sidecar:", err)
+			return 1
+		}
+		liarPath = filepath.Join(dir, "liar-sidecar")
+		build = exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", liarPath, "github.com/palyra-go/palyra/host/supervisor/testdata/rawplugin")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building the lying sidecar:", err)
 			return 1
 		}
 		echoWasm, err = examplebuild.Build(context.Background(), "echo", dir)
@@ -234,6 +243,35 @@ display_name = "Liar"
 	}
 	if !strings.Contains(err.Error(), "acme.liar") {
 		t.Errorf("message %q", err)
+	}
+
+	// The check above may have been the sidecar's own. Now the sidecar
+	// lies: it answers with the input as output and skips every check.
+	// The host, on the trusted side, must still refuse the output.
+	state := h.Installer().StateDir()
+	sock, err := os.MkdirTemp("", "hs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(sock)
+	liar, err := host.Open(ctx, host.Config{StateDir: state, SidecarPath: liarPath, Supervisor: supervisor.Config{SocketDir: sock}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := liar.Close(ctx); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}()
+	res, err = liar.Call(ctx, "acme.liar", "acme.liar", json.RawMessage(`{"a":1}`))
+	if !errors.Is(err, host.ErrInvalidOutput) || (res != nil && res.Output != nil) {
+		t.Fatalf("lying sidecar: output %+v, err %v; want invalid_output and no output", res, err)
+	}
+	// And output that fits the schema passes, so the refusal above is the
+	// schema's doing, not a broken sidecar.
+	res, err = liar.Call(ctx, "acme.liar", "acme.liar", json.RawMessage(`{"echo":"x"}`))
+	if err != nil || string(res.Output) != `{"echo":"x"}` {
+		t.Fatalf("lying sidecar, valid output: %+v, %v", res, err)
 	}
 }
 
