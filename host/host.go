@@ -20,13 +20,18 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/broker"
+	"github.com/palyra-go/palyra/host/broker/egress"
+	"github.com/palyra-go/palyra/host/channels"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/inventory"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
+	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/host/vault"
 	sidecarplugin "github.com/palyra-go/palyra/sidecar/plugin"
 )
 
@@ -70,7 +75,23 @@ type Config struct {
 	SidecarPath string
 	// CacheDir is the precompiled-module cache (default <state>/cache/modules).
 	CacheDir string
-	// Broker serves capability calls; nil makes them "unavailable".
+	// Vault holds the secrets skills use; nil opens the state dir's vault
+	// (<state>/secrets, key from $PALYRA_VAULT_KEY,
+	// $PALYRA_VAULT_KEY_COMMAND or <state>/secrets/vault.key).
+	Vault *vault.Vault
+	// Storage is the skills' key-value store; nil opens
+	// <state>/storage/storage.db (closed by Close; a Storage given here is
+	// not).
+	Storage *storage.Store
+	// Channels are the channels skills may send to; nil is an empty
+	// registry (every channel "unavailable") that Channels() returns for
+	// the application to fill.
+	Channels *channels.Registry
+	// Egress configures the broker's HTTP client (resolver, TLS roots).
+	Egress egress.Config
+	// Broker replaces the host's capability broker (tests, custom
+	// backends); nil uses the built-in one over Vault, Storage, Channels
+	// and Egress.
 	Broker sidecarplugin.Broker
 	// Supervisor tunes the supervisor; its SidecarPath, CacheDir, Logger
 	// and Broker are taken from the fields above.
@@ -91,6 +112,14 @@ type Host struct {
 	sup   *supervisor.Supervisor
 	trust *trust.File
 	log   hclog.Logger
+
+	broker    *broker.Broker
+	storage   *storage.Store
+	ownsStore bool
+	vault     *vault.Vault
+	channels  *channels.Registry
+	egress    *egress.Client
+	stats     *callStats
 
 	mu     sync.Mutex
 	closed bool
@@ -137,25 +166,36 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 		}
 		cfg.Policy = p
 	}
-	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore}
+	caps, err := openCapabilities(ctx, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, SecretPresent: caps.secretPresent}
 	if cfg.SidecarPath != "" {
 		hook, err := PrecompileHook(cfg.SidecarPath, cfg.CacheDir)
 		if err != nil {
+			caps.close()
 			return nil, err
 		}
 		icfg.Precompile = hook
 	}
 	in, err := install.Open(ctx, icfg)
 	if err != nil {
+		caps.close()
 		return nil, fmt.Errorf("host: %w", err)
 	}
-	h := &Host{cfg: cfg, in: in, trust: trust.OpenFile(in.TrustStorePath()), log: cfg.Logger.Named("host"), verified: map[string]*verified{}, looped: map[string]time.Time{}}
+	h := &Host{cfg: cfg, in: in, trust: trust.OpenFile(in.TrustStorePath()), log: cfg.Logger.Named("host"), verified: map[string]*verified{}, looped: map[string]time.Time{},
+		broker: caps.broker, storage: caps.storage, ownsStore: caps.ownsStore, vault: caps.vault, channels: caps.channels, egress: caps.egress, stats: newCallStats()}
 	if cfg.SidecarPath != "" {
 		sc := cfg.Supervisor
 		sc.SidecarPath, sc.CacheDir, sc.Logger, sc.Broker = cfg.SidecarPath, cfg.CacheDir, cfg.Logger, cfg.Broker
+		if sc.Broker == nil {
+			sc.Broker = caps.broker
+		}
 		h.sup, err = supervisor.New(sc)
 		if err != nil {
 			in.Close()
+			caps.close()
 			return nil, fmt.Errorf("host: %w", err)
 		}
 		if cfg.StartEagerly {
@@ -255,6 +295,12 @@ func (h *Host) Skills(ctx context.Context) ([]install.Listing, error) {
 // against the output_schema. On a failure the sidecar reported, the Result
 // (stats, logs, tool error) is returned with the error.
 func (h *Host) Call(ctx context.Context, skillID, toolID string, input json.RawMessage) (*Result, error) {
+	res, err := h.call(ctx, skillID, toolID, input)
+	h.stats.record(strings.ToLower(strings.TrimSpace(skillID)), err)
+	return res, err
+}
+
+func (h *Host) call(ctx context.Context, skillID, toolID string, input json.RawMessage) (*Result, error) {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
@@ -281,7 +327,7 @@ func (h *Host) Call(ctx context.Context, skillID, toolID string, input json.RawM
 	if err := h.crashGate(e); err != nil {
 		return nil, err
 	}
-	t, v, err := h.target(ctx, e)
+	t, v, dec, err := h.target(ctx, e)
 	if err != nil {
 		return nil, err
 	}
@@ -292,10 +338,18 @@ func (h *Host) Call(ctx context.Context, skillID, toolID string, input json.RawM
 	if err := sch.ValidateInputJSON(input); err != nil {
 		return nil, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
 	}
-	res, err := h.sup.Call(ctx, t, toolID, input)
+	inv := broker.Invocation{ID: newInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}
+	end := h.broker.Begin(inv)
+	res, err := h.sup.CallWith(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID})
+	usage := end()
 	if err != nil {
 		if errors.Is(err, supervisor.ErrCrashLooping) || h.sup.State(e.SkillID, e.Version).Status == supervisor.StatusCrashLooping {
 			h.markCrashLooping(e, err)
+		}
+		if len(usage.Denials) > 0 {
+			// The tool failed after the broker refused it something: that
+			// refusal is the cause to report.
+			return res, &DeniedError{SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Denial: usage.Denials[0], Cause: err}
 		}
 		return res, fmt.Errorf("host: %s %s tool %s: %w", e.SkillID, e.Version, toolID, err)
 	}
@@ -313,17 +367,17 @@ func (h *Host) Call(ctx context.Context, skillID, toolID string, input json.RawM
 
 // target re-verifies the installed version e and computes the Target its
 // calls run: module, grants and limits (manifest ∩ policy) and tools.
-func (h *Host) target(ctx context.Context, e inventory.Entry) (supervisor.Target, *verified, error) {
+func (h *Host) target(ctx context.Context, e inventory.Entry) (supervisor.Target, *verified, *policy.Decision, error) {
 	v, err := h.verify(ctx, e)
 	if err != nil {
-		return supervisor.Target{}, nil, err
+		return supervisor.Target{}, nil, nil, err
 	}
 	dec, err := h.in.Policy().Evaluate(v.manifest)
 	if err != nil {
-		return supervisor.Target{}, nil, fmt.Errorf("host: %w", err)
+		return supervisor.Target{}, nil, nil, fmt.Errorf("host: %w", err)
 	}
 	if !dec.Allowed() {
-		return supervisor.Target{}, nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, dec.Err())
+		return supervisor.Target{}, nil, nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, dec.Err())
 	}
 	g := dec.Grants
 	l := dec.Limits
@@ -339,7 +393,7 @@ func (h *Host) target(ctx context.Context, e inventory.Entry) (supervisor.Target
 		},
 		Grants: supervisor.Grants{HTTPHosts: g.HTTPHosts, SecretKeys: g.SecretKeys, StoragePrefixes: g.StoragePrefixes, Channels: g.Channels},
 		Tools:  v.tools,
-	}, v, nil
+	}, v, dec, nil
 }
 
 // startEagerly starts the sidecar of the current version of every active
@@ -354,7 +408,7 @@ func (h *Host) startEagerly(ctx context.Context) {
 		if !e.Current {
 			continue
 		}
-		t, _, err := h.target(ctx, e)
+		t, _, _, err := h.target(ctx, e)
 		if err == nil {
 			err = h.sup.Start(ctx, t)
 		}
@@ -542,5 +596,8 @@ func (h *Host) Close(ctx context.Context) error {
 		errs = append(errs, h.sup.Close(ctx))
 	}
 	errs = append(errs, h.in.Close())
+	if h.ownsStore {
+		errs = append(errs, h.storage.Close())
+	}
 	return errors.Join(errs...)
 }

@@ -73,7 +73,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	})
-	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand())
+	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand())
 	return root
 }
 

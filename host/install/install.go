@@ -16,6 +16,7 @@ import (
 	"github.com/palyra-go/palyra/host/audit"
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/trust"
 )
@@ -100,8 +101,9 @@ type InstallResult struct {
 	// Audit is the static audit report; Policy the profile's decision.
 	Audit  *audit.Report    `json:"audit"`
 	Policy *policy.Decision `json:"policy"`
-	// MissingSecrets is Palyra's list of requested secrets absent from the
-	// vault. There is no vault on this side yet, so it is always empty.
+	// MissingSecrets are the requested secrets the vault has no value for
+	// (wildcard keys always), as Palyra records them (facts §6.5); empty
+	// when the Installer has no Config.SecretPresent.
 	MissingSecrets []inventory.SecretRef `json:"missing_secrets"`
 }
 
@@ -193,7 +195,7 @@ func (in *Installer) Install(ctx context.Context, data []byte, opts InstallOptio
 		Grants:         adm.decision.Grants,
 		Audit:          adm.report,
 		Policy:         adm.decision,
-		MissingSecrets: []inventory.SecretRef{},
+		MissingSecrets: in.missingSecrets(ctx, m),
 	}
 
 	// 4. Under the skill's lock: existing versions.
@@ -506,4 +508,27 @@ func removeDir(skillDir, dir string) {
 	}
 	_ = syncDir(skillDir)
 	_ = os.RemoveAll(trash)
+}
+
+// missingSecrets lists the secrets m requests that the vault lacks.
+func (in *Installer) missingSecrets(ctx context.Context, m *manifest.Manifest) []inventory.SecretRef {
+	out := []inventory.SecretRef{}
+	if in.secretOK == nil {
+		return out
+	}
+	for _, s := range m.Capabilities.Secrets {
+		scope := strings.TrimSpace(s.Scope)
+		for _, k := range s.KeyNames {
+			key := strings.TrimSpace(k)
+			ok := false
+			if !strings.Contains(key, "*") {
+				present, err := in.secretOK(ctx, scope, key)
+				ok = err == nil && present
+			}
+			if !ok {
+				out = append(out, inventory.SecretRef{Scope: scope, Key: key})
+			}
+		}
+	}
+	return out
 }

@@ -72,6 +72,12 @@ type Config struct {
 	// "precompile_failed: <message>" and Install returns an error wrapping
 	// ErrPrecompileFailed. A cancelled ctx fails the install instead.
 	Precompile func(ctx context.Context, modulePath, sha256 string) error
+	// SecretPresent, when set, tells whether the vault holds a value for
+	// a secret (facts §6.5): Install records every secret the manifest
+	// requests and the vault lacks (wildcard keys always) in
+	// InstallResult.MissingSecrets and the inventory. A missing secret
+	// does not block the install. An error is treated as missing.
+	SecretPresent func(ctx context.Context, scope, key string) (bool, error)
 }
 
 // Installer admits skills into a state directory and changes their
@@ -93,6 +99,7 @@ type Installer struct {
 	lockTimeout time.Duration
 	recovered   *RecoverReport
 	precompile  func(ctx context.Context, modulePath, sha256 string) error
+	secretOK    func(ctx context.Context, scope, key string) (bool, error)
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -120,6 +127,7 @@ func Open(ctx context.Context, cfg Config) (*Installer, error) {
 		bus:         cfg.Bus,
 		now:         cfg.Now,
 		lockTimeout: cfg.LockTimeout,
+		secretOK:    cfg.SecretPresent,
 		precompile:  cfg.Precompile,
 	}
 	if in.profile == nil {

@@ -374,6 +374,7 @@ func (d *decoder) capabilities(c *table, caps *Capabilities) {
 	})
 	c.strList("device_capabilities", &caps.DeviceCapabilities, false)
 	c.strList("node_capabilities", &caps.NodeCapabilities, false)
+	c.strList("channels", &caps.Channels, false)
 	if q := c.sub("quotas", false); q != nil {
 		q.u64("wall_clock_timeout_ms", &caps.Quotas.WallClockTimeoutMS)
 		q.u64("fuel_budget", &caps.Quotas.FuelBudget)

@@ -85,7 +85,8 @@ type CapabilityGrants struct {
 // de-duplicated (case kept); secret_keys is "<scope>/<key>" for every secret
 // key, sorted and de-duplicated; storage_prefixes is the write roots
 // (normalized by the path rule, in manifest order, without repeats);
-// channels is always empty. Read roots, device and node capabilities are
+// channels is capabilities.channels (a Palyra-Go extension; always empty
+// for Palyra's manifests), sorted and de-duplicated. Read roots, device and node capabilities are
 // not grants. No slice is nil, so JSON shows [] rather than null.
 func (m *Manifest) CapabilityGrants() CapabilityGrants {
 	c := &m.Capabilities
@@ -117,6 +118,10 @@ func (m *Manifest) CapabilityGrants() CapabilityGrants {
 			g.StoragePrefixes = append(g.StoragePrefixes, p)
 		}
 	}
+	for _, ch := range c.Channels {
+		g.Channels = append(g.Channels, strings.TrimSpace(ch))
+	}
+	g.Channels = sortedUnique(g.Channels)
 	return g
 }
 

@@ -162,6 +162,13 @@ type = "string"
 	}
 }
 
+func TestCapabilityGrantsChannels(t *testing.T) {
+	m := mustParse(t, readFixture(t, "good/channels.toml"))
+	if got, want := m.CapabilityGrants().Channels, []string{"audit", "ops.alerts"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("channels = %q, want %q", got, want)
+	}
+}
+
 func TestCapabilityGrants(t *testing.T) {
 	m := mustParse(t, readFixture(t, "good/full_v2.toml"))
 	want := manifest.CapabilityGrants{

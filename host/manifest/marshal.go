@@ -82,6 +82,7 @@ type outCapabilities struct {
 	Secrets             []SecretScope `toml:"secrets,omitempty"`
 	DeviceCapabilities  []string      `toml:"device_capabilities,omitempty"`
 	NodeCapabilities    []string      `toml:"node_capabilities,omitempty"`
+	Channels            []string      `toml:"channels,omitempty"`
 	Quotas              outQuotas     `toml:"quotas,omitempty"`
 	WildcardOptIn       outOptIn      `toml:"wildcard_opt_in,omitempty"`
 }
@@ -167,6 +168,7 @@ func encodable(m *Manifest) *outManifest {
 			Secrets:             c.Secrets,
 			DeviceCapabilities:  c.DeviceCapabilities,
 			NodeCapabilities:    c.NodeCapabilities,
+			Channels:            c.Channels,
 			Quotas:              outQuotas(c.Quotas),
 			WildcardOptIn:       outOptIn(c.WildcardOptIn),
 		},

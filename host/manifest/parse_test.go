@@ -165,6 +165,8 @@ var badCases = map[string]badCase{
 
 	// Capabilities.
 	"http_wildcard_without_opt_in":       {"capabilities.http_egress_allowlist[1]", invalid, nil},
+	"channels_wildcard":                  {"capabilities.channels[1]", invalid, nil},
+	"channels_bad_name":                  {"capabilities.channels[1]", invalid, nil},
 	"http_host_scheme":                   {"capabilities.http_egress_allowlist[0]", invalid, nil},
 	"http_host_port":                     {"capabilities.http_egress_allowlist[0]", invalid, nil},
 	"http_host_empty_label":              {"capabilities.http_egress_allowlist[0]", invalid, nil},

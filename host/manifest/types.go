@@ -50,8 +50,12 @@ type Capabilities struct {
 	Secrets             []SecretScope `toml:"secrets" json:"secrets"`
 	DeviceCapabilities  []string      `toml:"device_capabilities" json:"device_capabilities"`
 	NodeCapabilities    []string      `toml:"node_capabilities" json:"node_capabilities"`
-	Quotas              Quotas        `toml:"quotas" json:"quotas"`
-	WildcardOptIn       WildcardOptIn `toml:"wildcard_opt_in" json:"wildcard_opt_in"`
+	// Channels are the message channels the skill sends to
+	// (channel.send). A Palyra-Go extension: Palyra's manifest has no
+	// channel field, so its channel grants are always empty (facts §1.3).
+	Channels      []string      `toml:"channels" json:"channels"`
+	Quotas        Quotas        `toml:"quotas" json:"quotas"`
+	WildcardOptIn WildcardOptIn `toml:"wildcard_opt_in" json:"wildcard_opt_in"`
 }
 
 // Filesystem lists artifact-relative roots; write roots become storage grants.

@@ -227,6 +227,16 @@ func (v *validator) capabilities(c *Capabilities) {
 	}
 	v.capList("capabilities.device_capabilities", c.DeviceCapabilities, opt.Device, "device")
 	v.capList("capabilities.node_capabilities", c.NodeCapabilities, opt.Node, "node")
+	for i, ch := range c.Channels {
+		p := joinIndex("capabilities.channels", i)
+		if strings.Contains(ch, "*") {
+			v.fail(p, "wildcard channel %q is not supported: name each channel", strings.TrimSpace(ch))
+			continue
+		}
+		if r := identifierReason(ch); r != "" {
+			v.fail(p, "%s", r)
+		}
+	}
 
 	q := c.Quotas
 	if q.WallClockTimeoutMS == 0 {

@@ -29,7 +29,8 @@ func decode(root map[string]any) (*Profile, error) {
 	t := d.table("", root, "http", "secrets", "storage", "channels", "quotas", "capabilities")
 
 	if h := d.subtable(t, "http", "allowed_hosts", "allowed_schemes", "allowed_ports", "allow_private",
-		"max_redirects", "max_request_bytes", "max_response_bytes", "request_timeout_ms"); h != nil {
+		"max_redirects", "max_request_bytes", "max_response_bytes", "request_timeout_ms",
+		"allowed_private_networks", "max_requests_per_invocation", "max_bytes_per_invocation"); h != nil {
 		d.strings(h, "allowed_hosts", &p.HTTP.AllowedHosts)
 		d.strings(h, "allowed_schemes", &p.HTTP.AllowedSchemes)
 		if !d.ints(h, "allowed_ports", &p.HTTP.AllowedPorts) {
@@ -40,13 +41,18 @@ func decode(root map[string]any) (*Profile, error) {
 		d.integer(h, "max_request_bytes", &p.HTTP.MaxRequestBytes)
 		d.integer(h, "max_response_bytes", &p.HTTP.MaxResponseBytes)
 		d.integer(h, "request_timeout_ms", &p.HTTP.RequestTimeoutMS)
+		d.strings(h, "allowed_private_networks", &p.HTTP.AllowedPrivateNetworks)
+		d.integer(h, "max_requests_per_invocation", &p.HTTP.MaxRequestsPerInvocation)
+		d.integer(h, "max_bytes_per_invocation", &p.HTTP.MaxBytesPerInvocation)
 	}
-	if s := d.subtable(t, "secrets", "allowed"); s != nil {
+	if s := d.subtable(t, "secrets", "allowed", "allow_read"); s != nil {
 		d.strings(s, "allowed", &p.Secrets.Allowed)
+		d.boolean(s, "allow_read", &p.Secrets.AllowRead)
 	}
-	if s := d.subtable(t, "storage", "allowed_prefixes", "max_bytes_per_skill"); s != nil {
+	if s := d.subtable(t, "storage", "allowed_prefixes", "max_bytes_per_skill", "max_keys_per_skill"); s != nil {
 		d.strings(s, "allowed_prefixes", &p.Storage.AllowedPrefixes)
 		d.integer(s, "max_bytes_per_skill", &p.Storage.MaxBytesPerSkill)
+		d.integer(s, "max_keys_per_skill", &p.Storage.MaxKeysPerSkill)
 	}
 	if c := d.subtable(t, "channels", "allowed"); c != nil {
 		d.strings(c, "allowed", &p.Channels.Allowed)

@@ -13,9 +13,12 @@ import (
 // "skills/cache/x" over "skills/cache"), and Raised holds the limits and
 // HTTP bounds that grew. The zero Escalation is empty.
 type Escalation struct {
-	HTTPHosts          []string `json:"http_hosts,omitempty"`
-	SecretKeys         []string `json:"secret_keys,omitempty"`
-	StoragePrefixes    []string `json:"storage_prefixes,omitempty"`
+	HTTPHosts       []string `json:"http_hosts,omitempty"`
+	SecretKeys      []string `json:"secret_keys,omitempty"`
+	StoragePrefixes []string `json:"storage_prefixes,omitempty"`
+	// StorageWritable are prefixes the old version could only read (read
+	// roots) and the new one may write; new prefixes are in StoragePrefixes.
+	StorageWritable    []string `json:"storage_writable,omitempty"`
 	Channels           []string `json:"channels,omitempty"`
 	DeviceCapabilities []string `json:"device_capabilities,omitempty"`
 	NodeCapabilities   []string `json:"node_capabilities,omitempty"`
@@ -56,6 +59,11 @@ func Diff(prev, next *Decision) Escalation {
 	esc.HTTPHosts = uncovered(o.HTTPHosts, n.HTTPHosts, hostCovers)
 	esc.SecretKeys = uncovered(o.SecretKeys, n.SecretKeys, secretGrantCovers)
 	esc.StoragePrefixes = uncovered(o.StoragePrefixes, n.StoragePrefixes, prefixGrantCovers)
+	for _, v := range uncovered(writable(o), writable(n), prefixGrantCovers) {
+		if !slices.Contains(esc.StoragePrefixes, v) { // new prefixes are listed once
+			esc.StorageWritable = append(esc.StorageWritable, v)
+		}
+	}
 	esc.Channels = uncovered(o.Channels, n.Channels, exactCovers)
 	esc.DeviceCapabilities = uncovered(o.DeviceCapabilities, n.DeviceCapabilities, exactCovers)
 	esc.NodeCapabilities = uncovered(o.NodeCapabilities, n.NodeCapabilities, exactCovers)
@@ -89,6 +97,17 @@ func Diff(prev, next *Decision) Escalation {
 		}
 	}
 	return esc
+}
+
+// writable returns the storage prefixes of g that are not read-only.
+func writable(g *Grants) []string {
+	var out []string
+	for _, p := range g.StoragePrefixes {
+		if !slices.Contains(g.StorageReadOnly, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // uncovered returns the entries of next that no entry of prev covers.
@@ -127,6 +146,7 @@ func (e Escalation) Empty() bool { return len(e.Lines()) == 0 }
 //   - http host api2.example.com
 //   - secret skill:acme.echo_http/api_token
 //   - storage prefix skills/cache
+//   - storage writable skills/cache
 //   - channel ops-alerts
 //   - device capability camera
 //   - node capability gpu
@@ -146,6 +166,7 @@ func (e Escalation) Lines() []string {
 	add("http host", e.HTTPHosts)
 	add("secret", e.SecretKeys)
 	add("storage prefix", e.StoragePrefixes)
+	add("storage writable", e.StorageWritable)
 	add("channel", e.Channels)
 	add("device capability", e.DeviceCapabilities)
 	add("node capability", e.NodeCapabilities)

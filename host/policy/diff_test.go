@@ -128,3 +128,20 @@ func TestDiffUpgrade(t *testing.T) {
 		t.Fatalf("Err() = %v", err)
 	}
 }
+
+// A read root that becomes a write root is an escalation, listed once; a
+// brand new write root is listed as a new prefix only.
+func TestDiffStorageWritable(t *testing.T) {
+	old := evaluate(t, Default(), echoManifest(t)) // write skills/cache, read skills/data
+	m := echoManifest(t)
+	m.Capabilities.Filesystem.WriteRoots = append(m.Capabilities.Filesystem.WriteRoots, "skills/data", "logs")
+	next := evaluate(t, Default(), m)
+	want := []string{"+ storage prefix logs", "+ storage writable skills/data"}
+	if got := Diff(old, next).Lines(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Lines:\n got %q\nwant %q", got, want)
+	}
+	// The reverse (write root demoted to read root) escalates nothing.
+	if esc := Diff(next, old); !esc.Empty() {
+		t.Fatalf("demotion escalates %q", esc.Lines())
+	}
+}

@@ -102,9 +102,11 @@
 // Wildcards in a manifest (any wildcard_opt_in flag, or a '*' in a host,
 // secret key, write root, device or node capability) are violations unless
 // [capabilities] allow_wildcards is true, and even then must be covered.
-// Filesystem read_roots grant nothing, since the runtime gives no file
-// access (ABI §2.3: files only through storage): they are listed in
-// Decision.Ignored, not refused.
+// There is no file access at run time (ABI §2.3): filesystem write_roots
+// become read-write storage prefixes and read_roots read-only ones
+// (Grants.StorageReadOnly), both covered by storage.allowed_prefixes; a read
+// root that is also a write root adds nothing and is listed in
+// Decision.Ignored.
 //
 // # From grants to handles
 //

@@ -3,6 +3,8 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,12 +24,12 @@ type Decision struct {
 	Limits Limits `json:"limits"`
 	// Violations are the requests outside the profile, in manifest order
 	// (capabilities.filesystem, http_egress_allowlist, secrets,
-	// device_capabilities, node_capabilities, channels, quotas,
+	// device_capabilities, node_capabilities, capabilities.channels, quotas,
 	// wildcard_opt_in; list entries by index). Never nil.
 	Violations []Violation `json:"violations"`
 	// Ignored are manifest entries that grant nothing at run time and are
-	// not violations: filesystem read_roots (the runtime gives no file
-	// access; skills read and write only through storage grants). Never nil.
+	// not violations: a read root that is also a write root (the write
+	// grant covers it). Never nil.
 	Ignored []Ignored `json:"ignored"`
 }
 
@@ -43,9 +45,16 @@ type Grants struct {
 	// SecretKeys are "<scope>/<key>" ("skill:acme.echo_http/api_token");
 	// with capabilities.allow_wildcards the key may hold '*'.
 	SecretKeys []string `json:"secret_keys"`
-	// StoragePrefixes are the manifest's write roots, normalized by the
-	// artifact path rule; each lives in the skill's own key space.
+	// StoragePrefixes are the manifest's write roots and read roots,
+	// normalized by the artifact path rule; each is a view of the skill's
+	// own key space (there is no file system access).
 	StoragePrefixes []string `json:"storage_prefixes"`
+	// StorageReadOnly are the prefixes of StoragePrefixes that come from
+	// read roots only: the broker refuses put and delete through them.
+	StorageReadOnly []string `json:"storage_read_only"`
+	// SecretRead is secrets.allow_read: the guest may read secret values,
+	// not only have them injected into HTTP requests.
+	SecretRead bool `json:"secret_read"`
 	// Channels are channel names.
 	Channels []string `json:"channels"`
 	// DeviceCapabilities and NodeCapabilities are granted when the profile
@@ -68,11 +77,19 @@ type HTTPRules struct {
 	AllowPrivate bool `json:"allow_private"`
 	// MaxRedirects is how many redirects are followed, each checked again.
 	MaxRedirects int64 `json:"max_redirects"`
+	// PrivateNetworks are non-public networks requests may reach even
+	// without AllowPrivate (http.allowed_private_networks).
+	PrivateNetworks []netip.Prefix `json:"private_networks"`
 	// MaxRequestBytes and MaxResponseBytes bound the bodies.
 	MaxRequestBytes  int64 `json:"max_request_bytes"`
 	MaxResponseBytes int64 `json:"max_response_bytes"`
 	// RequestTimeout bounds one request, redirects included.
 	RequestTimeout time.Duration `json:"request_timeout_ns"`
+	// MaxRequestsPerInvocation and MaxBytesPerInvocation are the egress
+	// budget of one tool call (redirect hops count as requests; bytes are
+	// bodies sent plus received).
+	MaxRequestsPerInvocation int64 `json:"max_requests_per_invocation"`
+	MaxBytesPerInvocation    int64 `json:"max_bytes_per_invocation"`
 }
 
 // Limits bound one invocation of the skill.
@@ -86,9 +103,11 @@ type Limits struct {
 	MaxTableElements   int64 `json:"max_table_elements"`
 	MaxInstances       int64 `json:"max_instances"`
 	MaxCapabilityCalls int64 `json:"max_capability_calls"`
-	// MaxStorageBytes bounds the total size of the skill's stored values
-	// (storage.max_bytes_per_skill).
+	// MaxStorageBytes bounds the total size of the skill's stored keys and
+	// values (storage.max_bytes_per_skill); MaxStorageKeys their number
+	// (storage.max_keys_per_skill).
 	MaxStorageBytes int64 `json:"max_storage_bytes"`
+	MaxStorageKeys  int64 `json:"max_storage_keys"`
 }
 
 // Violation is one manifest request outside the profile.
@@ -158,9 +177,11 @@ var errNilManifest = errors.New("policy: evaluate: nil manifest")
 // nil; violations are not errors, see Decision.Err.
 //
 // The rules, per manifest field:
-//   - filesystem.read_roots: ignored (Decision.Ignored).
 //   - filesystem.write_roots: storage prefixes, covered by
 //     storage.allowed_prefixes.
+//   - filesystem.read_roots: read-only storage prefixes, covered the same
+//     way (one that is also a write root is Ignored).
+//   - capabilities.channels: covered by channels.allowed.
 //   - http_egress_allowlist: covered by http.allowed_hosts.
 //   - secrets: each "<scope>/<key>" covered by secrets.allowed.
 //   - device_capabilities, node_capabilities: need capabilities.allow_device
@@ -181,8 +202,8 @@ func (p *Profile) Evaluate(m *manifest.Manifest) (*Decision, error) {
 	}
 	e := &evaluation{p: p, r: r, d: &Decision{Violations: []Violation{}, Ignored: []Ignored{}}}
 	c := &m.Capabilities
-	e.readRoots(c.Filesystem.ReadRoots)
 	storage := e.writeRoots(c.Filesystem.WriteRoots)
+	readOnly := e.readRoots(c.Filesystem.ReadRoots, storage)
 	hosts := e.hosts(c.HTTPEgressAllowlist)
 	secrets := e.secrets(strings.TrimSpace(m.SkillID), c.Secrets)
 	device := e.flagged("capabilities.device_capabilities", c.DeviceCapabilities, p.Capabilities.AllowDevice, "device capability", "capabilities.allow_device")
@@ -191,24 +212,46 @@ func (p *Profile) Evaluate(m *manifest.Manifest) (*Decision, error) {
 	e.d.Limits = e.limits(&c.Quotas)
 	e.optIns(&c.WildcardOptIn)
 
+	hr := r.httpRules(p)
 	e.d.Grants = Grants{
 		HTTPHosts:          canonical(hosts),
 		SecretKeys:         canonical(secrets),
-		StoragePrefixes:    canonical(storage),
+		StoragePrefixes:    canonical(append(storage, readOnly...)),
+		StorageReadOnly:    canonical(readOnly),
+		SecretRead:         p.Secrets.AllowRead,
 		Channels:           canonical(channels),
 		DeviceCapabilities: canonical(device),
 		NodeCapabilities:   canonical(node),
-		HTTP: HTTPRules{
-			Schemes:          r.schemes,
-			Ports:            r.ports,
-			AllowPrivate:     p.HTTP.AllowPrivate,
-			MaxRedirects:     p.HTTP.MaxRedirects,
-			MaxRequestBytes:  p.HTTP.MaxRequestBytes,
-			MaxResponseBytes: p.HTTP.MaxResponseBytes,
-			RequestTimeout:   time.Duration(p.HTTP.RequestTimeoutMS) * time.Millisecond,
-		},
+		HTTP:               hr,
 	}
 	return e.d, nil
+}
+
+// HTTPRules returns the HTTP rules the broker applies under p (the same as
+// every Decision's Grants.HTTP), for requests the host makes itself, such
+// as webhook channels. It fails only for an invalid profile.
+func (p *Profile) HTTPRules() (HTTPRules, error) {
+	r, err := p.compile()
+	if err != nil {
+		return HTTPRules{}, err
+	}
+	return r.httpRules(p), nil
+}
+
+func (r *rules) httpRules(p *Profile) HTTPRules {
+	return HTTPRules{
+		Schemes:          append([]string{}, r.schemes...),
+		Ports:            append([]int{}, r.ports...),
+		AllowPrivate:     p.HTTP.AllowPrivate,
+		PrivateNetworks:  append([]netip.Prefix{}, r.privateNets...),
+		MaxRedirects:     p.HTTP.MaxRedirects,
+		MaxRequestBytes:  p.HTTP.MaxRequestBytes,
+		MaxResponseBytes: p.HTTP.MaxResponseBytes,
+		RequestTimeout:   time.Duration(p.HTTP.RequestTimeoutMS) * time.Millisecond,
+
+		MaxRequestsPerInvocation: p.HTTP.MaxRequestsPerInvocation,
+		MaxBytesPerInvocation:    p.HTTP.MaxBytesPerInvocation,
+	}
 }
 
 // evaluation is the state of one Evaluate call.
@@ -234,26 +277,41 @@ func (e *evaluation) wildcardRefused(path, value, kind string) bool {
 	return true
 }
 
-func (e *evaluation) readRoots(roots []string) {
-	for i, root := range roots {
-		e.d.Ignored = append(e.d.Ignored, Ignored{
-			Capability: index("capabilities.filesystem.read_roots", i),
-			Value:      strings.TrimSpace(root),
-			Reason:     "grants nothing: the runtime gives no file system access; skills use storage grants",
-		})
+// readRoots grants the read roots the profile covers as read-only storage
+// prefixes. A read root that is also a granted write root adds nothing
+// (the write grant reads too) and is recorded as Ignored.
+func (e *evaluation) readRoots(roots, writable []string) []string {
+	granted := e.storageRoots("capabilities.filesystem.read_roots", roots, "read root")
+	var readOnly []string
+	for i, v := range granted {
+		if slices.Contains(writable, v) {
+			e.d.Ignored = append(e.d.Ignored, Ignored{
+				Capability: index("capabilities.filesystem.read_roots", i),
+				Value:      v,
+				Reason:     "also a write root: the write grant reads and writes",
+			})
+			continue
+		}
+		readOnly = append(readOnly, v)
 	}
+	return readOnly
 }
 
 func (e *evaluation) writeRoots(roots []string) []string {
+	return e.storageRoots("capabilities.filesystem.write_roots", roots, "write root")
+}
+
+// storageRoots grants the roots (storage prefixes) the profile covers.
+func (e *evaluation) storageRoots(field string, roots []string, kind string) []string {
 	var granted []string
 	for i, raw := range roots {
-		path := index("capabilities.filesystem.write_roots", i)
+		path := index(field, i)
 		v, err := skillpath.Normalize(raw)
 		if err != nil {
 			e.violate(path, strings.TrimSpace(raw), "invalid storage prefix: %s", pathReason(err))
 			continue
 		}
-		if e.wildcardRefused(path, v, "write root") {
+		if e.wildcardRefused(path, v, kind) {
 			continue
 		}
 		if !anyCovers(e.r.prefixes, v, prefixCovers) {
@@ -352,14 +410,12 @@ func (e *evaluation) flagged(field string, list []string, allowed bool, kind, fl
 	return granted
 }
 
-// channels evaluates requested channels. Manifests cannot name channels
-// yet (facts §1.3: the channel grant derived from a manifest is always
-// empty), so today this grants nothing; it is here so that grants and
-// violations follow the manifest as soon as it can.
+// channels evaluates capabilities.channels (a Palyra-Go extension; facts
+// §1.3: Palyra derives no channel grant from a manifest).
 func (e *evaluation) channels(requested []string) []string {
 	var granted []string
 	for i, raw := range requested {
-		path := index("channels", i)
+		path := index("capabilities.channels", i)
 		v := strings.TrimSpace(raw)
 		if e.wildcardRefused(path, v, "channel") {
 			continue
@@ -406,6 +462,7 @@ func (e *evaluation) limits(q *manifest.Quotas) Limits {
 		MaxInstances:       pq.MaxInstances,
 		MaxCapabilityCalls: pq.MaxCapabilityCalls,
 		MaxStorageBytes:    e.p.Storage.MaxBytesPerSkill,
+		MaxStorageKeys:     e.p.Storage.MaxKeysPerSkill,
 	}
 }
 

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"net/netip"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -18,13 +19,16 @@ func TestDefaultProfileOnEchoExample(t *testing.T) {
 	wantGrants := Grants{
 		HTTPHosts:          []string{"api.example.com"},
 		SecretKeys:         []string{"skill:acme.echo_http/api_token"},
-		StoragePrefixes:    []string{"skills/cache"},
+		StoragePrefixes:    []string{"skills/cache", "skills/data"},
+		StorageReadOnly:    []string{"skills/data"},
 		Channels:           []string{},
 		DeviceCapabilities: []string{},
 		NodeCapabilities:   []string{},
 		HTTP: HTTPRules{
 			Schemes: []string{"https"}, Ports: []int{443}, AllowPrivate: false, MaxRedirects: 5,
+			PrivateNetworks: []netip.Prefix{},
 			MaxRequestBytes: 1 << 20, MaxResponseBytes: 4 << 20, RequestTimeout: 10 * time.Second,
+			MaxRequestsPerInvocation: 32, MaxBytesPerInvocation: 16 << 20,
 		},
 	}
 	if !reflect.DeepEqual(d.Grants, wantGrants) {
@@ -32,7 +36,7 @@ func TestDefaultProfileOnEchoExample(t *testing.T) {
 	}
 	wantLimits := Limits{
 		Fuel: 5_000_000, MaxMemoryBytes: 33_554_432, WallClock: 2000 * time.Millisecond,
-		MaxTableElements: 100_000, MaxInstances: 16, MaxCapabilityCalls: 256, MaxStorageBytes: 64 << 20,
+		MaxTableElements: 100_000, MaxInstances: 16, MaxCapabilityCalls: 256, MaxStorageBytes: 64 << 20, MaxStorageKeys: 10_000,
 	}
 	if d.Limits != wantLimits {
 		t.Errorf("Limits:\n got %+v\nwant %+v", d.Limits, wantLimits)
@@ -40,11 +44,7 @@ func TestDefaultProfileOnEchoExample(t *testing.T) {
 	if !d.Allowed() || len(d.Violations) != 0 || d.Err() != nil || len(d.Reasons()) != 0 {
 		t.Errorf("violations: %v", d.Reasons())
 	}
-	wantIgnored := []Ignored{{
-		Capability: "capabilities.filesystem.read_roots[0]", Value: "skills/data",
-		Reason: "grants nothing: the runtime gives no file system access; skills use storage grants",
-	}}
-	if !reflect.DeepEqual(d.Ignored, wantIgnored) {
+	if len(d.Ignored) != 0 {
 		t.Errorf("Ignored = %+v", d.Ignored)
 	}
 }
@@ -67,8 +67,11 @@ func TestExampleProfileOnEchoExample(t *testing.T) {
 	if got := d.Grants.HTTPHosts; !slices.Equal(got, []string{"api.example.com"}) {
 		t.Errorf("HTTPHosts = %v", got)
 	}
-	if got := d.Grants.StoragePrefixes; !slices.Equal(got, []string{"skills/cache"}) {
+	if got := d.Grants.StoragePrefixes; !slices.Equal(got, []string{"skills/cache", "skills/data"}) {
 		t.Errorf("StoragePrefixes = %v", got)
+	}
+	if got := d.Grants.StorageReadOnly; !slices.Equal(got, []string{"skills/data"}) {
+		t.Errorf("StorageReadOnly = %v", got)
 	}
 }
 
@@ -456,19 +459,24 @@ func TestStorageCoverage(t *testing.T) {
 }
 
 func TestChannels(t *testing.T) {
-	// Manifests cannot request channels (facts §1.3), so nothing is granted
-	// whatever the profile allows.
+	// Palyra's echo example requests no channel: nothing is granted.
 	d := evaluate(t, Default(), echoManifest(t))
 	if len(d.Grants.Channels) != 0 {
 		t.Fatalf("Channels = %v", d.Grants.Channels)
+	}
+	// capabilities.channels (a Palyra-Go extension) under the default
+	// profile: every named channel.
+	m := withCaps(t, manifest.Capabilities{Channels: []string{"ops-alerts", "audit"}})
+	if d := evaluate(t, Default(), m); !slices.Equal(d.Grants.Channels, []string{"audit", "ops-alerts"}) || !d.Allowed() {
+		t.Fatalf("default profile: Channels = %v, violations %v", d.Grants.Channels, d.Reasons())
 	}
 	e := &evaluation{p: Default(), r: &rules{channels: []string{"ops-alerts"}}, d: &Decision{}}
 	if got := e.channels([]string{"ops-alerts", "other", "*"}); !slices.Equal(got, []string{"ops-alerts"}) {
 		t.Fatalf("channels granted %v", got)
 	}
 	want := []Violation{
-		{"channels[1]", "other", "channel not allowed by the operator profile (channels.allowed)"},
-		{"channels[2]", "*", "wildcard channel not allowed by the operator profile (capabilities.allow_wildcards = false)"},
+		{"capabilities.channels[1]", "other", "channel not allowed by the operator profile (channels.allowed)"},
+		{"capabilities.channels[2]", "*", "wildcard channel not allowed by the operator profile (capabilities.allow_wildcards = false)"},
 	}
 	if !reflect.DeepEqual(e.d.Violations, want) {
 		t.Fatalf("channel violations %q", e.d.Violations)
@@ -522,7 +530,7 @@ func TestLimits(t *testing.T) {
 			m.Capabilities.Quotas = tt.quotas
 			d := evaluate(t, p, m)
 			tt.want.MaxTableElements, tt.want.MaxInstances, tt.want.MaxCapabilityCalls = tt.caps.MaxTableElements, tt.caps.MaxInstances, tt.caps.MaxCapabilityCalls
-			tt.want.MaxStorageBytes = DefaultMaxStorageBytes
+			tt.want.MaxStorageBytes, tt.want.MaxStorageKeys = DefaultMaxStorageBytes, DefaultMaxStorageKeys
 			if d.Limits != tt.want {
 				t.Errorf("Limits:\n got %+v\nwant %+v", d.Limits, tt.want)
 			}
@@ -540,11 +548,16 @@ func TestHTTPRules(t *testing.T) {
 		p.HTTP.AllowPrivate = true
 		p.HTTP.MaxRedirects = 0
 		p.HTTP.RequestTimeoutMS = 1500
+		p.HTTP.AllowedPrivateNetworks = []string{"127.0.0.1/32", " 10.1.2.3/16 "}
+		p.HTTP.MaxRequestsPerInvocation = 3
+		p.HTTP.MaxBytesPerInvocation = 1000
 	})
 	d := evaluate(t, p, echoManifest(t))
 	want := HTTPRules{
 		Schemes: []string{"http", "https"}, Ports: []int{80, 443, 8443}, AllowPrivate: true, MaxRedirects: 0,
+		PrivateNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("10.1.0.0/16")},
 		MaxRequestBytes: DefaultMaxRequestBytes, MaxResponseBytes: DefaultMaxResponseBytes, RequestTimeout: 1500 * time.Millisecond,
+		MaxRequestsPerInvocation: 3, MaxBytesPerInvocation: 1000,
 	}
 	if !reflect.DeepEqual(d.Grants.HTTP, want) {
 		t.Fatalf("HTTP rules:\n got %+v\nwant %+v", d.Grants.HTTP, want)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/manifest"
@@ -37,17 +38,20 @@ func ExampleProfile_Evaluate() {
 		fmt.Println("secret handle", 20000+i, k)
 	}
 	for i, p := range d.Grants.StoragePrefixes {
-		fmt.Println("storage handle", 30000+i, p)
+		mode := "read-write"
+		if slices.Contains(d.Grants.StorageReadOnly, p) {
+			mode = "read-only"
+		}
+		fmt.Println("storage handle", 30000+i, p, mode)
 	}
 	fmt.Println("fuel", d.Limits.Fuel, "memory", d.Limits.MaxMemoryBytes, "wall clock", d.Limits.WallClock)
-	fmt.Println(d.Ignored[0])
 	// Output:
 	// allowed: true
 	// http handle 10000 api.example.com
 	// secret handle 20000 skill:acme.echo_http/api_token
-	// storage handle 30000 skills/cache
+	// storage handle 30000 skills/cache read-write
+	// storage handle 30001 skills/data read-only
 	// fuel 5000000 memory 33554432 wall clock 2s
-	// capabilities.filesystem.read_roots[0] "skills/data": grants nothing: the runtime gives no file system access; skills use storage grants
 }
 
 // A profile that does not cover a request refuses the skill, naming the

@@ -24,8 +24,14 @@ const (
 	DefaultMaxRequestBytes  = 1 << 20 // ABI §5: a capability request document is at most 1 MiB
 	DefaultMaxResponseBytes = 4 << 20 // ABI §5: a capability response is at most 4 MiB
 	DefaultRequestTimeoutMS = 10_000
+	// DefaultMaxRequestsPerInvocation and DefaultMaxBytesPerInvocation are
+	// the egress budget of one tool call: requests (redirect hops count)
+	// and body bytes sent plus received.
+	DefaultMaxRequestsPerInvocation = 32
+	DefaultMaxBytesPerInvocation    = 16 << 20
 
 	DefaultMaxStorageBytes = 64 << 20
+	DefaultMaxStorageKeys  = 10_000
 
 	DefaultMaxFuel            = 100_000_000
 	DefaultMaxMemoryBytes     = 256 << 20
@@ -83,6 +89,11 @@ type HTTP struct {
 	// AllowPrivate lets requests reach loopback, private, link-local, CGNAT
 	// and cloud metadata addresses. Default false.
 	AllowPrivate bool `toml:"allow_private"`
+	// AllowedPrivateNetworks are CIDR prefixes ("127.0.0.1/32",
+	// "10.20.0.0/16") of non-public addresses requests may reach even when
+	// AllowPrivate is false: a narrow hole for one internal service instead
+	// of all of them. Default none.
+	AllowedPrivateNetworks []string `toml:"allowed_private_networks" comment:"CIDR prefixes of non-public addresses that may be reached even with allow_private = false"`
 	// MaxRedirects is how many redirects the broker follows, each checked
 	// again against these rules; 0 follows none. Default 5.
 	MaxRedirects int64 `toml:"max_redirects"`
@@ -92,6 +103,12 @@ type HTTP struct {
 	MaxResponseBytes int64 `toml:"max_response_bytes"`
 	// RequestTimeoutMS bounds one request, redirects included. Default 10 s.
 	RequestTimeoutMS int64 `toml:"request_timeout_ms"`
+	// MaxRequestsPerInvocation bounds the requests of one tool call, each
+	// redirect hop counting as one. Default 32.
+	MaxRequestsPerInvocation int64 `toml:"max_requests_per_invocation"`
+	// MaxBytesPerInvocation bounds the body bytes one tool call sends and
+	// receives over HTTP, all requests together. Default 16 MiB.
+	MaxBytesPerInvocation int64 `toml:"max_bytes_per_invocation"`
 }
 
 // Secrets bounds the vault keys a manifest may name.
@@ -100,6 +117,11 @@ type Secrets struct {
 	// "principal:<id>", "channel:<id>", "skill:<id>" or "*" (any scope);
 	// a '*' in id or key matches any run of characters. Default ["*/*"].
 	Allowed []string `toml:"allowed" comment:"\"<scope>/<key>\" patterns; '*' in a scope id or key matches any run of characters"`
+	// AllowRead permits the secret "read" operation, which hands a
+	// secret's value to the guest. Default false: skills use secrets by
+	// injection (the broker puts the value into an HTTP request), so the
+	// sidecar never holds one.
+	AllowRead bool `toml:"allow_read" comment:"let skills read secret values (default false: secrets are only injected into HTTP requests)"`
 }
 
 // Storage bounds the storage prefixes (manifest write_roots) a manifest may
@@ -112,6 +134,9 @@ type Storage struct {
 	// MaxBytesPerSkill bounds the total size of a skill's stored values.
 	// Default 64 MiB.
 	MaxBytesPerSkill int64 `toml:"max_bytes_per_skill"`
+	// MaxKeysPerSkill bounds the number of a skill's stored keys. Default
+	// 10000.
+	MaxKeysPerSkill int64 `toml:"max_keys_per_skill"`
 }
 
 // Channels bounds the channels a skill may send to.
@@ -160,9 +185,13 @@ func Default() *Profile {
 			MaxRequestBytes:  DefaultMaxRequestBytes,
 			MaxResponseBytes: DefaultMaxResponseBytes,
 			RequestTimeoutMS: DefaultRequestTimeoutMS,
+
+			AllowedPrivateNetworks:   []string{},
+			MaxRequestsPerInvocation: DefaultMaxRequestsPerInvocation,
+			MaxBytesPerInvocation:    DefaultMaxBytesPerInvocation,
 		},
 		Secrets:  Secrets{Allowed: []string{Wildcard + "/" + Wildcard}},
-		Storage:  Storage{AllowedPrefixes: []string{Wildcard}, MaxBytesPerSkill: DefaultMaxStorageBytes},
+		Storage:  Storage{AllowedPrefixes: []string{Wildcard}, MaxBytesPerSkill: DefaultMaxStorageBytes, MaxKeysPerSkill: DefaultMaxStorageKeys},
 		Channels: Channels{Allowed: []string{Wildcard}},
 		Quotas: Quotas{
 			MaxFuel:            DefaultMaxFuel,

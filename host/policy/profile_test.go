@@ -47,9 +47,13 @@ func TestParseExample(t *testing.T) {
 			MaxRequestBytes:  1048576,
 			MaxResponseBytes: 4194304,
 			RequestTimeoutMS: 10000,
+
+			AllowedPrivateNetworks:   []string{},
+			MaxRequestsPerInvocation: 32,
+			MaxBytesPerInvocation:    16 << 20,
 		},
 		Secrets:  Secrets{Allowed: []string{"skill:*/api_token", "global/openai_api_key"}},
-		Storage:  Storage{AllowedPrefixes: []string{"counters", "skills/cache"}, MaxBytesPerSkill: 67108864},
+		Storage:  Storage{AllowedPrefixes: []string{"counters", "skills/cache", "skills/data"}, MaxBytesPerSkill: 67108864, MaxKeysPerSkill: 10000},
 		Channels: Channels{Allowed: []string{"ops-alerts"}},
 		Quotas: Quotas{
 			MaxFuel: 100000000, MaxMemoryBytes: 268435456, MaxWallClockMS: 60000,
@@ -153,6 +157,12 @@ func TestParseErrors(t *testing.T) {
 		{"storage colon", `storage.allowed_prefixes = ["c:temp"]`, "storage.allowed_prefixes[0]", "':'"},
 		{"storage partial wildcard", `storage.allowed_prefixes = ["cache/*"]`, "storage.allowed_prefixes[0]", `"*" alone`},
 		{"storage zero bytes", `storage.max_bytes_per_skill = 0`, "storage.max_bytes_per_skill", "at least 1"},
+		{"storage zero keys", `storage.max_keys_per_skill = 0`, "storage.max_keys_per_skill", "at least 1"},
+		{"private network not a CIDR", `http.allowed_private_networks = ["127.0.0.1"]`, "http.allowed_private_networks[0]", "not a CIDR prefix"},
+		{"private network with zone", `http.allowed_private_networks = ["fe80::1%eth0/128"]`, "http.allowed_private_networks[0]", "not a CIDR"},
+		{"zero requests per invocation", `http.max_requests_per_invocation = 0`, "http.max_requests_per_invocation", "at least 1"},
+		{"zero bytes per invocation", `http.max_bytes_per_invocation = 0`, "http.max_bytes_per_invocation", "at least 1"},
+		{"allow_read not a bool", `secrets.allow_read = "yes"`, "secrets.allow_read", "boolean"},
 		{"channel upper-case", `channels.allowed = ["Ops"]`, "channels.allowed[0]", "channel must contain only"},
 		{"channel empty", `channels.allowed = [""]`, "channels.allowed[0]", "must not be empty"},
 		{"zero fuel", `quotas.max_fuel = 0`, "quotas.max_fuel", "at least 1"},
@@ -256,9 +266,11 @@ func TestMarshalRoundTrip(t *testing.T) {
 				AllowedHosts:   []string{" API.Example.com. ", "*.example.org", "*"},
 				AllowedSchemes: []string{"http", "https"}, AllowedPorts: []int{8080, 80, 443},
 				AllowPrivate: true, MaxRedirects: 0, MaxRequestBytes: 1, MaxResponseBytes: 2, RequestTimeoutMS: 3,
+				AllowedPrivateNetworks: []string{"127.0.0.1/32", "fd00::/8"}, MaxRequestsPerInvocation: 4, MaxBytesPerInvocation: 5,
 			}
 			p.Secrets.Allowed = []string{"principal:*/k*", "*/*"}
-			p.Storage = Storage{AllowedPrefixes: []string{`a\b`, "*"}, MaxBytesPerSkill: 9}
+			p.Secrets.AllowRead = true
+			p.Storage = Storage{AllowedPrefixes: []string{`a\b`, "*"}, MaxBytesPerSkill: 9, MaxKeysPerSkill: 8}
 			p.Channels.Allowed = []string{"ops", "*"}
 			p.Quotas = Quotas{MaxFuel: 1, MaxMemoryBytes: MinMemoryBytes, MaxWallClockMS: 1, MaxTableElements: 1, MaxInstances: 1, MaxCapabilityCalls: 1}
 			p.Capabilities = Capabilities{AllowDevice: true, AllowNode: true, AllowWildcards: true}

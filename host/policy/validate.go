@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,8 @@ type rules struct {
 	channels []string
 	schemes  []string
 	ports    []int
+	// privateNets are http.allowed_private_networks, masked.
+	privateNets []netip.Prefix
 }
 
 // Validate checks every value of the profile: host patterns are "*",
@@ -69,6 +72,16 @@ func (p *Profile) compile() (*rules, error) {
 		}
 		r.ports = append(r.ports, port)
 	}
+	for i, s := range p.HTTP.AllowedPrivateNetworks {
+		pfx, err := netip.ParsePrefix(strings.TrimSpace(s))
+		if err != nil {
+			return bad(at("http.allowed_private_networks", i), "%q: not a CIDR prefix such as \"127.0.0.1/32\" or \"fd00::/8\"", s)
+		}
+		if pfx.Addr().Zone() != "" {
+			return bad(at("http.allowed_private_networks", i), "%q: a zone is not allowed", s)
+		}
+		r.privateNets = append(r.privateNets, pfx.Masked())
+	}
 	slices.Sort(r.ports)
 	r.ports = slices.Compact(r.ports)
 	if p.HTTP.MaxRedirects < 0 {
@@ -82,7 +95,10 @@ func (p *Profile) compile() (*rules, error) {
 		{"http.max_request_bytes", p.HTTP.MaxRequestBytes, 1, 0},
 		{"http.max_response_bytes", p.HTTP.MaxResponseBytes, 1, 0},
 		{"http.request_timeout_ms", p.HTTP.RequestTimeoutMS, 1, maxMillis},
+		{"http.max_requests_per_invocation", p.HTTP.MaxRequestsPerInvocation, 1, 0},
+		{"http.max_bytes_per_invocation", p.HTTP.MaxBytesPerInvocation, 1, 0},
 		{"storage.max_bytes_per_skill", p.Storage.MaxBytesPerSkill, 1, 0},
+		{"storage.max_keys_per_skill", p.Storage.MaxKeysPerSkill, 1, 0},
 		{"quotas.max_fuel", p.Quotas.MaxFuel, 1, 0},
 		{"quotas.max_memory_bytes", p.Quotas.MaxMemoryBytes, MinMemoryBytes, 0},
 		{"quotas.max_wall_clock_ms", p.Quotas.MaxWallClockMS, 1, maxMillis},

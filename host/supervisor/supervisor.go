@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -474,6 +476,23 @@ func (s *Supervisor) slotLocked(k skey) *slot {
 // effective wall-clock budget is the smallest of t.Limits.Timeout,
 // ctx's deadline and Config.DefaultTimeout (when neither is set).
 func (s *Supervisor) Call(ctx context.Context, t Target, toolID string, input []byte) (*Result, error) {
+	return s.CallWith(ctx, t, toolID, input, CallOptions{})
+}
+
+// CallOptions are the optional parts of a call.
+type CallOptions struct {
+	// InvocationID is the call's id (the guest's invocation_id, and the id
+	// of its capability calls at the broker); empty makes a random one. A
+	// caller that registers the invocation with its broker before the call
+	// sets it.
+	InvocationID string
+}
+
+// CallWith is Call with options.
+func (s *Supervisor) CallWith(ctx context.Context, t Target, toolID string, input []byte, opts CallOptions) (*Result, error) {
+	if opts.InvocationID == "" {
+		opts.InvocationID = newID()
+	}
 	if t.SkillID == "" || t.ModuleSHA256 == "" || t.ModulePath == "" {
 		return nil, fmt.Errorf("%w: skill id, module path and module sha256 are required", ErrInvalidTarget)
 	}
@@ -549,7 +568,7 @@ func (s *Supervisor) Call(ctx context.Context, t Target, toolID string, input []
 			}
 			return nil, err
 		}
-		res, err := s.invoke(ctx, sl, p, &t, toolID, input, budget)
+		res, err := s.invoke(ctx, sl, p, &t, toolID, input, budget, opts.InvocationID)
 		// A sidecar being stopped (idle, retired, Close) refuses new
 		// calls before running them: run the call in a fresh one, once.
 		if err != nil && errcode.Of(err) == codeSidecarStopping {
@@ -571,9 +590,9 @@ func (s *Supervisor) Call(ctx context.Context, t Target, toolID string, input []
 // Stop: the call did not run.
 const codeSidecarStopping = "sidecar_stopping"
 
-func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, toolID string, input []byte, budget time.Duration) (*Result, error) {
+func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, toolID string, input []byte, budget time.Duration, id string) (*Result, error) {
 	req := &sidecarv1.InvokeRequest{
-		InvocationId: newID(),
+		InvocationId: id,
 		SkillId:      t.SkillID,
 		ToolId:       toolID,
 		Input:        input,
@@ -739,14 +758,26 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 		return nil, fmt.Errorf("%w: socket dir: %v", ErrSidecarStart, err)
 	}
 	cmd := exec.Command(s.cfg.SidecarPath, s.cfg.SidecarArgs...)
-	cmd.Env = append(os.Environ(), "PLUGIN_UNIX_SOCKET_DIR="+sockDir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	// go-plugin makes a directory for the sockets of this sidecar inside
+	// sockDir, for both ends: the sidecar's (PLUGIN_UNIX_SOCKET_DIR) and
+	// the supervisor's own GRPCBroker listener that serves the capability
+	// broker. UnixSocketConfig takes effect only with a RunnerFunc (and no
+	// Cmd): go-plugin then hands the runner a spec whose Env is ours plus
+	// the plugin variables. Nothing lands in $TMPDIR, and removing sockDir
+	// removes it all.
+	runnerFunc := func(l hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+		cmd.Env = append(sidecarEnv(os.Environ()), spec.Env...)
+		return newCmdRunner(l, cmd)
+	}
 	pc := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  sidecarplugin.Handshake,
-		Plugins:          sidecarplugin.ClientPlugins(s.cfg.Broker),
-		Cmd:              cmd,
+		Plugins:          sidecarplugin.ClientPlugins(bindBroker(s.cfg.Broker, t.SkillID)),
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		AutoMTLS:         true,
+		SkipHostEnv:      true,
+		UnixSocketConfig: &goplugin.UnixSocketConfig{TempDir: sockDir},
+		RunnerFunc:       runnerFunc,
 		StartTimeout:     s.cfg.StartTimeout,
 		Logger:           log,
 		SyncStdout:       io.Discard,
@@ -772,8 +803,8 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 	}()
 	st := <-ch
 	rpc, err := st.rpc, st.err
-	if rc := pc.ReattachConfig(); rc != nil {
-		p.pid = rc.Pid
+	if cmd.Process != nil {
+		p.pid = cmd.Process.Pid
 	}
 	if err != nil {
 		return fail(fmt.Errorf("%w: %s: %v", ErrSidecarStart, s.cfg.SidecarPath, err))
@@ -1118,4 +1149,50 @@ func newID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// boundBroker is the broker as one sidecar sees it: the sidecar serves one
+// skill, so a capability call naming another skill is refused before the
+// broker sees it (a compromised sidecar cannot act for a neighbour, even
+// with a stolen invocation id).
+type boundBroker struct {
+	skillID string
+	b       sidecarplugin.Broker
+}
+
+func bindBroker(b sidecarplugin.Broker, skillID string) sidecarplugin.Broker {
+	if b == nil {
+		return nil
+	}
+	return &boundBroker{skillID: skillID, b: b}
+}
+
+// Call implements sidecarplugin.Broker.
+func (bb *boundBroker) Call(ctx context.Context, req sidecarplugin.CapabilityRequest) ([]byte, error) {
+	if req.SkillID != bb.skillID {
+		return nil, &sidecarplugin.CapabilityError{Code: sidecarplugin.CodeDenied,
+			Message: fmt.Sprintf("this sidecar serves skill %s; it may not act for %q", bb.skillID, req.SkillID)}
+	}
+	return bb.b.Call(ctx, req)
+}
+
+// sidecarEnv is the environment a sidecar inherits: only what a Go process
+// and the sidecar itself read (runtime tuning, locale, temp dir,
+// PALYRA_SIDECAR_*), never the rest of the host's environment, which may
+// hold secrets (PALYRA_VAULT_KEY, cloud credentials, tokens).
+func sidecarEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ",
+			"GOMAXPROCS", "GOGC", "GOMEMLIMIT", "GODEBUG", "GOTRACEBACK":
+			out = append(out, kv)
+		default:
+			if strings.HasPrefix(k, "PALYRA_SIDECAR_") {
+				out = append(out, kv)
+			}
+		}
+	}
+	return out
 }

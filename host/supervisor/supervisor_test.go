@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -454,6 +456,33 @@ func TestHealthCheckKillsUnresponsive(t *testing.T) {
 	res2, err := s.Call(ctx, tg, "t", nil)
 	if err != nil || res2.PID == res.PID {
 		t.Errorf("call after the kill: %v (pid %v)", err, res2)
+	}
+}
+
+// A sidecar inherits none of the host's environment beyond the Go runtime's
+// and its own variables: a secret in the supervisor's environment is not
+// there to steal.
+func TestSidecarEnvironment(t *testing.T) {
+	t.Setenv("PALYRA_VAULT_KEY", "c2VjcmV0LWtleS1tYXRlcmlhbA==")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI")
+	t.Setenv("GOGC", "150")
+	s := newSup(t, Config{HealthInterval: -1})
+	tg := fixture(t, "env.answer", "answer.wasm")
+	tg.Entrypoint = "answer"
+	if err := s.Start(ctxT(t), tg); err != nil {
+		t.Fatal(err)
+	}
+	pid := s.State(tg.SkillID, tg.Version).PID
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	vars := strings.Split(string(env), "\x00")
+	if slices.Contains(vars, "PALYRA_VAULT_KEY=c2VjcmV0LWtleS1tYXRlcmlhbA==") || strings.Contains(string(env), "wJalrXUtnFEMI") {
+		t.Fatalf("the sidecar inherited a secret: %q", vars)
+	}
+	if !slices.Contains(vars, "GOGC=150") || !slices.ContainsFunc(vars, func(v string) bool { return strings.HasPrefix(v, "PLUGIN_UNIX_SOCKET_DIR=") }) {
+		t.Fatalf("the sidecar lacks GOGC or its socket dir: %q", vars)
 	}
 }
 

@@ -135,6 +135,30 @@ func (s *Secret) Describe() (*SecretInfo, error) {
 	return &info, nil
 }
 
+// Read returns the secret's value ({"op":"read"}). The operator's policy
+// refuses it unless secrets.allow_read is set (ErrDenied): prefer
+// SecretHeader, which injects the value on the host so this module never
+// holds it.
+func (s *Secret) Read() ([]byte, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	var resp struct {
+		Value       *string `json:"value"`
+		ValueBase64 []byte  `json:"value_base64"`
+	}
+	if err := s.c.callJSON(abi.KindSecret, "read", s.handle, opRequest{Op: "read"}, &resp); err != nil {
+		return nil, err
+	}
+	if resp.Value != nil {
+		return []byte(*resp.Value), nil
+	}
+	if resp.ValueBase64 == nil {
+		return []byte{}, nil
+	}
+	return resp.ValueBase64, nil
+}
+
 type opRequest struct {
 	Op string `json:"op"`
 }

@@ -349,12 +349,12 @@ func TestCapabilityFailures(t *testing.T) {
 		{
 			name: "http host without grant", backend: okBackend,
 			op:   func(ctx *skill.Context) error { _, err := ctx.HTTP().Get("https://evil.example.net/"); return err },
-			want: skill.ErrNotGranted, message: `"evil.example.net"`,
+			want: skill.ErrDenied, detail: "host_not_allowed", message: `"evil.example.net"`,
 		},
 		{
 			name: "wildcard does not match the apex", backend: okBackend,
 			op:   func(ctx *skill.Context) error { _, err := ctx.HTTP().Get("https://cdn.example.com/"); return err },
-			want: skill.ErrNotGranted,
+			want: skill.ErrDenied, detail: "host_not_allowed",
 		},
 		{
 			name: "relative url", backend: okBackend,
@@ -499,7 +499,7 @@ func TestMemoryStorage(t *testing.T) {
 		t.Fatalf("stored %q %v", v, ok)
 	}
 	res := skilltest.Run(mux, skilltest.Call{ToolID: "acme.increment", Input: in{"../x"}, Grants: skilltest.Grants{Storage: []string{"counters"}}, Backend: store})
-	if res.Status == 0 || res.ErrorCode() != "tool_error" || !strings.Contains(res.ErrorMessage(), "invalid_request") {
+	if res.Status == 0 || res.ErrorCode() != "capability_invalid_request" || !strings.Contains(res.ErrorMessage(), "invalid_request") {
 		t.Fatalf("bad key: %d %s", res.Status, res.Output)
 	}
 }

@@ -10,8 +10,11 @@ import (
 
 // Error is a tool error with a stable code. A handler that returns an error
 // for which errors.As finds an *Error reports that Code and Message in the
-// tool error document (sdk/ABI.md §4); any other error is reported with code
-// CodeToolError and the error's text.
+// tool error document (sdk/ABI.md §4); else one for which errors.As finds a
+// *CapabilityError is reported with code "capability_" + its Name()
+// (capability_denied, capability_not_granted, ...; capability_error for a
+// code this SDK does not know) and the error's text;
+// any other error with code CodeToolError and the error's text.
 type Error struct {
 	// Code is the stable snake_case code callers match on, at most 64 bytes.
 	// A code that breaks that rule is reported as CodeToolError.

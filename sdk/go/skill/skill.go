@@ -205,12 +205,20 @@ func readInput(h abi.Host) (*inputDocument, error) {
 func fail(h abi.Host, err error) int32 {
 	doc := errorDocument{Code: CodeToolError, Message: err.Error()}
 	var te *Error
+	var ce *CapabilityError
 	if errors.As(err, &te) {
 		doc.Message = te.Message
 		if validCode(te.Code) {
 			doc.Code = te.Code
 		} else {
 			doc.Message = te.Error()
+		}
+	} else if errors.As(err, &ce) {
+		// A capability failure the handler passed on: the code says which
+		// (capability_denied, capability_quota_exceeded, ...).
+		doc.Code = "capability_error"
+		if _, known := codeInfo[ce.Code]; known {
+			doc.Code = "capability_" + ce.Name()
 		}
 	}
 	doc.Message = truncateUTF8(doc.Message, abi.MaxErrorMessage)

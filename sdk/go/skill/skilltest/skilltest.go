@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -337,6 +338,21 @@ func (h *host) CapabilityCall(handle int32, req []byte) int32 {
 	if !json.Valid(req) {
 		return h.setError(abi.CodeInvalidRequest, "invalid_request", "request is not JSON")
 	}
+	if kind == abi.KindHTTP {
+		// The host's rule (sdk/ABI.md §5.1): the URL's host must be the
+		// handle's host, or below its "*.domain" pattern.
+		var doc struct {
+			URL string `json:"url"`
+		}
+		_ = json.Unmarshal(req, &doc)
+		u, err := url.Parse(doc.URL)
+		if err != nil || u.Host == "" {
+			return h.setError(abi.CodeInvalidRequest, "invalid_url", fmt.Sprintf("url %q is not an absolute URL", doc.URL))
+		}
+		if host := strings.TrimSuffix(strings.ToLower(u.Hostname()), "."); !hostCovered(name, host) {
+			return h.setError(abi.CodeDenied, "host_not_allowed", fmt.Sprintf("host %q is not covered by the grant %q of handle %d", host, name, handle))
+		}
+	}
 	r := Request{Handle: handle, Kind: kind, Name: name, Body: append([]byte(nil), req...)}
 	h.res.Requests = append(h.res.Requests, r)
 	if h.call.Backend == nil {
@@ -375,4 +391,15 @@ func (h *host) GrantHandle(kind string, index int32) int32 {
 		return -1
 	}
 	return gs[index].handle
+}
+
+// hostCovered reports whether the granted host pattern covers host: the
+// same name, a strict subdomain of a "*.domain" pattern, or any host for "*".
+func hostCovered(pattern, host string) bool {
+	pattern = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(pattern)), ".")
+	if pattern == "*" || pattern == host {
+		return true
+	}
+	rest, ok := strings.CutPrefix(pattern, "*.")
+	return ok && strings.HasSuffix(host, "."+rest)
 }

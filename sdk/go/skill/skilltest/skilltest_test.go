@@ -91,7 +91,7 @@ func TestResponses(t *testing.T) {
 		return skilltest.Fail(-2, "private_address", "127.0.0.1 is loopback")
 	})
 	res := skilltest.Run(mux, skilltest.Call{ToolID: "t.deny", Grants: skilltest.Grants{HTTP: []string{"127.0.0.1"}}, Backend: backend})
-	if res.ErrorCode() != "tool_error" || res.ErrorMessage() != "skill: http GET (handle 10000) failed: denied (private_address): 127.0.0.1 is loopback" {
+	if res.ErrorCode() != "capability_denied" || res.ErrorMessage() != "skill: http GET (handle 10000) failed: denied (private_address): 127.0.0.1 is loopback" {
 		t.Fatalf("output %s", res.Output)
 	}
 	if res.Requests[0].Name != "127.0.0.1" || res.Requests[0].Kind != "http" {

@@ -1,0 +1,309 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/palyra-go/palyra/host/fsutil"
+)
+
+// MaxLockWait bounds how long Set and Delete wait for another process's
+// lock on the vault before failing with ErrBusy.
+const MaxLockWait = 30 * time.Second
+
+// File names inside <state>/secrets.
+const (
+	dirName  = "secrets"
+	fileName = "vault.json"
+	keyName  = "vault.key"
+	lockName = "vault.lock"
+)
+
+// Config configures a Vault. Only StateDir is required.
+type Config struct {
+	// StateDir is the state directory; the vault lives in
+	// <StateDir>/secrets.
+	StateDir string
+	// Key, when set, is the vault key (32 bytes) and every other key source
+	// is ignored. It is for applications that keep the key themselves. The
+	// Vault keeps a copy.
+	Key []byte
+	// Getenv reads the environment ($PALYRA_VAULT_KEY,
+	// $PALYRA_VAULT_KEY_COMMAND); nil means os.Getenv. An empty value is
+	// the same as an unset one.
+	Getenv func(string) string
+}
+
+// Entry describes one stored secret: its name and when it was last set.
+// It carries neither the value nor its length.
+type Entry struct {
+	Name      Name
+	UpdatedAt time.Time
+}
+
+// Vault is the encrypted secrets vault of one state directory. It is safe
+// for concurrent use by goroutines, and by processes sharing the directory:
+// Set and Delete read, change and atomically replace vault.json under an
+// exclusive file lock; Get, Has and List read the file without the lock,
+// and always see a whole version of it.
+//
+// The key is resolved on first need and then kept for the Vault's life.
+// A Vault holds no goroutine and no open file between calls, so it needs
+// no Close.
+type Vault struct {
+	dir    string
+	cfgKey []byte
+	getenv func(string) string
+	// sem serialises this Vault's writers before they take the file lock,
+	// so goroutines queue on a channel rather than poll the flock.
+	sem chan struct{}
+	// maxFileBytes is MaxVaultFileBytes; tests lower it to reach the
+	// limit without writing 32 MiB.
+	maxFileBytes int
+
+	keyMu     sync.Mutex
+	cachedKey []byte
+}
+
+// Open returns the vault of cfg.StateDir. It checks the configuration but
+// reads and creates nothing: the directory, the key file and vault.json are
+// made by the first Set.
+func Open(cfg Config) (*Vault, error) {
+	if cfg.StateDir == "" {
+		return nil, fmt.Errorf("%w: Config.StateDir is empty", ErrInvalidConfig)
+	}
+	state, err := filepath.Abs(cfg.StateDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: Config.StateDir %q: %v", ErrInvalidConfig, cfg.StateDir, err)
+	}
+	v := &Vault{dir: filepath.Join(state, dirName), getenv: cfg.Getenv, sem: make(chan struct{}, 1), maxFileBytes: MaxVaultFileBytes}
+	if v.getenv == nil {
+		v.getenv = os.Getenv
+	}
+	if cfg.Key != nil {
+		if len(cfg.Key) != KeyBytes {
+			return nil, fmt.Errorf("%w: Config.Key is %d bytes, want %d", ErrInvalidConfig, len(cfg.Key), KeyBytes)
+		}
+		v.cfgKey = append([]byte(nil), cfg.Key...)
+	}
+	return v, nil
+}
+
+// Path returns the vault file, <state>/secrets/vault.json.
+func (v *Vault) Path() string { return filepath.Join(v.dir, fileName) }
+
+// KeyPath returns the key file, <state>/secrets/vault.key, used when no
+// other key source is configured.
+func (v *Vault) KeyPath() string { return filepath.Join(v.dir, keyName) }
+
+// Set stores value under name, replacing any previous value. The value is
+// sealed with AES-256-GCM under a fresh random nonce, bound to the name.
+// When no key source is configured and neither the key file nor a sealed
+// vault exists, Set creates the key file with a new random key. The caller
+// keeps value; Set does not retain it.
+func (v *Vault) Set(ctx context.Context, name Name, value []byte) error {
+	if err := name.Validate(); err != nil {
+		return err
+	}
+	if len(value) == 0 {
+		return fmt.Errorf("%w: %s", ErrValueEmpty, name)
+	}
+	if len(value) > MaxSecretBytes {
+		return fmt.Errorf("%w: %s: value is %d bytes, over the %d-byte limit", ErrValueTooLarge, name, len(value), MaxSecretBytes)
+	}
+	return v.update(ctx, func(st *state) (bool, error) {
+		k, err := v.key(ctx, st.keyCheck == nil)
+		if err != nil {
+			return false, err
+		}
+		aead, err := newAEAD(k)
+		if err != nil {
+			return false, err
+		}
+		if st.keyCheck == nil {
+			if st.keyCheck, err = newKeyCheck(aead); err != nil {
+				return false, err
+			}
+		} else if !keyMatches(aead, st.keyCheck) {
+			return false, v.mismatch()
+		}
+		if _, ok := st.entries[name]; !ok && len(st.entries) >= MaxEntries {
+			return false, fmt.Errorf("%w: %s holds %d secrets, the %d-entry limit; cannot add %s", ErrFull, v.Path(), len(st.entries), MaxEntries, name)
+		}
+		nonce, ct, err := sealWithNonce(aead, value, entryAAD(name))
+		if err != nil {
+			return false, err
+		}
+		st.entries[name] = sealedEntry{nonce: nonce, ciphertext: ct, updatedAt: time.Now().UTC().Truncate(time.Second)}
+		return true, nil
+	})
+}
+
+// Get returns the value stored under name, or an error wrapping ErrNotFound.
+// The caller owns the returned slice (and may clear it after use). A key
+// that did not seal the vault fails with ErrKeyMismatch; an entry that does
+// not authenticate under its name (tampered, or moved from another name)
+// fails with ErrCorrupt. Get changes nothing on disk.
+func (v *Vault) Get(ctx context.Context, name Name) ([]byte, error) {
+	if err := name.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("vault: get %s: %w", name, err)
+	}
+	st, err := v.load()
+	if err != nil {
+		return nil, err
+	}
+	e, ok := st.entries[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s is not in %s", ErrNotFound, name, v.Path())
+	}
+	k, err := v.key(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := newAEAD(k)
+	if err != nil {
+		return nil, err
+	}
+	if !keyMatches(aead, st.keyCheck) {
+		return nil, v.mismatch()
+	}
+	plain, err := aead.Open(nil, e.nonce, e.ciphertext, entryAAD(name))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: entry %s does not authenticate under its name (tampered, or moved from another entry)", ErrCorrupt, v.Path(), name)
+	}
+	return plain, nil
+}
+
+// Has reports whether a secret is stored under name. It reads only the
+// vault file's entry names and never needs the key.
+func (v *Vault) Has(ctx context.Context, name Name) (bool, error) {
+	if err := name.Validate(); err != nil {
+		return false, err
+	}
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("vault: has %s: %w", name, err)
+	}
+	st, err := v.load()
+	if err != nil {
+		return false, err
+	}
+	_, ok := st.entries[name]
+	return ok, nil
+}
+
+// List returns every stored secret's name and update time, in name order
+// ("<scope>/<key>" byte order). It never needs the key.
+func (v *Vault) List(ctx context.Context) ([]Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("vault: list: %w", err)
+	}
+	st, err := v.load()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, 0, len(st.entries))
+	for n, e := range st.entries {
+		out = append(out, Entry{Name: n, UpdatedAt: e.updatedAt})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name.String() < out[j].Name.String() })
+	return out, nil
+}
+
+// Delete removes the secret stored under name and reports whether there was
+// one. It never needs the key.
+func (v *Vault) Delete(ctx context.Context, name Name) (bool, error) {
+	if err := name.Validate(); err != nil {
+		return false, err
+	}
+	deleted := false
+	err := v.update(ctx, func(st *state) (bool, error) {
+		if _, ok := st.entries[name]; !ok {
+			return false, nil
+		}
+		delete(st.entries, name)
+		deleted = true
+		return true, nil
+	})
+	return deleted, err
+}
+
+func (v *Vault) mismatch() error {
+	return fmt.Errorf("%w: the configured key did not seal %s (check $%s, $%s and %s)", ErrKeyMismatch, v.Path(), EnvKey, EnvKeyCommand, v.KeyPath())
+}
+
+// load reads and parses vault.json; a missing file is an empty vault.
+func (v *Vault) load() (*state, error) {
+	path := v.Path()
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newState(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("vault: open vault file: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > MaxVaultFileBytes {
+		return nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrFileTooLarge, path, fi.Size(), MaxVaultFileBytes)
+	}
+	// The file may grow after the stat: the read is capped too.
+	data, err := io.ReadAll(io.LimitReader(f, MaxVaultFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("vault: read %s: %w", path, err)
+	}
+	if len(data) > MaxVaultFileBytes {
+		return nil, fmt.Errorf("%w: %s is over the %d-byte limit (read %d bytes before stopping)", ErrFileTooLarge, path, MaxVaultFileBytes, len(data))
+	}
+	return parseState(data, path)
+}
+
+// update runs change on the current state under the vault's locks and, when
+// change reports a modification, replaces vault.json atomically.
+func (v *Vault) update(ctx context.Context, change func(*state) (bool, error)) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("vault: %w", err)
+	}
+	select {
+	case v.sem <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("vault: waiting for the vault lock: %w", ctx.Err())
+	}
+	defer func() { <-v.sem }()
+	if err := os.MkdirAll(v.dir, 0o700); err != nil {
+		return fmt.Errorf("vault: create %s: %w", v.dir, err)
+	}
+	lock, err := flockExclusive(ctx, filepath.Join(v.dir, lockName))
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	st, err := v.load()
+	if err != nil {
+		return err
+	}
+	changed, err := change(st)
+	if err != nil || !changed {
+		return err
+	}
+	data, err := st.marshal()
+	if err != nil {
+		return err
+	}
+	if len(data) > v.maxFileBytes {
+		return fmt.Errorf("%w: %s would be %d bytes, over the %d-byte limit", ErrFull, v.Path(), len(data), v.maxFileBytes)
+	}
+	if err := fsutil.WriteAtomic(v.Path(), data, 0o600); err != nil {
+		return fmt.Errorf("vault: write vault file: %w", err)
+	}
+	return nil
+}
