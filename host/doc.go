@@ -21,6 +21,24 @@
 // sidecar cannot hand back unchecked output. Every failure carries a stable
 // code (errcode.Of).
 //
+// # Capabilities
+//
+// Every capability operation of a guest (HTTP, secrets, storage, channels)
+// is a call from its sidecar back to the host's broker (host/broker), which
+// serves it on the trusted side. Before each call the host registers the
+// invocation with the grants and limits it computed itself, and the broker
+// judges each operation against that record, not against anything the
+// sidecar says. The backends are the state dir's encrypted vault
+// (host/vault; Config.Vault), the skills' key-value store (host/storage;
+// Config.Storage), the channels the application registers on Channels()
+// (host/channels), and the HTTP egress firewall (host/broker/egress;
+// Config.Egress). A call that fails after the broker refused it something
+// returns a *DeniedError (code capability_denied) naming the refusal.
+// Stats and AllStats report per-skill counters: calls, errors by code,
+// capability calls, denials by reason, egress and storage bytes. Sidecars
+// inherit none of the application's environment beyond Go runtime settings,
+// and hold no secret value, socket or host file.
+//
 // # go-plugin interop
 //
 // An application that already uses hashicorp/go-plugin can launch
@@ -29,9 +47,10 @@
 // (sidecarplugin.ClientPlugins(broker), dispensed under
 // sidecarplugin.PluginName as a *sidecarplugin.Client) and the message caps.
 // Use gRPC only (AllowedProtocols: ProtocolGRPC), AutoMTLS, and on the
-// exec.Cmd set SysProcAttr{Pdeathsig: SIGKILL, Setpgid: true} and
-// PLUGIN_UNIX_SOCKET_DIR to a private directory you remove after Kill, as
-// host/supervisor does. An application binary can also act as the sidecar
+// exec.Cmd set SysProcAttr{Pdeathsig: SIGKILL, Setpgid: true}, and keep
+// every socket in a private directory you remove after Kill (host/supervisor
+// uses UnixSocketConfig.TempDir with a RunnerFunc, the only way go-plugin
+// also puts the supervisor's own GRPCBroker socket there). An application binary can also act as the sidecar
 // itself by calling sidecar.Main (that package links wasmtime) and passing
 // its own os.Executable() as Config.SidecarPath.
 package host

@@ -7,7 +7,10 @@
 # it never declared is kept quarantined (and stays so even with --override),
 # and an upgrade that asks for a new HTTP host needs --accept-capabilities.
 # The echo skill's tools run, each call in the skill's own sidecar process.
-# Needs only Go.
+# Then capabilities: http-fetch calls a local API with a token the host's
+# broker injects from the encrypted vault (the skill never sees it), is
+# denied a host outside its grant, and kv-counter keeps its counts in the
+# skill's own storage across processes. Needs only Go.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -97,12 +100,37 @@ fi
 echo "$out"
 grep -q 'audit_failed' <<<"$out" || fail "expected audit_failed"
 
-step "install http-fetch 0.1.0, then an upgrade that adds an HTTP host"
+step "start a local API that wants a bearer token (127.0.0.1, a free port)"
+LC_ALL=C tr -dc 'a-z0-9' </dev/urandom | head -c 24 >"$work/api.token" || true
+rm -f "$work/api.port"
+go build -o "$work/bin/" ./internal/tools/tokenserver
+"$work/bin/tokenserver" --token-file "$work/api.token" --port-file "$work/api.port" &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 200); do [[ -s "$work/api.port" ]] && break; sleep 0.05; done
+port=$(cat "$work/api.port")
+echo "listening on 127.0.0.1:$port"
+
+step "operator profile: http allowed to that port, loopback reachable for it only"
+cat >"$PALYRA_STATE_DIR/policy.toml" <<EOF
+[http]
+allowed_schemes = ["https", "http"]
+allowed_ports = [443, $port]
+# Non-public addresses stay refused, except the local API.
+allowed_private_networks = ["127.0.0.1/32", "::1/128"]
+EOF
+"$palyra" policy show | sed -n '1,12p'
+
+step "install http-fetch 0.1.0 (api.example.com); the vault lacks its api_token"
 GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o "$work/http_fetch.wasm" ./sdk/examples/http-fetch
 package sdk/examples/http-fetch/skill.toml "$work/http_fetch.wasm" "$work/http-fetch-0.1.0.palyra-skill"
-"$palyra" skills install --artifact "$work/http-fetch-0.1.0.palyra-skill"
+out=$("$palyra" skills install --artifact "$work/http-fetch-0.1.0.palyra-skill")
+echo "$out"
+grep -q 'missing_secret=skill:palyra.http_fetch/api_token' <<<"$out" || fail "expected the missing secret to be reported"
+
+step "an upgrade that adds the host localhost: refused without --accept-capabilities"
 sed -e 's/^version = "0.1.0"/version = "0.2.0"/' \
-    -e 's/^http_egress_allowlist = \["api.example.com"\]/http_egress_allowlist = ["api.example.com", "api2.example.com"]/' \
+    -e 's/^http_egress_allowlist = \["api.example.com"\]/http_egress_allowlist = ["api.example.com", "localhost"]/' \
     sdk/examples/http-fetch/skill.toml > "$work/http-fetch-0.2.0.skill.toml"
 package "$work/http-fetch-0.2.0.skill.toml" "$work/http_fetch.wasm" "$work/http-fetch-0.2.0.palyra-skill"
 if out=$("$palyra" skills install --artifact "$work/http-fetch-0.2.0.palyra-skill" 2>&1); then
@@ -110,10 +138,40 @@ if out=$("$palyra" skills install --artifact "$work/http-fetch-0.2.0.palyra-skil
 fi
 echo "$out"
 grep -q 'capability_escalation' <<<"$out" || fail "expected capability_escalation"
-grep -q 'api2.example.com' <<<"$out" || fail "expected the diff to name the new host"
+grep -q 'localhost' <<<"$out" || fail "expected the diff to name the new host"
 
 step "the same upgrade with --accept-capabilities"
 "$palyra" skills install --artifact "$work/http-fetch-0.2.0.palyra-skill" --accept-capabilities
+
+step "store the token in the encrypted vault (value on stdin, never in argv)"
+"$palyra" secrets set skill:palyra.http_fetch/api_token <"$work/api.token"
+"$palyra" secrets list
+
+step "http-fetch calls the local API; the broker injects the token, the skill never sees it"
+out=$("$palyra" skills run palyra.http_fetch palyra.http_fetch --input "{\"url\":\"http://localhost:$port/\",\"use_token\":true}")
+echo "$out"
+grep -q 'authorized\\":true' <<<"$out" || grep -q '"authorized":true' <<<"$out" || fail "expected the API to accept the injected token"
+if grep -qF "$(cat "$work/api.token")" <<<"$out"; then fail "the token reached the skill's output"; fi
+
+step "the same skill asking for a host outside its grant: capability_denied"
+if out=$("$palyra" skills run palyra.http_fetch palyra.http_fetch --input '{"url":"https://evil.example.net/exfiltrate"}' 2>&1); then
+  fail "a host outside the grant was reached"
+fi
+echo "$out"
+grep -q 'capability_denied' <<<"$out" || fail "expected capability_denied"
+grep -q 'evil.example.net' <<<"$out" || fail "expected the denial to name the host"
+
+step "kv-counter: counters in the skill's own storage survive calls and processes"
+GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o "$work/kv_counter.wasm" ./sdk/examples/kv-counter
+package sdk/examples/kv-counter/skill.toml "$work/kv_counter.wasm" "$work/kv-counter.palyra-skill"
+"$palyra" skills install --artifact "$work/kv-counter.palyra-skill"
+for n in 1 2 3; do
+  # Each `skills run` is a new palyra process with a new sidecar.
+  out=$("$palyra" skills run palyra.kv_counter palyra.increment --input '{"name":"visits"}')
+  echo "$out"
+  grep -q "\"count\":$n" <<<"$out" || fail "expected count $n"
+done
+"$palyra" skills run palyra.kv_counter palyra.get --input '{"name":"visits"}'
 
 step "what is installed"
 "$palyra" skills list

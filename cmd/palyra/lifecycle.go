@@ -12,6 +12,7 @@ import (
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/statedir"
+	"github.com/palyra-go/palyra/host/vault"
 	"github.com/spf13/cobra"
 )
 
@@ -64,6 +65,15 @@ func (a *app) openInstaller(cmd *cobra.Command, s *stateFlags) (*install.Install
 		return nil, err
 	}
 	cfg := install.Config{StateDir: state, TrustStore: s.trustStore, Policy: prof}
+	// Installs report the requested secrets the vault lacks (presence
+	// only: no key is needed, no value is read).
+	v, err := vault.Open(vault.Config{StateDir: state})
+	if err != nil {
+		return nil, err
+	}
+	cfg.SecretPresent = func(ctx context.Context, scope, key string) (bool, error) {
+		return v.Has(ctx, vault.Name{Scope: scope, Key: key})
+	}
 	// With a sidecar binary at hand, new modules are compiled at install
 	// (in a palyra-sidecar child, never in this process) into the cache
 	// that skills run and the host use; without one, the first call compiles.
@@ -201,6 +211,9 @@ func installText(r *install.InstallResult) string {
 	}
 	for _, reason := range r.Reasons {
 		fmt.Fprintf(&b, "\n  reason=%s", reason)
+	}
+	for _, s := range r.MissingSecrets {
+		fmt.Fprintf(&b, "\n  missing_secret=%s/%s (set it with: palyra secrets set %s/%s)", s.Scope, s.Key, s.Scope, s.Key)
 	}
 	return b.String()
 }
