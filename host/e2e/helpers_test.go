@@ -86,7 +86,7 @@ func (s *server) url(hostname, path string) string {
 
 // testProfile allows plain http to the server's port and loopback only at
 // 127.0.0.1, with the given extra TOML.
-func testProfile(t *testing.T, port int, extra string) *policy.Profile {
+func testProfile(t testing.TB, port int, extra string) *policy.Profile {
 	t.Helper()
 	p, err := policy.Parse([]byte(fmt.Sprintf(`
 [http]
@@ -104,7 +104,7 @@ max_redirects = 3
 
 // openHost opens a host on a fresh state dir with prof, the test resolver,
 // a fixed vault key and the run's log collector.
-func openHost(t *testing.T, state string, prof *policy.Profile) *host.Host {
+func openHost(t testing.TB, state string, prof *policy.Profile) *host.Host {
 	t.Helper()
 	ctx := context.Background()
 	sock, err := os.MkdirTemp("", "e2e")
@@ -184,7 +184,7 @@ func installOpts() install.InstallOptions {
 	}
 }
 
-func installArtifact(t *testing.T, h *host.Host, data []byte) *install.InstallResult {
+func installArtifact(t testing.TB, h *host.Host, data []byte) *install.InstallResult {
 	t.Helper()
 	res, err := h.Install(context.Background(), data, installOpts())
 	if err != nil {
