@@ -230,3 +230,49 @@ func TestChannelSend(t *testing.T) {
 		t.Fatalf("install: %v %+v", err, ir)
 	}
 }
+
+// A webhook channel posts through the same egress firewall: to the
+// configured URL (here the local server, allowed by the profile) and never
+// to a private address the profile refuses.
+func TestWebhookChannel(t *testing.T) {
+	got := make(chan channels.Message, 1)
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		var m channels.Message
+		if json.NewDecoder(r.Body).Decode(&m) == nil {
+			got <- m
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	ctx := context.Background()
+	h := openHost(t, t.TempDir(), testProfile(t, srv.port, ""))
+	hook, err := h.WebhookChannel(srv.url("api.example.com", "/hook"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Channels().Register("ops.alerts", hook); err != nil {
+		t.Fatal(err)
+	}
+	installArtifact(t, h, testskill.Build(t, fmt.Sprintf(notifyManifest, "ops.alerts"), notifyWasm, publisherKey))
+	res, err := h.Call(ctx, "acme.notify", "acme.notify", json.RawMessage(`{}`))
+	if err != nil || string(res.Output) != `{"delivered":true}` {
+		t.Fatalf("%v %s", err, outputOf(res))
+	}
+	if m := <-got; m.Text != "disk 91% full" || m.SkillID != "acme.notify" {
+		t.Fatalf("webhook got %+v", m)
+	}
+	// Private destinations are refused when the webhook is made, or at
+	// delivery when a name resolves to one.
+	if _, err := h.WebhookChannel("http://10.0.0.1:" + fmt.Sprint(srv.port) + "/"); err == nil {
+		t.Fatal("a webhook to 10.0.0.1 was accepted")
+	}
+	bad, err := h.WebhookChannel(srv.url("metadata.example.com", "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Channels().Register("leak", bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Channels().Send(ctx, channels.Message{Channel: "leak", Text: "x"}); !errors.Is(err, channels.ErrDelivery) || !strings.Contains(err.Error(), "private_address") && !strings.Contains(err.Error(), "non-public") {
+		t.Fatalf("delivery to the metadata address: %v", err)
+	}
+}
