@@ -2,8 +2,6 @@ package host
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -198,12 +196,6 @@ func (c *callStats) all() map[string]SkillStats {
 		out[id] = SkillStats{Calls: s.Calls, Errors: maps.Clone(s.Errors)}
 	}
 	return out
-}
-
-func newInvocationID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // DeniedError is a call that failed after the broker refused one of its

@@ -338,7 +338,7 @@ func (h *Host) call(ctx context.Context, skillID, toolID string, input json.RawM
 	if err := sch.ValidateInputJSON(input); err != nil {
 		return nil, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
 	}
-	inv := broker.Invocation{ID: newInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}
+	inv := broker.Invocation{ID: supervisor.NewInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}
 	end := h.broker.Begin(inv)
 	res, err := h.sup.CallWith(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID})
 	usage := end()

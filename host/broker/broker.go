@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -86,6 +87,8 @@ const maxDenialsKept = 16
 
 type invocation struct {
 	Invocation
+	// st are the skill's counters, looked up once at Begin.
+	st    *skillStats
 	mu    sync.Mutex
 	usage Usage
 }
@@ -117,16 +120,15 @@ func (b *Broker) Begin(inv Invocation) (end func() Usage) {
 	if inv.ID == "" {
 		panic("broker: Begin with an empty invocation id")
 	}
-	in := &invocation{Invocation: inv}
 	b.mu.Lock()
 	if _, dup := b.inv[inv.ID]; dup {
 		b.mu.Unlock()
 		panic("broker: Begin with an invocation id already in use")
 	}
+	in := &invocation{Invocation: inv, st: b.skillLocked(inv.SkillID)}
 	b.inv[inv.ID] = in
-	st := b.skillLocked(inv.SkillID)
 	b.mu.Unlock()
-	st.add(func(s *Stats) { s.Invocations++ })
+	in.st.add(func(s *Stats) { s.Invocations++ })
 	var once sync.Once
 	return func() Usage {
 		once.Do(func() {
@@ -193,7 +195,7 @@ func (op *operation) run(ctx context.Context) ([]byte, error) {
 		// lying. Trust the host's resolution, refuse the call.
 		return nil, deny("grant_mismatch", "handle %d is %s %q on the host, the sidecar sent %s %q", op.req.Handle, kind, grant, op.req.Kind, op.req.Grant)
 	}
-	op.b.skill(in.SkillID).add(func(s *Stats) { s.CapabilityCalls[string(kind)]++ })
+	op.in.st.add(func(s *Stats) { s.CapabilityCalls[string(kind)]++ })
 	switch kind {
 	case sidecarplugin.KindHTTP:
 		return op.http(ctx, grant)
@@ -266,7 +268,7 @@ func (op *operation) refusal(err error) error {
 	in := op.in
 	if f.code == abi.CodeDenied || f.code == abi.CodeNotGranted || f.code == abi.CodeQuotaExceeded {
 		op.log.Warn("capability denied", "code", f.code.String(), "reason", f.reason, "detail", msg)
-		op.b.skill(in.SkillID).add(func(s *Stats) { s.Denials[f.reason]++ })
+		op.in.st.add(func(s *Stats) { s.Denials[f.reason]++ })
 		in.mu.Lock()
 		if len(in.usage.Denials) < maxDenialsKept {
 			in.usage.Denials = append(in.usage.Denials, Denial{Kind: string(op.req.Kind), Handle: op.req.Handle, Code: f.code.String(), Reason: f.reason, Message: msg})
@@ -274,7 +276,7 @@ func (op *operation) refusal(err error) error {
 		in.mu.Unlock()
 	} else {
 		op.log.Debug("capability operation refused", "code", f.code.String(), "reason", f.reason, "detail", msg)
-		op.b.skill(in.SkillID).add(func(s *Stats) { s.Failures[f.reason]++ })
+		op.in.st.add(func(s *Stats) { s.Failures[f.reason]++ })
 	}
 	return &sidecarplugin.CapabilityError{Code: f.code, Message: msg}
 }
@@ -293,7 +295,7 @@ func (op *operation) scrub(s string) string {
 // decodeStrict decodes one JSON object into v, refusing unknown fields and
 // trailing data.
 func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return refuse(abi.CodeInvalidRequest, "invalid_request", "request document: %v", err)
@@ -302,17 +304,6 @@ func decodeStrict(data []byte, v any) error {
 		return refuse(abi.CodeInvalidRequest, "invalid_request", "request document: data after the JSON object")
 	}
 	return nil
-}
-
-// opOf reads the "op" member of a request document.
-func opOf(data []byte) (string, error) {
-	var head struct {
-		Op string `json:"op"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return "", refuse(abi.CodeInvalidRequest, "invalid_request", "request document: %v", err)
-	}
-	return head.Op, nil
 }
 
 func mustJSON(v any) []byte {

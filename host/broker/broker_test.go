@@ -354,3 +354,20 @@ func BenchmarkCapabilityCall(b *testing.B) {
 		}
 	}
 }
+
+// A URL must go through the handle of its own grant: a granted host sent
+// through another HTTP handle is refused, and the message says so.
+func TestHTTPHostThroughAnotherHandle(t *testing.T) {
+	e := newEnv(t)
+	e.begin(t, "inv", func(inv *broker.Invocation) {
+		inv.Grants.HTTPHosts = []string{"api.example.com", "other.example.com"}
+	})
+	url := fmt.Sprintf("http://api.example.com:%d/", e.port)
+	_, ce := e.call("inv", "http", 10001, "other.example.com", httpDoc(url, ""))
+	if ce == nil || ce.Code != abi.CodeDenied || !strings.Contains(ce.Message, `host "api.example.com" is granted, but not through handle 10001`) {
+		t.Fatalf("%v", ce)
+	}
+	if _, ce := e.call("inv", "http", 10000, "api.example.com", httpDoc(url, "")); ce != nil {
+		t.Fatalf("through its own handle: %v", ce)
+	}
+}

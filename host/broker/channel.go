@@ -52,6 +52,6 @@ func (op *operation) channel(ctx context.Context, name string) ([]byte, error) {
 	default:
 		return nil, err
 	}
-	op.b.skill(in.SkillID).add(func(s *Stats) { s.ChannelMessages++ })
+	op.in.st.add(func(s *Stats) { s.ChannelMessages++ })
 	return mustJSON(channelSentDoc{Delivered: true, MessageID: id}), nil
 }

@@ -83,22 +83,18 @@ func (op *operation) http(ctx context.Context, grant string) ([]byte, error) {
 	}
 	in := op.in
 	g := in.Grants.HTTP
-	// The URL must be a granted host (the error lists the grant), and the
-	// handle's own host or under its pattern; redirects may then go to any
-	// granted host, each hop checked again.
-	if _, err := egress.CheckURL(EgressRules(g, in.Grants.HTTPHosts), doc.URL); err != nil {
-		return nil, op.egressFailure(err, grant)
-	}
-	if u, err := egress.CheckURL(EgressRules(g, []string{grant}), doc.URL); err != nil {
-		host := doc.URL
-		if u != nil {
-			host = u.Hostname()
-		}
+	// The URL must be the handle's host or under its pattern; redirects
+	// may then go to any granted host, each hop checked again. Only when
+	// the host is refused is the whole grant consulted, for the message.
+	if _, err := egress.CheckURL(EgressRules(g, []string{grant}), doc.URL); err != nil {
 		var de *egress.DenyError
-		if errors.As(err, &de) && de.Host != "" {
-			host = de.Host
+		if !errors.As(err, &de) || de.Reason != "host_not_allowed" {
+			return nil, op.egressFailure(err)
 		}
-		return nil, deny("host_not_allowed", "host %q is granted, but not through handle %d (%s): use the handle of its grant", host, op.req.Handle, grant)
+		if _, aerr := egress.CheckURL(EgressRules(g, in.Grants.HTTPHosts), doc.URL); aerr != nil {
+			return nil, op.egressFailure(aerr) // names the host and the whole grant
+		}
+		return nil, deny("host_not_allowed", "host %q is granted, but not through handle %d (%s): use the handle of its grant", de.Host, op.req.Handle, grant)
 	}
 	req := egress.Request{Method: doc.Method, URL: doc.URL, Header: doc.Headers}
 	if req.Method == "" {
@@ -165,7 +161,7 @@ func (op *operation) http(ctx context.Context, grant string) ([]byte, error) {
 		case budgetBody && errors.Is(err, egress.ErrResponseTooLarge):
 			return nil, refuse(abi.CodeQuotaExceeded, "http_byte_budget", "the response would pass the invocation's HTTP byte budget of %d bytes", in.Grants.HTTP.MaxBytesPerInvocation)
 		}
-		return nil, op.egressFailure(err, grant)
+		return nil, op.egressFailure(err)
 	}
 	out := httpResponseDoc{Status: resp.Status, Headers: map[string]string{}, BodyBase64: resp.Body}
 	if out.BodyBase64 == nil {
@@ -216,7 +212,7 @@ func (op *operation) account(resp *egress.Response, injected int) {
 	op.in.usage.EgressBytesIn += in
 	op.in.usage.SecretInjections += int64(injected)
 	op.in.mu.Unlock()
-	op.b.skill(op.in.SkillID).add(func(s *Stats) {
+	op.in.st.add(func(s *Stats) {
 		s.HTTPRequests += hops
 		s.EgressBytesOut += out
 		s.EgressBytesIn += in
@@ -225,7 +221,7 @@ func (op *operation) account(resp *egress.Response, injected int) {
 }
 
 // egressFailure maps an egress error to the guest's refusal.
-func (op *operation) egressFailure(err error, grant string) error {
+func (op *operation) egressFailure(err error) error {
 	var de *egress.DenyError
 	switch {
 	case errors.As(err, &de):

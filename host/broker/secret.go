@@ -91,7 +91,7 @@ func (op *operation) secret(ctx context.Context, grant string) ([]byte, error) {
 			return nil, err
 		}
 		op.log.Info("secret read by guest", "secret", grant)
-		op.b.skill(op.in.SkillID).add(func(s *Stats) { s.SecretReads++ })
+		op.in.st.add(func(s *Stats) { s.SecretReads++ })
 		var out secretReadDoc
 		if utf8.Valid(v) {
 			s := string(v)

@@ -95,7 +95,7 @@ func (op *operation) storage(ctx context.Context, prefix string) ([]byte, error)
 			resp = mustJSON(storageDeleteDoc{Deleted: deleted})
 		}
 		if u, err := st.Usage(ctx, in.SkillID); err == nil {
-			op.b.skill(in.SkillID).add(func(s *Stats) { s.StorageKeys, s.StorageBytes = u.Keys, u.Bytes })
+			op.in.st.add(func(s *Stats) { s.StorageKeys, s.StorageBytes = u.Keys, u.Bytes })
 		}
 		return resp, nil
 	case "list":

@@ -27,7 +27,7 @@ import (
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 )
 
-// resolver is a fixed DNS: names map to addresses; it counts lookups.
+// resolver is a fixed DNS: names map to addresses.
 type resolver map[string][]netip.Addr
 
 func (r resolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {

@@ -3,7 +3,6 @@ package install
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -297,23 +296,6 @@ func (in *Installer) lastStatusEventID(ctx context.Context, id, version string) 
 		}
 	}
 	return 0
-}
-
-// joinErrs is errors.Join that returns the single error unchanged.
-func joinErrs(errs ...error) error {
-	var out []error
-	for _, e := range errs {
-		if e != nil {
-			out = append(out, e)
-		}
-	}
-	switch len(out) {
-	case 0:
-		return nil
-	case 1:
-		return out[0]
-	}
-	return errors.Join(out...)
 }
 
 // boundReason cuts a reason the Installer composes (joined audit findings)

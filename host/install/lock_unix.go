@@ -10,14 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"golang.org/x/sys/unix"
-)
-
-// Polling bounds while another process holds a skill's lock. Every waiter
-// polls at about the same rate, so one that has waited long is not starved.
-const (
-	lockPollMin = 500 * time.Microsecond
-	lockPollMax = 10 * time.Millisecond
+	"github.com/palyra-go/palyra/host/fsutil"
 )
 
 // errWouldBlock is returned by lockSkill in try mode when the lock is held.
@@ -44,13 +37,6 @@ type skillLock struct {
 func lockSkill(ctx context.Context, dir string, timeout time.Duration, try bool) (*skillLock, error) {
 	deadline := time.Now().Add(timeout)
 	path := filepath.Join(dir, lockName)
-	wait := lockPollMin
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
 	for {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("install: create %s: %w", dir, err)
@@ -62,12 +48,11 @@ func lockSkill(ctx context.Context, dir string, timeout time.Duration, try bool)
 		if err != nil {
 			return nil, fmt.Errorf("install: open lock %s: %w", path, err)
 		}
-		for {
-			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-			if !errors.Is(err, unix.EINTR) {
-				break
-			}
+		wait := time.Until(deadline)
+		if try || wait <= 0 {
+			wait = -1 // one attempt
 		}
+		err = fsutil.Flock(ctx, f, wait)
 		if err == nil {
 			if same, serr := samePath(f, path); serr != nil {
 				f.Close()
@@ -80,24 +65,14 @@ func lockSkill(ctx context.Context, dir string, timeout time.Duration, try bool)
 		}
 		f.Close()
 		switch {
-		case !errors.Is(err, unix.EWOULDBLOCK):
-			return nil, fmt.Errorf("install: lock %s: %w", path, err)
-		case try:
+		case errors.Is(err, fsutil.ErrLockTimeout) && try:
 			return nil, errWouldBlock
-		case time.Now().After(deadline):
+		case errors.Is(err, fsutil.ErrLockTimeout):
 			return nil, fmt.Errorf("%w: %s held for over %v", ErrLocked, path, timeout)
-		}
-		if timer == nil {
-			timer = time.NewTimer(wait)
-		} else {
-			timer.Reset(wait)
-		}
-		select {
-		case <-ctx.Done():
+		case ctx.Err() != nil:
 			return nil, fmt.Errorf("%w: waiting for %s: %w", ErrLocked, path, ctx.Err())
-		case <-timer.C:
 		}
-		wait = min(2*wait, lockPollMax)
+		return nil, fmt.Errorf("install: %w", err)
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver (pure Go)
+
+	"github.com/palyra-go/palyra/host/internal/sqlitefile"
 )
 
 // FileName is the name of the inventory database inside the state
@@ -106,8 +106,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inventory: open %q: %w", path, err)
 	}
-	if err := createFile(abs); err != nil {
-		return nil, err
+	if err := sqlitefile.Create(abs); err != nil {
+		return nil, fmt.Errorf("inventory: %w", err)
 	}
 	ms, err := builtinMigrations()
 	if err != nil {
@@ -118,7 +118,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		return nil, err
 	}
 
-	sdb, err := sql.Open("sqlite", dsn(abs, o.busyTimeout))
+	sdb, err := sql.Open("sqlite", sqlitefile.DSN(abs, o.busyTimeout))
 	if err != nil {
 		_ = wlock.close()
 		return nil, fmt.Errorf("inventory: open %q: %w", abs, err)
@@ -176,47 +176,6 @@ func (d *DB) ensureWAL(ctx context.Context) error {
 		return fmt.Errorf("inventory: open %q: journal mode is %q, not wal (is the file on a network file system?)", d.path, m)
 	}
 	return nil
-}
-
-// createFile creates the database file with mode 0600 (and its directory
-// with 0700) before SQLite opens it, so it is never created with the
-// process umask's permissions. SQLite gives the -wal and -shm files the
-// mode of the database file.
-func createFile(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("inventory: create directory: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("inventory: create %q: %w", path, err)
-	}
-	fi, err := f.Stat()
-	_ = f.Close() // opened only to create it; nothing was written
-	if err != nil {
-		return fmt.Errorf("inventory: stat %q: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("inventory: %q is not a regular file", path)
-	}
-	return nil
-}
-
-// dsn builds the modernc.org/sqlite URI for path: the pragmas run on every
-// new connection (busy_timeout first), and _txlock makes BeginTx issue
-// BEGIN IMMEDIATE (read-only transactions stay deferred). The journal mode
-// is not among them: WAL is a property of the file, set once (ensureWAL).
-func dsn(path string, busy time.Duration) string {
-	p := filepath.ToSlash(path)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p // a Windows drive path: file:///C:/...
-	}
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Set("_txlock", "immediate")
-	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
-	return u.String()
 }
 
 // Path returns the absolute path of the database file.

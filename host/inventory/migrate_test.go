@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/internal/sqlitefile"
 )
 
 func TestOpenFromEmpty(t *testing.T) {
@@ -157,7 +158,7 @@ func TestLoadMigrations(t *testing.T) {
 // TestMigrationStepsAreAtomic runs a list whose second step fails half-way:
 // the first step stays applied, and nothing of the second is left.
 func TestMigrationStepsAreAtomic(t *testing.T) {
-	sdb, err := sql.Open("sqlite", dsn(filepath.Join(t.TempDir(), "m.db"), DefaultBusyTimeout))
+	sdb, err := sql.Open("sqlite", sqlitefile.DSN(filepath.Join(t.TempDir(), "m.db"), DefaultBusyTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}

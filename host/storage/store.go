@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver (pure Go)
+
+	"github.com/palyra-go/palyra/host/internal/sqlitefile"
 )
 
 // busyTimeout is how long a writer waits for a writer of another process
@@ -71,10 +71,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %q: %w", path, err)
 	}
-	if err := createFile(abs); err != nil {
-		return nil, err
+	if err := sqlitefile.Create(abs); err != nil {
+		return nil, fmt.Errorf("storage: %w", err)
 	}
-	db, err := sql.Open("sqlite", dsn(abs))
+	db, err := sql.Open("sqlite", sqlitefile.DSN(abs, busyTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %q: %w", abs, err)
 	}
@@ -119,47 +119,6 @@ func (s *Store) ensureWAL(ctx context.Context) error {
 		return fmt.Errorf("storage: open %q: journal mode is %q, not wal (is the file on a network file system?)", s.path, m)
 	}
 	return nil
-}
-
-// createFile creates the database file with mode 0600 (and its directory
-// with 0700) before SQLite opens it, so it never gets the umask's
-// permissions. SQLite gives the -wal and -shm files the mode of the
-// database file.
-func createFile(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("storage: create directory of %q: %w", path, err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("storage: create %q: %w", path, err)
-	}
-	fi, err := f.Stat()
-	_ = f.Close() // opened only to create it; nothing was written
-	if err != nil {
-		return fmt.Errorf("storage: stat %q: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("storage: %q is not a regular file", path)
-	}
-	return nil
-}
-
-// dsn builds the modernc.org/sqlite URI for path: the pragmas run on every
-// new connection (busy_timeout first), and _txlock makes BeginTx issue
-// BEGIN IMMEDIATE. The journal mode is a property of the file, set once by
-// ensureWAL.
-func dsn(path string) string {
-	p := filepath.ToSlash(path)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p // a Windows drive path: file:///C:/...
-	}
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Set("_txlock", "immediate")
-	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
-	return u.String()
 }
 
 // Path returns the absolute path of the database file.

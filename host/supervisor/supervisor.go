@@ -491,7 +491,7 @@ type CallOptions struct {
 // CallWith is Call with options.
 func (s *Supervisor) CallWith(ctx context.Context, t Target, toolID string, input []byte, opts CallOptions) (*Result, error) {
 	if opts.InvocationID == "" {
-		opts.InvocationID = newID()
+		opts.InvocationID = NewInvocationID()
 	}
 	if t.SkillID == "" || t.ModuleSHA256 == "" || t.ModulePath == "" {
 		return nil, fmt.Errorf("%w: skill id, module path and module sha256 are required", ErrInvalidTarget)
@@ -1145,7 +1145,11 @@ func grantsProto(g Grants) *sidecarv1.Grants {
 	}
 }
 
-func newID() string {
+// NewInvocationID returns a random invocation id (32 hex digits), the kind
+// CallWith makes when CallOptions.InvocationID is empty. A caller that
+// registers an invocation elsewhere (its capability broker) before the call
+// makes the id with it.
+func NewInvocationID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])

@@ -92,9 +92,12 @@ func (f *File) withLock(ctx context.Context, fn func() error) error {
 	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
 		return fmt.Errorf("trust: create store directory: %w", err)
 	}
-	lf, err := lockExclusive(ctx, f.lockPath())
+	lf, err := fsutil.LockExclusive(ctx, f.lockPath(), 0)
 	if err != nil {
-		return err
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: trust: %w", ErrLocked, err)
+		}
+		return fmt.Errorf("trust: %w", err)
 	}
 	defer lf.Close() // closing the descriptor releases the flock
 	return fn()

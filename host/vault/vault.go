@@ -282,9 +282,12 @@ func (v *Vault) update(ctx context.Context, change func(*state) (bool, error)) e
 	if err := os.MkdirAll(v.dir, 0o700); err != nil {
 		return fmt.Errorf("vault: create %s: %w", v.dir, err)
 	}
-	lock, err := flockExclusive(ctx, filepath.Join(v.dir, lockName))
+	lock, err := fsutil.LockExclusive(ctx, filepath.Join(v.dir, lockName), MaxLockWait)
+	if errors.Is(err, fsutil.ErrLockTimeout) {
+		return fmt.Errorf("%w: %w", ErrBusy, err)
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("vault: %w", err)
 	}
 	defer lock.Close()
 	st, err := v.load()

@@ -21,8 +21,6 @@ func mustParse(t testing.TB, data []byte) *wasmbin.Module {
 	return m
 }
 
-func u32p(v uint32) *uint32 { return &v }
-
 func TestParseFullModule(t *testing.T) {
 	m := mustParse(t, fullModule())
 
