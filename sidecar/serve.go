@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -41,6 +43,11 @@ type ServeConfig struct {
 	// answered (the supervisor normally closes its connection at once, with
 	// go-plugin's Kill) before it is stopped hard. Default DefaultStopGrace.
 	StopGrace time.Duration
+
+	// OnStop, when set, runs once when the supervisor asks the sidecar to
+	// stop, after the skill is closed and before the answer goes out: the
+	// supervisor may kill the process as soon as it has the answer.
+	OnStop func()
 }
 
 // Serve serves the sidecar contract over go-plugin on this process's stdio
@@ -51,6 +58,10 @@ type ServeConfig struct {
 func Serve(cfg ServeConfig) {
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = DefaultStopGrace
+	}
+	if onStop := cfg.OnStop; onStop != nil {
+		var once sync.Once
+		cfg.OnStop = func() { once.Do(onStop) }
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -112,6 +123,40 @@ func Serve(cfg ServeConfig) {
 	}
 }
 
+// CPUProfileDirEnv names the environment variable that makes a serving
+// sidecar write a CPU profile (runtime/pprof) of its whole life into
+// <dir>/sidecar-<pid>.pprof, written when the supervisor stops it
+// gracefully (its Stop call; a killed sidecar leaves an empty file). The supervisor passes PALYRA_SIDECAR_*
+// variables through to its sidecars, so setting it in the supervisor's
+// environment profiles every sidecar:
+//
+//	PALYRA_SIDECAR_CPUPROFILE_DIR=/tmp/prof go run ./cmd/palyra-bench --only B
+//	go tool pprof bin/palyra-sidecar /tmp/prof/sidecar-1234.pprof
+const CPUProfileDirEnv = "PALYRA_SIDECAR_CPUPROFILE_DIR"
+
+// startCPUProfile starts the CPU profile CPUProfileDirEnv asks for and
+// returns what stops it; a failure is reported on stderr and profiles
+// nothing.
+func startCPUProfile(dir string, stderr io.Writer) (stop func()) {
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("sidecar-%d.pprof", os.Getpid())))
+	if err != nil {
+		fmt.Fprintf(stderr, "palyra-sidecar: %s: %v\n", CPUProfileDirEnv, err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintf(stderr, "palyra-sidecar: %s: %v\n", CPUProfileDirEnv, err)
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
+
 // Main is the whole sidecar program, for cmd/palyra-sidecar and for an
 // application that makes its own binary act as the sidecar (call it first in
 // main when the process was started as one). It runs Run with os.Args and
@@ -132,7 +177,17 @@ func Main() {
 // compiling untrusted code happens in a sidecar, never in the supervisor.
 func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
+		var once sync.Once
+		stop := startCPUProfile(os.Getenv(CPUProfileDirEnv), stderr)
+		onStop := cfg.OnStop
+		cfg.OnStop = func() {
+			once.Do(stop)
+			if onStop != nil {
+				onStop()
+			}
+		}
 		Serve(cfg)
+		once.Do(stop)
 		return 0
 	}
 	switch args[0] {

@@ -401,6 +401,9 @@ func (s *server) Describe(context.Context, *sidecarv1.DescribeRequest) (*sidecar
 // answer is out, which ends the process.
 func (s *server) Stop(context.Context, *sidecarv1.StopRequest) (*sidecarv1.StopResponse, error) {
 	s.log.Info("stop requested", "skill_id", s.closeAll())
+	if s.cfg.OnStop != nil {
+		s.cfg.OnStop()
+	}
 	s.stopped()
 	return &sidecarv1.StopResponse{}, nil
 }

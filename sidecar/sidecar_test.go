@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -475,5 +477,32 @@ func TestStopWaitsForInFlight(t *testing.T) {
 	}
 	if err := <-done; codeOf(t, err) != "timeout" {
 		t.Errorf("in-flight call: %v", err)
+	}
+}
+
+// TestCPUProfileOnStop: with PALYRA_SIDECAR_CPUPROFILE_DIR set, a sidecar
+// writes a CPU profile of its life when it is stopped, before it answers
+// Stop (the supervisor may kill it right after).
+func TestCPUProfileOnStop(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(sidecar.CPUProfileDirEnv, dir)
+	s := start(t, nil)
+	ctx := ctxT(t)
+	if _, err := s.LoadSkill(ctx, loadPath(t, "test.echo", "echo.wasm")); err != nil {
+		t.Fatalf("LoadSkill: %v", err)
+	}
+	if _, err := s.Invoke(ctx, &sidecarv1.InvokeRequest{SkillId: "test.echo", ToolId: "a", Input: []byte(`1`)}); err != nil {
+		t.Fatalf("Invoke: %v", err)
+	}
+	if err := s.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	prof, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("sidecar-%d.pprof", s.pid)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A runtime/pprof profile is gzip-compressed protobuf.
+	if len(prof) < 2 || prof[0] != 0x1f || prof[1] != 0x8b {
+		t.Errorf("profile of %d bytes is not a gzip-compressed pprof profile", len(prof))
 	}
 }

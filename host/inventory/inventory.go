@@ -45,6 +45,10 @@ type DB struct {
 	wlock       *writerLock
 	busyTimeout time.Duration
 
+	// cache holds the entries DB.Skill read, valid for the change counter
+	// (see skillCache).
+	cache skillCache
+
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -235,5 +239,14 @@ func (d *DB) withWriteLock(ctx context.Context, fn func() error) error {
 	// retries; reporting anything else here would make a committed
 	// transaction look failed. Close releases the lock in any case.
 	defer func() { _ = d.wlock.unlock() }()
+	// Advance the change counter after the transaction, committed or not
+	// (a failed COMMIT may still have written), so that every process's
+	// DB.Skill cache reads again, and drop this DB's own cache outright. A
+	// counter that cannot be written leaves other processes on their
+	// cache's MaxSkillCacheAge.
+	defer func() {
+		_ = d.wlock.bump()
+		d.cache.clear()
+	}()
 	return fn()
 }

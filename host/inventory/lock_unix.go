@@ -4,8 +4,10 @@ package inventory
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -46,3 +48,32 @@ func (l *writerLock) lock(ctx context.Context, budget time.Duration) error {
 func (l *writerLock) unlock() error { return fsutil.Unlock(l.f) }
 
 func (l *writerLock) close() error { return l.f.Close() }
+
+// generation reads the change counter kept in the lock file's first eight
+// bytes (little endian; a new, empty file is generation 0). ok is false when
+// it cannot be read, and then callers must not trust a cache.
+func (l *writerLock) generation() (gen uint64, ok bool) {
+	var b [8]byte
+	n, err := l.f.ReadAt(b[:], 0)
+	switch {
+	case n == len(b):
+		return binary.LittleEndian.Uint64(b[:]), true
+	case n == 0 && errors.Is(err, io.EOF):
+		return 0, true
+	}
+	return 0, false
+}
+
+// bump advances the change counter. The caller holds the lock.
+func (l *writerLock) bump() error {
+	gen, ok := l.generation()
+	if !ok {
+		gen = uint64(time.Now().UnixNano()) // unreadable: any new value does
+	}
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], gen+1)
+	if _, err := l.f.WriteAt(b[:], 0); err != nil {
+		return fmt.Errorf("inventory: bump the change counter: %w", err)
+	}
+	return nil
+}

@@ -271,12 +271,31 @@ func readEvents(ctx context.Context, q querier, query string, args ...any) ([]Ev
 // This is the read the execution gate makes: the status it sees is the
 // status of the version that will run. It fails with ErrNotFound when no
 // such version is installed.
+//
+// Entries are served from memory while no writer has committed since they
+// were read (see MaxSkillCacheAge): a status change made through DB.Update
+// by this or any other process is seen by the next call.
 func (d *DB) Skill(ctx context.Context, id, version string) (Entry, error) {
 	id, version, err := normalizeKey(id, version)
 	if err != nil {
 		return Entry{}, err
 	}
-	return readSkill(ctx, d.sql, id, version)
+	if d.closed.Load() {
+		return Entry{}, errClosed
+	}
+	key := skillKey{id, version}
+	gen, cacheable := d.wlock.generation()
+	if cacheable {
+		if e, ok := d.cache.get(gen, key, d.now()); ok {
+			return e, nil
+		}
+	}
+	at := d.now()
+	e, err := readSkill(ctx, d.sql, id, version)
+	if err == nil && cacheable {
+		d.cache.put(gen, key, e, at)
+	}
+	return e, err
 }
 
 // Skills lists the installed versions that match f, ordered by skill id and

@@ -64,7 +64,9 @@
 // limits than a call's is not used for it. _initialize runs with its own fuel
 // and deadline ([ModuleConfig].InitFuel and InitTimeout) both when prepared
 // and when run on the call's path, so a call is charged the same either way;
-// during _initialize no invocation is bound (sdk/ABI.md §1).
+// during _initialize no invocation is bound (sdk/ABI.md §1). On Linux the
+// preparer's OS thread runs at nice [PreparerNice], so that refilling the
+// pool and closing used stores yield the CPU to calls in flight.
 //
 // # Concurrency
 //

@@ -517,6 +517,7 @@ func (m *Module) signalRefill() {
 // it works between calls rather than competing with them.
 func (m *Module) prepareLoop() {
 	defer m.prepDone.Done()
+	backgroundThread()
 	for {
 		drain(m.trash)
 		for len(m.pool) < cap(m.pool) && m.prepFails.Load() < maxPrepFailures {

@@ -151,30 +151,44 @@ func Build(ctx context.Context, name, outDir string) (wasmPath string, err error
 	if err != nil {
 		return "", err
 	}
-	r, _ := RepoRoot()
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return "", fmt.Errorf("examplebuild: %s: %w", name, err)
-	}
-	outDir, err = filepath.Abs(outDir)
+	final, err := filepath.Abs(filepath.Join(outDir, name+".wasm"))
 	if err != nil {
 		return "", fmt.Errorf("examplebuild: %s: %w", name, err)
 	}
-	final := filepath.Join(outDir, name+".wasm")
-	tmp, err := os.CreateTemp(outDir, "."+name+"-*.wasm")
+	if err := BuildWasip1(ctx, src, final); err != nil {
+		return "", err
+	}
+	return final, nil
+}
+
+// BuildWasip1 compiles the Go package in pkgDir into the reactor module
+// outPath, creating its directory:
+//
+//	GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildmode=c-shared [-tags TAGS] -o outPath .
+//
+// with the Go toolchain that runs the caller. It writes a temporary file
+// beside outPath and renames it into place, so a concurrent reader never
+// sees a partial module; the error quotes the compiler's output. ctx bounds
+// the go command.
+func BuildWasip1(ctx context.Context, pkgDir, outPath string, tags ...string) error {
+	dir := filepath.Dir(outPath)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("examplebuild: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(outPath)+"-*")
 	if err != nil {
-		return "", fmt.Errorf("examplebuild: %s: %w", name, err)
+		return fmt.Errorf("examplebuild: %w", err)
 	}
 	tmpPath := tmp.Name()
 	tmp.Close()
 	defer os.Remove(tmpPath) // a no-op once renamed
 
-	rel, err := filepath.Rel(r, src)
-	if err != nil {
-		return "", fmt.Errorf("examplebuild: %s: %w", name, err)
+	args := []string{"build", "-trimpath", "-buildmode=c-shared"}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
 	}
-	cmd := exec.CommandContext(ctx, goBinary(), "build", "-trimpath", "-buildmode=c-shared",
-		"-o", tmpPath, "./"+filepath.ToSlash(rel))
-	cmd.Dir = r
+	cmd := exec.CommandContext(ctx, goBinary(), append(args, "-o", tmpPath, ".")...)
+	cmd.Dir = pkgDir
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -183,12 +197,12 @@ func Build(ctx context.Context, name, outDir string) (wasmPath string, err error
 		if len(msg) > maxBuildOutput {
 			msg = msg[:maxBuildOutput] + "…"
 		}
-		return "", fmt.Errorf("examplebuild: go build %s: %w\n%s", name, err, msg)
+		return fmt.Errorf("examplebuild: go build %s: %w\n%s", pkgDir, err, msg)
 	}
-	if err := os.Rename(tmpPath, final); err != nil {
-		return "", fmt.Errorf("examplebuild: %s: %w", name, err)
+	if err := os.Rename(tmpPath, outPath); err != nil {
+		return fmt.Errorf("examplebuild: %w", err)
 	}
-	return final, nil
+	return nil
 }
 
 // built holds MustBuild's result per example for this process.

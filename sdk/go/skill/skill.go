@@ -25,7 +25,16 @@ type Handler func(ctx *Context, input json.RawMessage) (json.RawMessage, error)
 // is decoded with encoding/json into a new In (an absent or null input leaves
 // it the zero value); a decode failure is the tool error CodeInvalidInput. The
 // output is encoded with encoding/json, without HTML escaping.
+//
+// Typed also builds encoding/json's caches for In and Out right away, so
+// that a handler registered in init pays for them in _initialize, which the
+// host runs ahead of the call in a prepared instance, rather than on every
+// call: each call runs in a fresh instance, whose caches start empty. No
+// method of In or Out runs then.
 func Typed[In, Out any](fn func(ctx *Context, in In) (Out, error)) Handler {
+	if !jsonEnvelope {
+		warmCodecs[In, Out]()
+	}
 	return func(ctx *Context, input json.RawMessage) (json.RawMessage, error) {
 		var in In
 		if len(bytes.TrimSpace(input)) > 0 {
@@ -43,6 +52,18 @@ func Typed[In, Out any](fn func(ctx *Context, in In) (Out, error)) Handler {
 		}
 		return b, nil
 	}
+}
+
+// warmCodecs fills encoding/json's per-type caches for In and Out without
+// running any of their methods: it decodes {} into an In unless *In has an
+// UnmarshalJSON method, and encodes a nil *Out, which builds Out's encoder
+// but writes only null.
+func warmCodecs[In, Out any]() {
+	var in In
+	if _, custom := any(&in).(json.Unmarshaler); !custom {
+		_ = json.Unmarshal([]byte(`{}`), &in)
+	}
+	_, _ = marshalJSON((*Out)(nil))
 }
 
 // Mux maps tool ids to handlers. Register handlers in package init functions:
@@ -191,14 +212,27 @@ func readInput(h abi.Host) (*inputDocument, error) {
 			return nil, Errorf(CodeABIError, "input-read returned %d, want %d", got, n)
 		}
 	}
-	var doc inputDocument
-	if err := json.Unmarshal(buf, &doc); err != nil {
+	doc, err := decodeInputDocument(buf)
+	if err != nil {
 		return nil, Errorf(CodeABIError, "decode input document: %v", err)
 	}
 	if doc.ABI != "" && doc.ABI != abi.Version {
 		return nil, Errorf(CodeABIError, "input document is for abi %q, this SDK implements %q", doc.ABI, abi.Version)
 	}
-	return &doc, nil
+	return doc, nil
+}
+
+// decodeInputDocument decodes the input document, by hand (envelope.go)
+// or, in builds with the palyra_sdk_json_envelope tag, with encoding/json.
+func decodeInputDocument(b []byte) (*inputDocument, error) {
+	if jsonEnvelope {
+		var doc inputDocument
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return nil, err
+		}
+		return &doc, nil
+	}
+	return parseInputDocument(b)
 }
 
 // fail writes the error document for err and returns 1.

@@ -1,0 +1,115 @@
+// Command densityapp is scenario E's host-embedding process: a minimal Go
+// application that opens a host on a state directory palyra-bench prepared
+// (n trivial skills installed and precompiled), calls every skill once,
+// waits until the supervisor has reaped all the idle sidecars and prints
+// its own resident set size as JSON:
+//
+//	densityapp --state DIR --sidecar PATH --socket-dir DIR --idle 300ms
+//
+// It runs as its own process so the figure holds only what an application
+// embedding the host pays, not the bench's peers.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/supervisor"
+
+	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/procstat"
+)
+
+// result is the JSON line printed on success.
+type result struct {
+	Skills          int `json:"skills"`
+	Called          int `json:"called"`
+	RSSKiB          int `json:"rss_kib"`
+	RSSBeforeKiB    int `json:"rss_before_kib"`
+	PeakSidecarsKiB int `json:"peak_sidecars_kib"`
+}
+
+func main() {
+	state := flag.String("state", "", "state directory with the installed skills")
+	sidecar := flag.String("sidecar", "", "palyra-sidecar binary")
+	sockDir := flag.String("socket-dir", "", "directory for the sidecars' socket directories")
+	idle := flag.Duration("idle", 300*time.Millisecond, "idle timeout after which sidecars are reaped")
+	flag.Parse()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	r, err := run(ctx, *state, *sidecar, *sockDir, *idle)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "densityapp:", err)
+		os.Exit(1)
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, state, sidecar, sockDir string, idle time.Duration) (r result, err error) {
+	if state == "" || sidecar == "" {
+		return r, errors.New("--state and --sidecar are required")
+	}
+	h, err := host.Open(ctx, host.Config{StateDir: state, SidecarPath: sidecar,
+		Supervisor: supervisor.Config{SocketDir: sockDir, IdleTimeout: idle}})
+	if err != nil {
+		return r, err
+	}
+	defer func() {
+		if cerr := h.Close(context.Background()); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	skills, err := h.Skills(ctx)
+	if err != nil {
+		return r, err
+	}
+	r.Skills = len(skills)
+	runtime.GC()
+	if r.RSSBeforeKiB, err = procstat.RSSKiB(os.Getpid()); err != nil {
+		return r, err
+	}
+	var pids []int
+	for _, s := range skills {
+		res, err := h.Call(ctx, s.SkillID, "bench.trivial", json.RawMessage(`{"text":"hello"}`))
+		if err != nil {
+			return r, fmt.Errorf("call %s: %w", s.SkillID, err)
+		}
+		pids = append(pids, res.PID)
+		r.Called++
+	}
+	for _, pid := range pids {
+		if kib, err := procstat.RSSKiB(pid); err == nil { // a sidecar may already be reaped
+			r.PeakSidecarsKiB += kib
+		}
+	}
+	// Wait for the reaper: every sidecar idle for longer than idle is
+	// stopped.
+	for {
+		running := 0
+		for _, st := range h.Supervisor().States() {
+			if st.Status != supervisor.StatusStopped {
+				running++
+			}
+		}
+		if running == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return r, fmt.Errorf("%d sidecars still running: %w", running, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	runtime.GC()
+	r.RSSKiB, err = procstat.RSSKiB(os.Getpid())
+	return r, err
+}

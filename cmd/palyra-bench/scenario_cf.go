@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/report"
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/supervisor"
+)
+
+// coldSkill is a skill whose sidecar is stopped before each timed call.
+type coldSkill struct {
+	h            *host.Host
+	cacheDir     string // cleared before each call when clearCache
+	id, version  string
+	tool         string
+	input        []byte
+	want         string
+	clearCache   bool
+	sawCacheMiss bool
+}
+
+func (c *coldSkill) prep(context.Context) error {
+	c.h.Supervisor().Stop(c.id, c.version)
+	if c.clearCache {
+		entries, err := os.ReadDir(c.cacheDir)
+		if err != nil {
+			return err
+		}
+		for _, en := range entries {
+			if err := os.RemoveAll(c.cacheDir + "/" + en.Name()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *coldSkill) call(ctx context.Context) error {
+	if err := hostCall(c.h, c.id, c.tool, c.input, c.want)(ctx); err != nil {
+		return err
+	}
+	if hit := c.h.Supervisor().State(c.id, c.version).CacheHit; hit == c.clearCache {
+		return fmt.Errorf("sidecar start: cache hit %v, want %v", hit, !c.clearCache)
+	}
+	return nil
+}
+
+// scenarioC: spawn to first reply, with the precompiled cache and without,
+// against a raw go-plugin start to first RPC.
+func scenarioC(ctx context.Context, e *env) ([]report.Row, error) {
+	hosts := map[bool]*host.Host{}
+	caches := map[bool]string{}
+	for _, clear := range []bool{false, true} {
+		name := "c-precompiled"
+		if clear {
+			name = "c-cleared"
+		}
+		h, state, closeHost, err := e.openHost(ctx, name, true, supervisor.Config{IdleTimeout: -1})
+		if err != nil {
+			return nil, err
+		}
+		defer closeHost()
+		hosts[clear], caches[clear] = h, host.DefaultCacheDir(state)
+		trivial, err := e.trivialArtifact("trivial")
+		if err != nil {
+			return nil, err
+		}
+		echo, err := e.echoArtifact("palyra.echo", e.echoWasm)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range [][]byte{trivial, echo} {
+			if _, err := e.install(ctx, h, a); err != nil {
+				return nil, err
+			}
+		}
+	}
+	skill := func(clear, goGuest bool) *contender {
+		c := &coldSkill{h: hosts[clear], cacheDir: caches[clear], id: "bench.trivial", version: "1.0.0", tool: "bench.trivial",
+			input: echoInput, want: trivialOutput, clearCache: clear}
+		name := "host.Call on a stopped skill, trivial WAT"
+		if goGuest {
+			c.id, c.version, c.tool, c.want = "palyra.echo", "0.1.0", "palyra.echo", echoOutput
+			name = "host.Call on a stopped skill, echo Go guest"
+		}
+		if clear {
+			name += ", precompiled cache cleared"
+		} else {
+			name += ", precompiled"
+		}
+		return &contender{name: name, prep: c.prep, call: c.call}
+	}
+	rawStart := func() *contender {
+		var rc *rawClient
+		var dir string
+		return &contender{
+			name: "raw go-plugin start to first RPC",
+			prep: func(context.Context) (err error) {
+				dir, err = os.MkdirTemp("", "pbraw")
+				return err
+			},
+			call: func(ctx context.Context) error {
+				var err error
+				if rc, err = spawnRaw(ctx, e.rawPlugin, dir); err != nil {
+					return err
+				}
+				return (&rawPlugin{client: rc}).invoke(ctx)
+			},
+			after: func() {
+				if rc != nil {
+					rc.kill()
+					rc = nil
+				}
+				os.RemoveAll(dir)
+			},
+		}
+	}
+
+	watPre, echoPre, raw := skill(false, false), skill(false, true), rawStart()
+	if err := interleave(ctx, e.opts.n(1, 2), e.opts.n(6, 40), watPre, echoPre, raw); err != nil {
+		return nil, err
+	}
+	watCold, echoCold, raw2 := skill(true, false), skill(true, true), rawStart()
+	if err := interleave(ctx, e.opts.n(0, 1), e.opts.n(1, 10), watCold, echoCold, raw2); err != nil {
+		return nil, err
+	}
+	return []report.Row{
+		compare("C", "cold start, trivial WAT skill, precompiled", watPre.timing(time.Millisecond), raw.timing(time.Millisecond), ratioGoal("≤ 1.5 × raw go-plugin start", 1.5), ""),
+		compare("C", "cold start, echo Go-guest skill, precompiled", echoPre.timing(time.Millisecond), raw.timing(time.Millisecond), ratioGoal("≤ 1.5 × raw go-plugin start", 1.5),
+			"includes the Go guest's _initialize on the first call"),
+		compare("C", "cold start, trivial WAT skill, cache cleared", watCold.timing(time.Millisecond), raw2.timing(time.Millisecond), nil, "context: compile on the sidecar's start"),
+		compare("C", "cold start, echo Go-guest skill, cache cleared", echoCold.timing(time.Millisecond), raw2.timing(time.Millisecond), nil, "context: compiling the 3.7 MB Go guest dominates"),
+	}, nil
+}
+
+// scenarioF: verify + audit + install of the echo example's artifact
+// (about 4 MiB of payload), without compiling (an install-only host) and
+// with the precompile step (a host that knows its sidecar binary).
+func scenarioF(ctx context.Context, e *env) ([]report.Row, error) {
+	data, err := e.echoArtifact("palyra.echo", e.echoWasm)
+	if err != nil {
+		return nil, err
+	}
+	admit := func(name string, withSidecar bool) (*contender, func(), error) {
+		h, _, closeHost, err := e.openHost(ctx, name, withSidecar, supervisor.Config{IdleTimeout: -1})
+		if err != nil {
+			return nil, nil, err
+		}
+		installed := false
+		c := &contender{
+			name: "install of the echo artifact (verify + audit + policy + stage + commit)",
+			prep: func(ctx context.Context) error {
+				if !installed {
+					return nil
+				}
+				_, err := h.Installer().Remove(ctx, "palyra.echo", "", "")
+				return err
+			},
+			call: func(ctx context.Context) error {
+				_, err := e.install(ctx, h, data)
+				installed = err == nil
+				return err
+			},
+		}
+		if withSidecar {
+			c.name += " + precompile"
+		}
+		return c, closeHost, nil
+	}
+	without, close1, err := admit("f-nocompile", false)
+	if err != nil {
+		return nil, err
+	}
+	defer close1()
+	with, close2, err := admit("f-compile", true)
+	if err != nil {
+		return nil, err
+	}
+	defer close2()
+	if err := interleave(ctx, 1, e.opts.n(3, 15), without, with); err != nil {
+		return nil, err
+	}
+	note := fmt.Sprintf("artifact %.2f MB compressed, module %.2f MB", float64(len(data))/1e6, float64(len(e.echoWasm))/1e6)
+	return []report.Row{
+		absolute("F", "admission of a 4 MiB artifact, compile excluded", without.timing(time.Millisecond), valueGoal("≤ 50 ms", "<=", 50), note),
+		absolute("F", "admission of a 4 MiB artifact, compile included", with.timing(time.Millisecond), nil, "context: precompile runs `palyra-sidecar precompile` in a child process"),
+	}, nil
+}

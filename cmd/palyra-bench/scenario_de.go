@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/procstat"
+	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/report"
+	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/stats"
+	"github.com/palyra-go/palyra/host/supervisor"
+)
+
+// throughputCallers and throughputSkills are scenario D's shape.
+const (
+	throughputCallers = 8
+	throughputSkills  = 4
+)
+
+// load runs callers goroutines for d, caller i calling call(i, k) for its
+// k-th call, and returns the calls per second and the latencies.
+func load(ctx context.Context, d time.Duration, callers int, call func(ctx context.Context, caller, k int) error) (float64, *stats.Sample, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		all      stats.Sample
+		firstErr error
+		total    int
+	)
+	deadline := time.Now().Add(d)
+	start := time.Now()
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var local []time.Duration
+			for k := 0; time.Now().Before(deadline); k++ {
+				t0 := time.Now()
+				if err := call(ctx, i, k); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					cancel()
+					return
+				}
+				local = append(local, time.Since(t0))
+			}
+			mu.Lock()
+			for _, l := range local {
+				all.Add(l)
+			}
+			total += len(local)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if firstErr != nil {
+		return 0, nil, firstErr
+	}
+	return float64(total) / elapsed.Seconds(), &all, nil
+}
+
+// scenarioD: 8 concurrent callers over 4 trivial skills for a fixed time,
+// against the same load on 4 raw go-plugin plugins, alternating halves.
+func scenarioD(ctx context.Context, e *env) ([]report.Row, error) {
+	h, _, closeHost, err := e.openHost(ctx, "d", true, supervisor.Config{IdleTimeout: -1})
+	if err != nil {
+		return nil, err
+	}
+	defer closeHost()
+	ids := make([]string, throughputSkills)
+	for i := range ids {
+		name := fmt.Sprintf("t%d", i)
+		data, err := e.trivialArtifact(name)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := e.install(ctx, h, data); err != nil {
+			return nil, err
+		}
+		ids[i] = "bench." + name
+		if err := hostCall(h, ids[i], "bench.trivial", echoInput, trivialOutput)(ctx); err != nil {
+			return nil, err
+		}
+	}
+	raws := make([]*rawPlugin, throughputSkills)
+	for i := range raws {
+		r, err := startRaw(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		defer r.kill()
+		raws[i] = r
+	}
+	ours := func(ctx context.Context, caller, k int) error {
+		return hostCall(h, ids[(caller+k)%throughputSkills], "bench.trivial", echoInput, trivialOutput)(ctx)
+	}
+	peer := func(ctx context.Context, caller, k int) error {
+		return raws[(caller+k)%throughputSkills].invoke(ctx)
+	}
+	half := e.opts.d(2*time.Second, 8*time.Second) / 2
+	var oursRate, peerRate float64
+	var oursLat, peerLat stats.Sample
+	for range 2 {
+		for _, side := range []struct {
+			call func(context.Context, int, int) error
+			rate *float64
+			lat  *stats.Sample
+		}{{ours, &oursRate, &oursLat}, {peer, &peerRate, &peerLat}} {
+			rate, lat, err := load(ctx, half, throughputCallers, side.call)
+			if err != nil {
+				return nil, err
+			}
+			*side.rate += rate / 2
+			side.lat.Merge(lat)
+		}
+	}
+	rate := func(name string, r float64, n int) report.Measurement {
+		return report.Measurement{Name: name, Unit: "calls/s", Median: r, N: n}
+	}
+	shape := fmt.Sprintf("%d callers × %d skills, trivial tool", throughputCallers, throughputSkills)
+	return []report.Row{
+		compare("D", "throughput, "+shape, rate("host.Call", oursRate, oursLat.Len()), rate("raw go-plugin RPC, 4 plugins", peerRate, peerLat.Len()),
+			valueGoal("≥ 4,000 calls/s", ">=", 4000), "mean over the run, not a median"),
+		compare("D", "latency under that load", report.FromDurations("host.Call", &oursLat, time.Microsecond), report.FromDurations("raw go-plugin RPC", &peerLat, time.Microsecond), nil, ""),
+	}, nil
+}
+
+// densityResult is what internal/densityapp prints.
+type densityResult struct {
+	Skills          int `json:"skills"`
+	Called          int `json:"called"`
+	RSSKiB          int `json:"rss_kib"`
+	RSSBeforeKiB    int `json:"rss_before_kib"`
+	PeakSidecarsKiB int `json:"peak_sidecars_kib"`
+}
+
+// scenarioE: the RSS of one idle sidecar (trivial WAT and echo Go guest)
+// against an idle raw go-plugin plugin, and of a host-embedding process
+// with 1, 10 and 50 installed skills after their idle sidecars were reaped.
+func scenarioE(ctx context.Context, e *env) ([]report.Row, error) {
+	h, _, closeHost, err := e.openHost(ctx, "e", true, supervisor.Config{IdleTimeout: -1})
+	if err != nil {
+		return nil, err
+	}
+	defer closeHost()
+	trivial, err := e.trivialArtifact("trivial")
+	if err != nil {
+		return nil, err
+	}
+	echo, err := e.echoArtifact("palyra.echo", e.echoWasm)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range [][]byte{trivial, echo} {
+		if _, err := e.install(ctx, h, a); err != nil {
+			return nil, err
+		}
+	}
+	resT, err := h.Call(ctx, "bench.trivial", "bench.trivial", echoInput)
+	if err != nil {
+		return nil, err
+	}
+	resE, err := h.Call(ctx, "palyra.echo", "palyra.echo", echoInput)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := startRaw(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	defer raw.kill()
+	if err := raw.invoke(ctx); err != nil {
+		return nil, err
+	}
+	// Let the prepared instances settle and the Go runtimes go idle.
+	if err := sleep(ctx, time.Second); err != nil {
+		return nil, err
+	}
+	rss := func(name string, pid int) (report.Measurement, error) {
+		kib, err := procstat.RSSKiB(pid)
+		if err != nil {
+			return report.Measurement{}, err
+		}
+		return mb(name, kib), nil
+	}
+	wat, err := rss("idle sidecar, trivial WAT skill", resT.PID)
+	if err != nil {
+		return nil, err
+	}
+	goGuest, err := rss("idle sidecar, echo Go-guest skill", resE.PID)
+	if err != nil {
+		return nil, err
+	}
+	rawM, err := rss("idle raw go-plugin plugin", raw.client.pid())
+	if err != nil {
+		return nil, err
+	}
+	rows := []report.Row{
+		compare("E", "idle sidecar RSS, trivial WAT skill", wat, rawM, valueGoal("≤ 20 MB", "<=", 20), "after one call, 1 s idle"),
+		compare("E", "idle sidecar RSS, echo Go-guest skill", goGuest, rawM, valueGoal("≤ 20 MB", "<=", 20), "includes its prepared instances"),
+	}
+	for _, n := range []int{1, 10, 50} {
+		r, err := density(ctx, e, n)
+		if err != nil {
+			return nil, fmt.Errorf("density with %d skills: %w", n, err)
+		}
+		rows = append(rows, absolute("E", fmt.Sprintf("supervisor RSS, %d installed skills, idle sidecars reaped", n),
+			mb("host-embedding process", r.RSSKiB), nil,
+			fmt.Sprintf("%.1f MB before the first call; the %d sidecars peaked at %.1f MB together", float64(r.RSSBeforeKiB)*1024/1e6, n, float64(r.PeakSidecarsKiB)*1024/1e6)))
+	}
+	return rows, nil
+}
+
+// mb is a Measurement of kib KiB in MB (10^6 bytes).
+func mb(name string, kib int) report.Measurement {
+	return report.Measurement{Name: name, Unit: "MB", Median: float64(kib) * 1024 / 1e6, N: 1}
+}
+
+// density installs n trivial skills into a new state directory and runs
+// internal/densityapp on it: a process that embeds the host, calls every
+// skill once, waits until the idle sidecars are reaped and reports its RSS.
+func density(ctx context.Context, e *env, n int) (*densityResult, error) {
+	h, state, closeHost, err := e.openHost(ctx, fmt.Sprintf("e-density-%d", n), true, supervisor.Config{IdleTimeout: -1})
+	if err != nil {
+		return nil, err
+	}
+	for i := range n {
+		data, err := e.trivialArtifact(fmt.Sprintf("d%03d", i))
+		if err == nil {
+			_, err = e.install(ctx, h, data)
+		}
+		if err != nil {
+			closeHost()
+			return nil, err
+		}
+	}
+	closeHost()
+	sock, err := os.MkdirTemp("", "pbd")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(sock)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.densityApp, "--state", state, "--sidecar", e.sidecar, "--socket-dir", sock, "--idle", "300ms")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("densityapp: %w: %s", err, stderr.String())
+	}
+	var r densityResult
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		return nil, fmt.Errorf("densityapp output %q: %w", stdout.String(), err)
+	}
+	if r.Called != n {
+		return nil, fmt.Errorf("densityapp called %d skills, want %d", r.Called, n)
+	}
+	return &r, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

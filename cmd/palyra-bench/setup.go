@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
+)
+
+// trivialWasm is testdata/trivial.wat: a tool that writes a constant
+// 16-byte output.
+//
+//go:embed testdata/trivial.wasm
+var trivialWasm []byte
+
+// trivialManifest is the manifest of the trivial WAT skills (%s: the
+// skill id's last part).
+const trivialManifest = `manifest_version = 2
+skill_id = "bench.%s"
+name = "Trivial"
+version = "1.0.0"
+publisher = "bench"
+
+[[entrypoints.tools]]
+id = "bench.trivial"
+name = "trivial"
+description = "Writes a constant output"
+input_schema = { type = "object" }
+output_schema = { type = "object" }
+
+[compat]
+required_protocol_major = 1
+min_palyra_version = "0.1.0"
+`
+
+// Inputs and outputs of the calls every scenario checks.
+var (
+	echoInput  = []byte(`{"text":"hello"}`)
+	echoOutput = `{"echo":"hello"}`
+	// trivialOutput is what trivial.wat writes; the raw go-plugin baseline
+	// echoes echoInput, which has the same size.
+	trivialOutput = `{"text":"hello"}`
+)
+
+// signedAt is the signing time of the bench's artifacts.
+var signedAt = time.Unix(1_760_000_000, 0)
+
+// env is what every scenario shares: the built binaries and modules, the
+// signing key, a scratch directory.
+type env struct {
+	work string // scratch directory, removed at the end
+	root string // repository root
+
+	sidecar    string // palyra-sidecar binary
+	rawPlugin  string // the raw go-plugin baseline (host/supervisor/testdata/rawplugin)
+	densityApp string // the host-embedding app of scenario E (internal/densityapp)
+
+	echoWasm       []byte // sdk/examples/echo, the current SDK
+	echoBeforeWasm []byte // the same example built with -tags palyra_sdk_json_envelope (the SDK before the scenario-A change)
+	extismWasm     []byte // internal/peers/extismguest
+
+	key  ed25519.PrivateKey
+	opts options
+}
+
+// newEnv builds everything the scenarios need into a fresh scratch
+// directory under dir (os.TempDir when empty).
+func newEnv(ctx context.Context, o options, progress func(string, ...any)) (*env, error) {
+	root, err := examplebuild.RepoRoot()
+	if err != nil {
+		return nil, fmt.Errorf("find the repository: %w", err)
+	}
+	work, err := os.MkdirTemp("", "palyra-bench-")
+	if err != nil {
+		return nil, err
+	}
+	e := &env{work: work, root: root, opts: o}
+	seed := make([]byte, ed25519.SeedSize)
+	copy(seed, "palyra-bench signing key seed..")
+	e.key = ed25519.NewKeyFromSeed(seed)
+
+	bin := filepath.Join(work, "bin")
+	progress("building palyra-sidecar, the raw go-plugin baseline and the density app")
+	for _, b := range []struct {
+		out *string
+		pkg string
+	}{
+		{&e.sidecar, "./cmd/palyra-sidecar"},
+		{&e.rawPlugin, "./host/supervisor/testdata/rawplugin"},
+		{&e.densityApp, "./cmd/palyra-bench/internal/densityapp"},
+	} {
+		*b.out = filepath.Join(bin, filepath.Base(b.pkg))
+		if err := e.goBuild(ctx, "-o", *b.out, b.pkg); err != nil {
+			e.close()
+			return nil, err
+		}
+	}
+
+	progress("building the echo example (current SDK and the SDK before the change) and the Extism guest")
+	wasmDir := filepath.Join(work, "wasm")
+	p, err := examplebuild.Build(ctx, "echo", wasmDir)
+	if err == nil {
+		e.echoWasm, err = os.ReadFile(p)
+	}
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	before := filepath.Join(wasmDir, "echo-before.wasm")
+	echoDir, err := examplebuild.Dir("echo")
+	if err == nil {
+		err = examplebuild.BuildWasip1(ctx, echoDir, before, "palyra_sdk_json_envelope")
+	}
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	if e.echoBeforeWasm, err = os.ReadFile(before); err != nil {
+		e.close()
+		return nil, err
+	}
+	if e.extismWasm, err = buildExtismGuest(ctx, wasmDir); err != nil {
+		e.close()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *env) close() { os.RemoveAll(e.work) }
+
+// goBuild runs `go build args...` in the repository root (the go.work
+// there puts this module and the main one in one workspace).
+func (e *env) goBuild(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, goBinary(), append([]string{"build"}, args...)...)
+	cmd.Dir = e.root
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", strings.Join(args, " "), err, out.String())
+	}
+	return nil
+}
+
+// goBinary is the go command of the toolchain that built this program.
+func goBinary() string {
+	if p := filepath.Join(os.Getenv("GOROOT"), "bin", "go"); os.Getenv("GOROOT") != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "go"
+}
+
+// publicKeyHex is the bench key's public half in hex.
+func (e *env) publicKeyHex() string {
+	return hex.EncodeToString(e.key.Public().(ed25519.PublicKey))
+}
+
+// installOptions trusts the bench key for the publishers it signs as.
+func (e *env) installOptions() install.InstallOptions {
+	pub := e.publicKeyHex()
+	return install.InstallOptions{TrustedPublishers: []install.TrustedKey{
+		{Publisher: "palyra", PublicKeyHex: pub}, {Publisher: "bench", PublicKeyHex: pub},
+	}}
+}
+
+// echoArtifact signs the echo example's module as skill id skillID.
+func (e *env) echoArtifact(skillID string, wasm []byte) ([]byte, error) {
+	dir, err := examplebuild.Dir("echo")
+	if err != nil {
+		return nil, err
+	}
+	read := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, name)) }
+	manifest, err := read("skill.toml")
+	if err != nil {
+		return nil, err
+	}
+	manifest = bytes.Replace(manifest, []byte(`skill_id = "palyra.echo"`), []byte(fmt.Sprintf("skill_id = %q", skillID)), 1)
+	sbom, err := read("sbom.cdx.json")
+	if err != nil {
+		return nil, err
+	}
+	prov, err := read("provenance.json")
+	if err != nil {
+		return nil, err
+	}
+	b, err := artifact.Build(artifact.BuildInput{
+		Manifest: manifest, Modules: []artifact.File{{Path: "echo.wasm", Data: wasm}},
+		SBOM: sbom, Provenance: prov, SigningKey: e.key, SignedAt: signedAt,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sign %s: %w", skillID, err)
+	}
+	return b.Bytes, nil
+}
+
+// trivialArtifact signs trivial.wat as skill bench.<name>.
+func (e *env) trivialArtifact(name string) ([]byte, error) {
+	b, err := artifact.Build(artifact.BuildInput{
+		Manifest:   []byte(fmt.Sprintf(trivialManifest, name)),
+		Modules:    []artifact.File{{Path: "trivial.wasm", Data: trivialWasm}},
+		SBOM:       []byte(`{"bomFormat":"CycloneDX","specVersion":"1.6"}`),
+		Provenance: []byte(`{"builder":{"id":"palyra-bench"},"subject":[{"name":"modules/trivial.wasm"}]}`),
+		SigningKey: e.key, SignedAt: signedAt,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sign bench.%s: %w", name, err)
+	}
+	return b.Bytes, nil
+}
+
+// openHost opens a host on a new state directory under the scratch dir;
+// closeHost closes it and removes its socket directory. withSidecar false
+// gives an install-only host (no precompile, no calls).
+func (e *env) openHost(ctx context.Context, name string, withSidecar bool, sc supervisor.Config) (h *host.Host, state string, closeHost func(), err error) {
+	state = filepath.Join(e.work, "state-"+name)
+	sock, err := os.MkdirTemp("", "pb")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	sc.SocketDir = sock
+	cfg := host.Config{StateDir: state, Logger: hclog.NewNullLogger(), Supervisor: sc}
+	if withSidecar {
+		cfg.SidecarPath = e.sidecar
+	}
+	h, err = host.Open(ctx, cfg)
+	if err != nil {
+		os.RemoveAll(sock)
+		return nil, "", nil, fmt.Errorf("open host %s: %w", name, err)
+	}
+	return h, state, func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = h.Close(cctx)
+		os.RemoveAll(sock)
+	}, nil
+}
+
+// install installs data on h and checks it is active.
+func (e *env) install(ctx context.Context, h *host.Host, data []byte) (*install.InstallResult, error) {
+	res, err := h.Install(ctx, data, e.installOptions())
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	if res.Status != "active" {
+		return nil, fmt.Errorf("install %s: status %s %v", res.SkillID, res.Status, res.Reasons)
+	}
+	return res, nil
+}
