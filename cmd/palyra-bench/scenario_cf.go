@@ -13,14 +13,13 @@ import (
 
 // coldSkill is a skill whose sidecar is stopped before each timed call.
 type coldSkill struct {
-	h            *host.Host
-	cacheDir     string // cleared before each call when clearCache
-	id, version  string
-	tool         string
-	input        []byte
-	want         string
-	clearCache   bool
-	sawCacheMiss bool
+	h           *host.Host
+	cacheDir    string // cleared before each call when clearCache
+	id, version string
+	tool        string
+	input       []byte
+	want        string
+	clearCache  bool
 }
 
 func (c *coldSkill) prep(context.Context) error {
