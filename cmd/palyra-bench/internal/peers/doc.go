@@ -29,7 +29,9 @@
 // not_granted (-1, nothing is granted) with its error detail as the pending
 // response; log records are accepted and dropped; output-write appends to a
 // per-call buffer of at most 1 MiB. No code is shared with sidecar/runtime:
-// these hosts are independent.
+// these hosts are independent. This is the one package outside
+// sidecar/runtime that links wasmtime-go: as a peer measured beside the
+// host, never as a part of it (the host stays pure Go).
 //
 // A guest's tool error (entrypoint result non-zero, sdk/ABI.md §4; for the
 // Extism guest, the error it sets) is a *ToolError carrying the guest's
