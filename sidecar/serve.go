@@ -126,17 +126,17 @@ func Serve(cfg ServeConfig) {
 // CPUProfileDirEnv names the environment variable that makes a serving
 // sidecar write a CPU profile (runtime/pprof) of its whole life into
 // <dir>/sidecar-<pid>.pprof, written when the supervisor stops it
-// gracefully (its Stop call; a killed sidecar leaves an empty file). The supervisor passes PALYRA_SIDECAR_*
-// variables through to its sidecars, so setting it in the supervisor's
-// environment profiles every sidecar:
+// gracefully (its Stop call; a killed sidecar leaves an empty file). The
+// supervisor passes PALYRA_SIDECAR_* variables through to its sidecars, so
+// setting it in the supervisor's environment profiles every sidecar:
 //
 //	PALYRA_SIDECAR_CPUPROFILE_DIR=/tmp/prof go run ./cmd/palyra-bench --only B
 //	go tool pprof bin/palyra-sidecar /tmp/prof/sidecar-1234.pprof
 const CPUProfileDirEnv = "PALYRA_SIDECAR_CPUPROFILE_DIR"
 
 // startCPUProfile starts the CPU profile CPUProfileDirEnv asks for and
-// returns what stops it; a failure is reported on stderr and profiles
-// nothing.
+// returns what stops it, which may be called more than once; a failure is
+// reported on stderr and profiles nothing.
 func startCPUProfile(dir string, stderr io.Writer) (stop func()) {
 	if dir == "" {
 		return func() {}
@@ -151,10 +151,10 @@ func startCPUProfile(dir string, stderr io.Writer) (stop func()) {
 		f.Close()
 		return func() {}
 	}
-	return func() {
+	return sync.OnceFunc(func() {
 		pprof.StopCPUProfile()
 		f.Close()
-	}
+	})
 }
 
 // Main is the whole sidecar program, for cmd/palyra-sidecar and for an
@@ -177,17 +177,14 @@ func Main() {
 // compiling untrusted code happens in a sidecar, never in the supervisor.
 func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		var once sync.Once
 		stop := startCPUProfile(os.Getenv(CPUProfileDirEnv), stderr)
-		onStop := cfg.OnStop
-		cfg.OnStop = func() {
-			once.Do(stop)
-			if onStop != nil {
-				onStop()
-			}
+		if onStop := cfg.OnStop; onStop != nil {
+			cfg.OnStop = func() { stop(); onStop() }
+		} else {
+			cfg.OnStop = stop
 		}
 		Serve(cfg)
-		once.Do(stop)
+		stop()
 		return 0
 	}
 	switch args[0] {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -75,5 +78,47 @@ func TestInterleave(t *testing.T) {
 	cancel()
 	if err := interleave(ctx, 0, 3, mk("c")); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled interleave = %v", err)
+	}
+}
+
+// TestLoad: every caller calls until the time is up, each call is timed
+// once, the caller and call numbers reach call, and the first error stops
+// the run.
+func TestLoad(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[int]int{} // caller → calls
+	rate, lat, err := load(context.Background(), 50*time.Millisecond, 3, func(_ context.Context, caller, k int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if k != seen[caller] {
+			return fmt.Errorf("caller %d: call %d after %d calls", caller, k, seen[caller])
+		}
+		seen[caller]++
+		time.Sleep(time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for c := range 3 {
+		if seen[c] == 0 {
+			t.Errorf("caller %d made no call", c)
+		}
+		total += seen[c]
+	}
+	if lat.Len() != total || rate <= 0 {
+		t.Errorf("%d latencies and rate %v for %d calls", lat.Len(), rate, total)
+	}
+
+	boom := errors.New("boom")
+	_, _, err = load(context.Background(), time.Minute, 4, func(ctx context.Context, caller, k int) error {
+		if caller == 2 && k == 3 {
+			return boom
+		}
+		return ctx.Err()
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("load with a failing call = %v, want boom", err)
 	}
 }

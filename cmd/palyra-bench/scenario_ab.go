@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/peers"
 	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/report"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/supervisor"
-	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
 )
 
 // buildExtismGuest builds the Extism-ABI twin of the echo example.
@@ -123,7 +121,7 @@ func scenarioB(ctx context.Context, e *env) ([]report.Row, error) {
 	if _, err := e.install(ctx, h, data); err != nil {
 		return nil, err
 	}
-	raw, err := startRaw(ctx, e)
+	raw, err := spawnRaw(ctx, e.rawPlugin)
 	if err != nil {
 		return nil, err
 	}
@@ -137,39 +135,4 @@ func scenarioB(ctx context.Context, e *env) ([]report.Row, error) {
 	return []report.Row{
 		compare("B", "trivial WAT tool call vs raw go-plugin RPC", ours.timing(time.Microsecond), peer.timing(time.Microsecond), ratioGoal("≤ 1.3 × raw go-plugin RPC", 1.3), ""),
 	}, nil
-}
-
-// rawPlugin is a started raw go-plugin baseline.
-type rawPlugin struct {
-	client *rawClient
-	dir    string
-}
-
-func startRaw(ctx context.Context, e *env) (*rawPlugin, error) {
-	dir, err := os.MkdirTemp("", "pbraw")
-	if err != nil {
-		return nil, err
-	}
-	c, err := spawnRaw(ctx, e.rawPlugin, filepath.Join(dir))
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	return &rawPlugin{client: c, dir: dir}, nil
-}
-
-func (r *rawPlugin) invoke(ctx context.Context) error {
-	resp, err := r.client.sidecar.Invoke(ctx, &sidecarv1.InvokeRequest{InvocationId: "x", SkillId: "raw", ToolId: "bench.trivial", Input: echoInput})
-	if err != nil {
-		return err
-	}
-	if string(resp.GetOutput()) != trivialOutput {
-		return fmt.Errorf("raw plugin output %q", resp.GetOutput())
-	}
-	return nil
-}
-
-func (r *rawPlugin) kill() {
-	r.client.kill()
-	os.RemoveAll(r.dir)
 }

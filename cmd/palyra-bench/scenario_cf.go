@@ -95,26 +95,19 @@ func scenarioC(ctx context.Context, e *env) ([]report.Row, error) {
 	}
 	rawStart := func() *contender {
 		var rc *rawClient
-		var dir string
 		return &contender{
 			name: "raw go-plugin start to first RPC",
-			prep: func(context.Context) (err error) {
-				dir, err = os.MkdirTemp("", "pbraw")
-				return err
-			},
-			call: func(ctx context.Context) error {
-				var err error
-				if rc, err = spawnRaw(ctx, e.rawPlugin, dir); err != nil {
+			call: func(ctx context.Context) (err error) {
+				if rc, err = spawnRaw(ctx, e.rawPlugin); err != nil {
 					return err
 				}
-				return (&rawPlugin{client: rc}).invoke(ctx)
+				return rc.invoke(ctx)
 			},
 			after: func() {
 				if rc != nil {
 					rc.kill()
 					rc = nil
 				}
-				os.RemoveAll(dir)
 			},
 		}
 	}

@@ -23,7 +23,8 @@ const (
 )
 
 // load runs callers goroutines for d, caller i calling call(i, k) for its
-// k-th call, and returns the calls per second and the latencies.
+// k-th call, and returns the calls per second and the latencies. The first
+// error stops every caller and is returned.
 func load(ctx context.Context, d time.Duration, callers int, call func(ctx context.Context, caller, k int) error) (float64, *stats.Sample, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -32,15 +33,19 @@ func load(ctx context.Context, d time.Duration, callers int, call func(ctx conte
 		mu       sync.Mutex
 		all      stats.Sample
 		firstErr error
-		total    int
 	)
-	deadline := time.Now().Add(d)
 	start := time.Now()
+	deadline := start.Add(d)
 	for i := range callers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var local []time.Duration
+			var local stats.Sample
+			defer func() {
+				mu.Lock()
+				all.Merge(&local)
+				mu.Unlock()
+			}()
 			for k := 0; time.Now().Before(deadline); k++ {
 				t0 := time.Now()
 				if err := call(ctx, i, k); err != nil {
@@ -52,14 +57,8 @@ func load(ctx context.Context, d time.Duration, callers int, call func(ctx conte
 					cancel()
 					return
 				}
-				local = append(local, time.Since(t0))
+				local.Add(time.Since(t0))
 			}
-			mu.Lock()
-			for _, l := range local {
-				all.Add(l)
-			}
-			total += len(local)
-			mu.Unlock()
 		}()
 	}
 	wg.Wait()
@@ -67,7 +66,7 @@ func load(ctx context.Context, d time.Duration, callers int, call func(ctx conte
 	if firstErr != nil {
 		return 0, nil, firstErr
 	}
-	return float64(total) / elapsed.Seconds(), &all, nil
+	return float64(all.Len()) / elapsed.Seconds(), &all, nil
 }
 
 // scenarioD: 8 concurrent callers over 4 trivial skills for a fixed time,
@@ -93,9 +92,9 @@ func scenarioD(ctx context.Context, e *env) ([]report.Row, error) {
 			return nil, err
 		}
 	}
-	raws := make([]*rawPlugin, throughputSkills)
+	raws := make([]*rawClient, throughputSkills)
 	for i := range raws {
-		r, err := startRaw(ctx, e)
+		r, err := spawnRaw(ctx, e.rawPlugin)
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +174,7 @@ func scenarioE(ctx context.Context, e *env) ([]report.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := startRaw(ctx, e)
+	raw, err := spawnRaw(ctx, e.rawPlugin)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +201,7 @@ func scenarioE(ctx context.Context, e *env) ([]report.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	rawM, err := rss("idle raw go-plugin plugin", raw.client.pid())
+	rawM, err := rss("idle raw go-plugin plugin", raw.pid())
 	if err != nil {
 		return nil, err
 	}

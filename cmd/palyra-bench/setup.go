@@ -76,11 +76,13 @@ type env struct {
 
 	key  ed25519.PrivateKey
 	opts options
+
+	echoArtifacts map[string][]byte // signed echo artifacts by skill id
 }
 
 // newEnv builds everything the scenarios need into a fresh scratch
-// directory under dir (os.TempDir when empty).
-func newEnv(ctx context.Context, o options, progress func(string, ...any)) (*env, error) {
+// directory, which e.close removes.
+func newEnv(ctx context.Context, o options, progress func(string, ...any)) (_ *env, err error) {
 	root, err := examplebuild.RepoRoot()
 	if err != nil {
 		return nil, fmt.Errorf("find the repository: %w", err)
@@ -89,7 +91,12 @@ func newEnv(ctx context.Context, o options, progress func(string, ...any)) (*env
 	if err != nil {
 		return nil, err
 	}
-	e := &env{work: work, root: root, opts: o}
+	e := &env{work: work, root: root, opts: o, echoArtifacts: map[string][]byte{}}
+	defer func() {
+		if err != nil {
+			e.close()
+		}
+	}()
 	seed := make([]byte, ed25519.SeedSize)
 	copy(seed, "palyra-bench signing key seed..")
 	e.key = ed25519.NewKeyFromSeed(seed)
@@ -106,36 +113,33 @@ func newEnv(ctx context.Context, o options, progress func(string, ...any)) (*env
 	} {
 		*b.out = filepath.Join(bin, filepath.Base(b.pkg))
 		if err := e.goBuild(ctx, "-o", *b.out, b.pkg); err != nil {
-			e.close()
 			return nil, err
 		}
 	}
 
 	progress("building the echo example (current SDK and the SDK before the change) and the Extism guest")
-	wasmDir := filepath.Join(work, "wasm")
-	p, err := examplebuild.Build(ctx, "echo", wasmDir)
-	if err == nil {
-		e.echoWasm, err = os.ReadFile(p)
-	}
-	if err != nil {
-		e.close()
-		return nil, err
-	}
-	before := filepath.Join(wasmDir, "echo-before.wasm")
 	echoDir, err := examplebuild.Dir("echo")
-	if err == nil {
-		err = examplebuild.BuildWasip1(ctx, echoDir, before, "palyra_sdk_json_envelope")
-	}
 	if err != nil {
-		e.close()
 		return nil, err
 	}
-	if e.echoBeforeWasm, err = os.ReadFile(before); err != nil {
-		e.close()
-		return nil, err
+	wasmDir := filepath.Join(work, "wasm")
+	for _, m := range []struct {
+		out  *[]byte
+		file string
+		tags []string
+	}{
+		{&e.echoWasm, "echo.wasm", nil},
+		{&e.echoBeforeWasm, "echo-before.wasm", []string{"palyra_sdk_json_envelope"}},
+	} {
+		p := filepath.Join(wasmDir, m.file)
+		if err := examplebuild.BuildWasip1(ctx, echoDir, p, m.tags...); err != nil {
+			return nil, err
+		}
+		if *m.out, err = os.ReadFile(p); err != nil {
+			return nil, err
+		}
 	}
 	if e.extismWasm, err = buildExtismGuest(ctx, wasmDir); err != nil {
-		e.close()
 		return nil, err
 	}
 	return e, nil
@@ -146,7 +150,7 @@ func (e *env) close() { os.RemoveAll(e.work) }
 // goBuild runs `go build args...` in the repository root (the go.work
 // there puts this module and the main one in one workspace).
 func (e *env) goBuild(ctx context.Context, args ...string) error {
-	cmd := exec.CommandContext(ctx, goBinary(), append([]string{"build"}, args...)...)
+	cmd := exec.CommandContext(ctx, examplebuild.GoCommand(), append([]string{"build"}, args...)...)
 	cmd.Dir = e.root
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -154,16 +158,6 @@ func (e *env) goBuild(ctx context.Context, args ...string) error {
 		return fmt.Errorf("go build %s: %w\n%s", strings.Join(args, " "), err, out.String())
 	}
 	return nil
-}
-
-// goBinary is the go command of the toolchain that built this program.
-func goBinary() string {
-	if p := filepath.Join(os.Getenv("GOROOT"), "bin", "go"); os.Getenv("GOROOT") != "" {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return "go"
 }
 
 // publicKeyHex is the bench key's public half in hex.
@@ -179,8 +173,12 @@ func (e *env) installOptions() install.InstallOptions {
 	}}
 }
 
-// echoArtifact signs the echo example's module as skill id skillID.
+// echoArtifact signs the echo example's module wasm as skill id skillID,
+// once per skill id: a skill id always names the same module here.
 func (e *env) echoArtifact(skillID string, wasm []byte) ([]byte, error) {
+	if a, ok := e.echoArtifacts[skillID]; ok {
+		return a, nil
+	}
 	dir, err := examplebuild.Dir("echo")
 	if err != nil {
 		return nil, err
@@ -206,6 +204,7 @@ func (e *env) echoArtifact(skillID string, wasm []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sign %s: %w", skillID, err)
 	}
+	e.echoArtifacts[skillID] = b.Bytes
 	return b.Bytes, nil
 }
 

@@ -129,8 +129,15 @@ func TestSkillCacheOlderCounter(t *testing.T) {
 	if _, ok := c.get(6, key, now); ok {
 		t.Error("hit for a newer counter")
 	}
-	if _, ok := c.get(6, key, now.Add(-time.Second)); ok {
-		t.Error("hit for an entry from the future")
+	c.put(6, key, Entry{Record: Record{SkillID: "a"}}, now)
+	if _, ok := c.get(6, key, now); !ok {
+		t.Error("miss for an entry just put")
+	}
+	if _, ok := c.get(6, key, now.Add(-time.Millisecond)); ok {
+		t.Error("hit for an entry from the future (the clock went back)")
+	}
+	if _, ok := c.get(6, key, now.Add(MaxSkillCacheAge)); ok {
+		t.Error("hit for an entry MaxSkillCacheAge old")
 	}
 }
 

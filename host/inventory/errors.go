@@ -1,13 +1,10 @@
 package inventory
 
 import (
-	"errors"
 	"fmt"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/internal/sqlitefile"
 )
 
 // Sentinels. Every error this package returns starts with "inventory: ", and
@@ -53,22 +50,8 @@ func wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if isBusy(err) {
+	if sqlitefile.IsBusy(err) {
 		return fmt.Errorf("%w: %s: %w", ErrBusy, op, err)
 	}
 	return fmt.Errorf("inventory: %s: %w", op, err)
-}
-
-// isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED (any
-// extended code of either).
-func isBusy(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	switch se.Code() & 0xff {
-	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-		return true
-	}
-	return false
 }

@@ -158,28 +158,8 @@ func (d *DB) init(ctx context.Context, ms []migration) error {
 // lock: two processes switching a new file at once can get SQLITE_BUSY from
 // SQLite without its busy handler being consulted.
 func (d *DB) ensureWAL(ctx context.Context) error {
-	mode := func(query string) (string, error) {
-		var m string
-		if err := d.sql.QueryRowContext(ctx, query).Scan(&m); err != nil {
-			return "", wrap(fmt.Sprintf("open %q", d.path), err)
-		}
-		return strings.ToLower(m), nil
-	}
-	m, err := mode(`PRAGMA journal_mode`)
-	if err != nil || m == "wal" {
-		return err
-	}
-	err = d.withWriteLock(ctx, func() (err error) {
-		m, err = mode(`PRAGMA journal_mode = WAL`)
-		return err
-	})
-	switch {
-	case err != nil:
-		return err
-	case m != "wal":
-		return fmt.Errorf("inventory: open %q: journal mode is %q, not wal (is the file on a network file system?)", d.path, m)
-	}
-	return nil
+	err := sqlitefile.EnsureWAL(ctx, d.sql, func(fn func() error) error { return d.withWriteLock(ctx, fn) })
+	return wrap(fmt.Sprintf("open %q", d.path), err)
 }
 
 // Path returns the absolute path of the database file.

@@ -1,14 +1,11 @@
 package storage
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/internal/sqlitefile"
 )
 
 // Sentinels. Every error the package returns starts with "storage: ", and
@@ -121,22 +118,8 @@ func wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if isBusy(err) {
+	if sqlitefile.IsBusy(err) {
 		return fmt.Errorf("%w: %s: %w", ErrBusy, op, err)
 	}
 	return fmt.Errorf("storage: %s: %w", op, err)
-}
-
-// isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED (any
-// extended code of either).
-func isBusy(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	switch se.Code() & 0xff {
-	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-		return true
-	}
-	return false
 }

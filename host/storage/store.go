@@ -101,24 +101,8 @@ func (s *Store) init(ctx context.Context) error {
 // ensureWAL switches the file to WAL mode. The mode is stored in the file,
 // so this writes only when the file is new.
 func (s *Store) ensureWAL(ctx context.Context) error {
-	mode := func(q string) (string, error) {
-		var m string
-		if err := s.db.QueryRowContext(ctx, q).Scan(&m); err != nil {
-			return "", wrap(fmt.Sprintf("open %q", s.path), err)
-		}
-		return strings.ToLower(m), nil
-	}
-	m, err := mode(`PRAGMA journal_mode`)
-	if err != nil || m == "wal" {
-		return err
-	}
-	if m, err = mode(`PRAGMA journal_mode = WAL`); err != nil {
-		return err
-	}
-	if m != "wal" {
-		return fmt.Errorf("storage: open %q: journal mode is %q, not wal (is the file on a network file system?)", s.path, m)
-	}
-	return nil
+	err := sqlitefile.EnsureWAL(ctx, s.db, func(fn func() error) error { return fn() })
+	return wrap(fmt.Sprintf("open %q", s.path), err)
 }
 
 // Path returns the absolute path of the database file.

@@ -1,7 +1,8 @@
 // Package sqlitefile holds what every SQLite database of the state
 // directory (the inventory, the skills' storage) opens the same way: the
-// file created 0600 before SQLite touches it, and the modernc.org/sqlite
-// DSN with the pragmas each connection runs.
+// file created 0600 before SQLite touches it, the modernc.org/sqlite DSN
+// with the pragmas each connection runs, the switch to WAL mode and the test
+// for SQLite's busy errors.
 package sqlitefile
 
 import (

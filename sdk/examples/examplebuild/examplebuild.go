@@ -71,7 +71,7 @@ func findRoot() (string, error) {
 	}
 	// Built with -trimpath, or moved: ask the go command about the working
 	// directory, which tests run inside the repository.
-	out, err := exec.Command(goBinary(), "env", "GOMOD").Output()
+	out, err := exec.Command(GoCommand(), "env", "GOMOD").Output()
 	if err != nil {
 		return "", fmt.Errorf("examplebuild: find the repository root: go env GOMOD: %w", err)
 	}
@@ -121,9 +121,9 @@ func MustDir(tb testing.TB, name string) string {
 	return d
 }
 
-// goBinary returns the go command of the toolchain running this process
+// GoCommand returns the go command of the toolchain running this process
 // (runtime.GOROOT()/bin/go), or "go" from PATH when that does not exist.
-func goBinary() string {
+func GoCommand() string {
 	exe := "go"
 	if runtime.GOOS == "windows" {
 		exe = "go.exe"
@@ -187,7 +187,7 @@ func BuildWasip1(ctx context.Context, pkgDir, outPath string, tags ...string) er
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
 	}
-	cmd := exec.CommandContext(ctx, goBinary(), append(args, "-o", tmpPath, ".")...)
+	cmd := exec.CommandContext(ctx, GoCommand(), append(args, "-o", tmpPath, ".")...)
 	cmd.Dir = pkgDir
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	var out bytes.Buffer

@@ -110,23 +110,7 @@ func (d *envelope) null() bool {
 // object decodes an object (or null), calling member for each member with
 // the read offset on its value.
 func (d *envelope) object(member func(key []byte) error) error {
-	if d.null() {
-		return nil
-	}
-	if d.i >= len(d.b) || d.b[d.i] != '{' {
-		return d.errorf("want an object")
-	}
-	if d.depth++; d.depth > maxEnvelopeDepth {
-		return d.errorf("nested deeper than %d", maxEnvelopeDepth)
-	}
-	d.i++
-	d.ws()
-	if d.i < len(d.b) && d.b[d.i] == '}' {
-		d.i++
-		d.depth--
-		return nil
-	}
-	for {
+	return d.container('{', '}', "object", func() error {
 		key, err := d.str()
 		if err != nil {
 			return err
@@ -137,63 +121,52 @@ func (d *envelope) object(member func(key []byte) error) error {
 		}
 		d.i++
 		d.ws()
-		if err := member(key); err != nil {
-			return err
-		}
-		d.ws()
-		if d.i >= len(d.b) {
-			return d.errorf("unterminated object")
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.ws()
-		case '}':
-			d.i++
-			d.depth--
-			return nil
-		default:
-			return d.errorf("want ',' or '}' in an object")
-		}
-	}
+		return member(key)
+	})
 }
 
 // array decodes an array (or null), calling elem for each element.
 func (d *envelope) array(elem func() error) error {
+	return d.container('[', ']', "array", elem)
+}
+
+// container decodes an object or an array (or null) between open and
+// close, calling item for each member or element.
+func (d *envelope) container(open, close byte, kind string, item func() error) error {
 	if d.null() {
 		return nil
 	}
-	if d.i >= len(d.b) || d.b[d.i] != '[' {
-		return d.errorf("want an array")
+	if d.i >= len(d.b) || d.b[d.i] != open {
+		return d.errorf("want an %s", kind)
 	}
 	if d.depth++; d.depth > maxEnvelopeDepth {
 		return d.errorf("nested deeper than %d", maxEnvelopeDepth)
 	}
 	d.i++
 	d.ws()
-	if d.i < len(d.b) && d.b[d.i] == ']' {
+	if d.i < len(d.b) && d.b[d.i] == close {
 		d.i++
 		d.depth--
 		return nil
 	}
 	for {
-		if err := elem(); err != nil {
+		if err := item(); err != nil {
 			return err
 		}
 		d.ws()
 		if d.i >= len(d.b) {
-			return d.errorf("unterminated array")
+			return d.errorf("unterminated %s", kind)
 		}
 		switch d.b[d.i] {
 		case ',':
 			d.i++
 			d.ws()
-		case ']':
+		case close:
 			d.i++
 			d.depth--
 			return nil
 		default:
-			return d.errorf("want ',' or ']' in an array")
+			return d.errorf("want ',' or '%c' in an %s", close, kind)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	extism "github.com/extism/go-sdk"
 )
@@ -14,8 +13,7 @@ const extismExport = "echo"
 
 // extismRunner runs the Extism-ABI guest with the Extism go-sdk.
 type extismRunner struct {
-	mu       sync.RWMutex // Call holds it shared, Close exclusively
-	closed   bool
+	gate
 	compiled *extism.CompiledPlugin
 }
 
@@ -37,26 +35,14 @@ func NewExtism(ctx context.Context, wasm []byte) (Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: compile plugin: %w", NameExtism, err)
 	}
-	return &extismRunner{compiled: compiled}, nil
+	return &extismRunner{gate: gate{name: NameExtism}, compiled: compiled}, nil
 }
 
 func (r *extismRunner) Name() string { return NameExtism }
 
 // Call runs one call in a new plugin instance.
 func (r *extismRunner) Call(ctx context.Context, input []byte) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", NameExtism, err)
-	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if r.closed {
-		return nil, fmt.Errorf("%s: %w", NameExtism, ErrClosed)
-	}
-	out, err := r.call(ctx, input)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", NameExtism, err)
-	}
-	return out, nil
+	return r.gate.call(ctx, func() ([]byte, error) { return r.call(ctx, input) })
 }
 
 func (r *extismRunner) call(ctx context.Context, input []byte) (_ []byte, err error) {
@@ -101,14 +87,5 @@ func extismToolError(msg string) *ToolError {
 
 // Close closes the compiled plugin, after the calls in progress.
 func (r *extismRunner) Close(ctx context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return nil
-	}
-	r.closed = true
-	if err := r.compiled.Close(ctx); err != nil {
-		return fmt.Errorf("%s: close: %w", NameExtism, err)
-	}
-	return nil
+	return r.gate.close(func() error { return r.compiled.Close(ctx) })
 }

@@ -12,8 +12,7 @@ import (
 
 // wasmtimeRunner runs the palyra-ABI module with wasmtime-go in-process.
 type wasmtimeRunner struct {
-	mu     sync.RWMutex // Call holds it shared, Close exclusively
-	closed bool
+	gate
 	engine *wasmtime.Engine
 	module *wasmtime.Module
 	linker *wasmtime.Linker
@@ -44,7 +43,7 @@ func NewWasmtime(wasm []byte) (Runner, error) {
 	cfg.SetEpochInterruption(false)
 	engine := wasmtime.NewEngineWithConfig(cfg)
 
-	r := &wasmtimeRunner{engine: engine, calls: make(map[uintptr]*callState)}
+	r := &wasmtimeRunner{gate: gate{name: NameWasmtime}, engine: engine, calls: make(map[uintptr]*callState)}
 	if err := r.init(wasm); err != nil {
 		r.free()
 		return nil, fmt.Errorf("%s: %w", NameWasmtime, err)
@@ -172,19 +171,7 @@ func (r *wasmtimeRunner) Name() string { return NameWasmtime }
 
 // Call runs one call in a new Store.
 func (r *wasmtimeRunner) Call(ctx context.Context, input []byte) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", NameWasmtime, err)
-	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if r.closed {
-		return nil, fmt.Errorf("%s: %w", NameWasmtime, ErrClosed)
-	}
-	out, err := r.call(ctx, input)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", NameWasmtime, err)
-	}
-	return out, nil
+	return r.gate.call(ctx, func() ([]byte, error) { return r.call(ctx, input) })
 }
 
 func (r *wasmtimeRunner) call(ctx context.Context, input []byte) ([]byte, error) {
@@ -246,14 +233,7 @@ func exitStatus(err error) (int32, bool) {
 
 // Close frees the linker, module and engine, after the calls in progress.
 func (r *wasmtimeRunner) Close(context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return nil
-	}
-	r.closed = true
-	r.free()
-	return nil
+	return r.gate.close(func() error { r.free(); return nil })
 }
 
 func (r *wasmtimeRunner) free() {

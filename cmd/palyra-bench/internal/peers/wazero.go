@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -14,8 +13,7 @@ import (
 
 // wazeroRunner runs the palyra-ABI module with wazero in-process.
 type wazeroRunner struct {
-	mu       sync.RWMutex // Call holds it shared, Close exclusively
-	closed   bool
+	gate
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
 	modCfg   wazero.ModuleConfig
@@ -51,6 +49,7 @@ func stateOf(ctx context.Context) *callState {
 func NewWazero(ctx context.Context, wasm []byte) (Runner, error) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler())
 	r := &wazeroRunner{
+		gate:   gate{name: NameWazero},
 		rt:     rt,
 		modCfg: wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize"),
 	}
@@ -156,19 +155,7 @@ func (r *wazeroRunner) Name() string { return NameWazero }
 // Call instantiates the module (running _initialize), calls the entrypoint
 // and closes the module.
 func (r *wazeroRunner) Call(ctx context.Context, input []byte) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", NameWazero, err)
-	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if r.closed {
-		return nil, fmt.Errorf("%s: %w", NameWazero, ErrClosed)
-	}
-	out, err := r.call(ctx, input)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", NameWazero, err)
-	}
-	return out, nil
+	return r.gate.call(ctx, func() ([]byte, error) { return r.call(ctx, input) })
 }
 
 func (r *wazeroRunner) call(ctx context.Context, input []byte) (_ []byte, err error) {
@@ -199,14 +186,5 @@ func (r *wazeroRunner) call(ctx context.Context, input []byte) (_ []byte, err er
 // Close closes the runtime, and with it everything it compiled and
 // instantiated, after the calls in progress.
 func (r *wazeroRunner) Close(ctx context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return nil
-	}
-	r.closed = true
-	if err := r.rt.Close(ctx); err != nil {
-		return fmt.Errorf("%s: close: %w", NameWazero, err)
-	}
-	return nil
+	return r.gate.close(func() error { return r.rt.Close(ctx) })
 }

@@ -2,8 +2,7 @@
 //
 // A [Sample] collects observations, either durations ([Sample.Add]) or plain
 // numbers ([Sample.AddValue]), and answers the order statistics the report
-// shows: [Sample.Median], [Sample.P99], [Sample.Percentile], [Sample.Min],
-// [Sample.Max] and [Sample.Mean].
+// shows: [Sample.Median], [Sample.P99] and [Sample.Percentile].
 //
 // Recording is cheap: Add appends to a slice and nothing is sorted until a
 // rank statistic is asked for. The sorted copy is then cached and reused until
@@ -24,8 +23,9 @@
 // Excel's PERCENTILE.INC): for n sorted values x[0..n-1] and p in [0, 100],
 // the position is h = (n-1)·p/100 and the result is
 // x[⌊h⌋] + (h-⌊h⌋)·(x[⌊h⌋+1]-x[⌊h⌋]). Hence the median of 1..100 is 50.5 and
-// its 99th percentile is 99.01. The result never lies outside [Min, Max], and
-// with few observations the high percentiles approach Max.
+// its 99th percentile is 99.01. The result never lies outside the smallest
+// and largest observations, and with few observations the high percentiles
+// approach the largest.
 //
 // # Empty samples
 //

@@ -13,7 +13,7 @@ func ExampleSample() {
 		s.Add(time.Duration(i) * time.Microsecond)
 	}
 	us := float64(time.Microsecond)
-	fmt.Printf("n=%d median=%.2fµs p99=%.2fµs min=%.0fµs mean=%.2fµs\n",
-		s.Len(), s.Median()/us, s.P99()/us, s.Min()/us, s.Mean()/us)
-	// Output: n=100 median=50.50µs p99=99.01µs min=1µs mean=50.50µs
+	fmt.Printf("n=%d median=%.2fµs p99=%.2fµs p25=%.2fµs\n",
+		s.Len(), s.Median()/us, s.P99()/us, s.Percentile(25)/us)
+	// Output: n=100 median=50.50µs p99=99.01µs p25=25.75µs
 }

@@ -40,21 +40,9 @@ func (s *Sample) Merge(other *Sample) {
 	s.dirty = true
 }
 
-// Reset removes every observation, keeping the allocated storage.
-func (s *Sample) Reset() {
-	s.values = s.values[:0]
-	s.sorted = s.sorted[:0]
-	s.dirty = false
-}
-
 // Len returns the number of observations recorded.
 func (s *Sample) Len() int {
 	return len(s.values)
-}
-
-// Values returns a copy of the observations in recording order.
-func (s *Sample) Values() []float64 {
-	return slices.Clone(s.values)
 }
 
 // Median returns the 50th percentile, or 0 for an empty sample.
@@ -94,34 +82,6 @@ func (s *Sample) Percentile(p float64) float64 {
 		return x[lo]
 	}
 	return x[lo] + frac*(x[lo+1]-x[lo])
-}
-
-// Min returns the smallest observation, or 0 for an empty sample.
-func (s *Sample) Min() float64 {
-	if len(s.values) == 0 {
-		return 0
-	}
-	return slices.Min(s.values)
-}
-
-// Max returns the largest observation, or 0 for an empty sample.
-func (s *Sample) Max() float64 {
-	if len(s.values) == 0 {
-		return 0
-	}
-	return slices.Max(s.values)
-}
-
-// Mean returns the arithmetic mean, or 0 for an empty sample.
-func (s *Sample) Mean() float64 {
-	if len(s.values) == 0 {
-		return 0
-	}
-	var sum float64
-	for _, v := range s.values {
-		sum += v
-	}
-	return sum / float64(len(s.values))
 }
 
 // sortedValues returns the cached ascending copy of the observations,
