@@ -19,11 +19,13 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/palyra-go/palyra/host/anomaly"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/broker"
 	"github.com/palyra-go/palyra/host/broker/egress"
 	"github.com/palyra-go/palyra/host/channels"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/inventory"
 	"github.com/palyra-go/palyra/host/manifest"
@@ -98,6 +100,18 @@ type Config struct {
 	Supervisor supervisor.Config
 	// MaxOutputBytes caps a tool's output (default 1 MiB).
 	MaxOutputBytes int
+	// Bus receives an event after every lifecycle change the host's
+	// installer commits (install, enable, disable, quarantine, remove);
+	// nil publishes none. The inventory journals every change either way.
+	Bus *events.Bus
+	// Anomaly, when set, quarantines a skill version whose calls keep
+	// ending in anomalies (fuel exhaustion, traps, timeouts, capability
+	// denials, ...) past the policy's thresholds within its window, with
+	// the evidence as the reason and principal PrincipalAnomaly.
+	Anomaly *anomaly.Policy
+	// OnCall, when set, is called after every Call with what it did
+	// (metrics, request logs). It must not block.
+	OnCall func(CallRecord)
 	// StartEagerly makes Open start a sidecar for the current version of
 	// every active skill (one at a time, before Open returns) instead of
 	// on its first call. A skill whose start fails is logged and left to
@@ -120,6 +134,7 @@ type Host struct {
 	channels  *channels.Registry
 	egress    *egress.Client
 	stats     *callStats
+	detector  *anomaly.Detector
 
 	mu     sync.Mutex
 	closed bool
@@ -144,6 +159,24 @@ type verified struct {
 
 // Result is a successful call's output and stats.
 type Result = supervisor.Result
+
+// CallRecord is what Config.OnCall receives after a call.
+type CallRecord struct {
+	SkillID, Version, ToolID string
+	// Code is the error code of a failed call ("" on success).
+	Code     string
+	Duration time.Duration
+	// Result is the sidecar's report (nil when the call never reached
+	// the sidecar).
+	Result *Result
+	// Anomaly is set when this call tripped the anomaly policy and the
+	// version was quarantined.
+	Anomaly *anomaly.Trip
+}
+
+// PrincipalAnomaly is the principal of a quarantine the anomaly policy
+// caused.
+const PrincipalAnomaly = "system:anomaly"
 
 // Open opens (creating when needed) the state dir and returns a Host.
 func Open(ctx context.Context, cfg Config) (*Host, error) {
@@ -170,7 +203,7 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, SecretPresent: caps.secretPresent}
+	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, SecretPresent: caps.secretPresent, Bus: cfg.Bus}
 	if cfg.SidecarPath != "" {
 		hook, err := PrecompileHook(cfg.SidecarPath, cfg.CacheDir)
 		if err != nil {
@@ -186,6 +219,9 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	h := &Host{cfg: cfg, in: in, trust: trust.OpenFile(in.TrustStorePath()), log: cfg.Logger.Named("host"), verified: map[string]*verified{}, looped: map[string]time.Time{},
 		broker: caps.broker, storage: caps.storage, ownsStore: caps.ownsStore, vault: caps.vault, channels: caps.channels, egress: caps.egress, stats: newCallStats()}
+	if cfg.Anomaly != nil {
+		h.detector = anomaly.NewDetector(*cfg.Anomaly, nil)
+	}
 	if cfg.SidecarPath != "" {
 		sc := cfg.Supervisor
 		sc.SidecarPath, sc.CacheDir, sc.Logger, sc.Broker = cfg.SidecarPath, cfg.CacheDir, cfg.Logger, cfg.Broker
@@ -295,48 +331,80 @@ func (h *Host) Skills(ctx context.Context) ([]install.Listing, error) {
 // against the output_schema. On a failure the sidecar reported, the Result
 // (stats, logs, tool error) is returned with the error.
 func (h *Host) Call(ctx context.Context, skillID, toolID string, input json.RawMessage) (*Result, error) {
-	res, err := h.call(ctx, skillID, toolID, input)
-	h.stats.record(strings.ToLower(strings.TrimSpace(skillID)), err)
+	start := time.Now()
+	id := strings.ToLower(strings.TrimSpace(skillID))
+	res, version, err := h.call(ctx, id, toolID, input)
+	h.stats.record(id, err)
+	if h.detector == nil && h.cfg.OnCall == nil {
+		return res, err
+	}
+	rec := CallRecord{SkillID: id, Version: version, ToolID: toolID, Code: errcode.Of(err), Duration: time.Since(start), Result: res}
+	// A call that ended because its caller's context did (a short client
+	// deadline, a cancel) says nothing about the skill: it is not counted.
+	if h.detector != nil && err != nil && version != "" && ctx.Err() == nil {
+		if trip, ok := h.detector.Observe(id, version, rec.Code, time.Now()); ok {
+			rec.Anomaly = &trip
+			h.quarantineAnomaly(ctx, trip)
+		}
+	}
+	if h.cfg.OnCall != nil {
+		h.cfg.OnCall(rec)
+	}
 	return res, err
 }
 
-func (h *Host) call(ctx context.Context, skillID, toolID string, input json.RawMessage) (*Result, error) {
+// quarantineAnomaly quarantines the version a trip names, with its evidence
+// as the reason. A failure to record is logged.
+func (h *Host) quarantineAnomaly(ctx context.Context, trip anomaly.Trip) {
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := h.in.Quarantine(qctx, trip.SkillID, trip.Version, trip.Reason(), PrincipalAnomaly); err != nil {
+		h.log.Error("anomaly quarantine failed", "skill_id", trip.SkillID, "skill_version", trip.Version, "kind", trip.Kind, "error", err)
+		return
+	}
+	// The evidence is in the reason; an operator who re-enables the
+	// version starts from a clean slate.
+	h.detector.Forget(trip.SkillID, trip.Version)
+	h.log.Warn("skill quarantined by the anomaly policy", "skill_id", trip.SkillID, "skill_version", trip.Version, "kind", trip.Kind, "count", trip.Count)
+}
+
+// call runs the call and returns the version it resolved ("" when none).
+func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessage) (*Result, string, error) {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
 	if closed {
-		return nil, ErrClosed
+		return nil, "", ErrClosed
 	}
 	if h.sup == nil {
-		return nil, fmt.Errorf("host: %w: Config.SidecarPath is empty", supervisor.ErrSidecarNotFound)
+		return nil, "", fmt.Errorf("host: %w: Config.SidecarPath is empty", supervisor.ErrSidecarNotFound)
 	}
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage("null")
 	}
-	id := strings.ToLower(strings.TrimSpace(skillID))
 	e, err := h.in.Inventory().Skill(ctx, id, "")
 	if err != nil {
 		if errors.Is(err, inventory.ErrNotFound) {
-			return nil, fmt.Errorf("host: %w: %s: %v", ErrSkillNotFound, skillID, err)
+			return nil, "", fmt.Errorf("host: %w: %s: %v", ErrSkillNotFound, id, err)
 		}
-		return nil, fmt.Errorf("host: %w", err)
+		return nil, "", fmt.Errorf("host: %w", err)
 	}
 	if err := statusGate(e); err != nil {
-		return nil, err
+		return nil, e.Version, err
 	}
 	if err := h.crashGate(e); err != nil {
-		return nil, err
+		return nil, e.Version, err
 	}
 	t, v, dec, err := h.target(ctx, e)
 	if err != nil {
-		return nil, err
+		return nil, e.Version, err
 	}
 	sch, ok := v.schemas[toolID]
 	if !ok {
-		return nil, fmt.Errorf("host: %w: %s has no tool %q", ErrUnknownTool, e.SkillID, toolID)
+		return nil, e.Version, fmt.Errorf("host: %w: %s has no tool %q", ErrUnknownTool, e.SkillID, toolID)
 	}
 	if err := sch.ValidateInputJSON(input); err != nil {
-		return nil, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
+		return nil, e.Version, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
 	}
 	inv := broker.Invocation{ID: supervisor.NewInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}
 	end := h.broker.Begin(inv)
@@ -349,20 +417,20 @@ func (h *Host) call(ctx context.Context, skillID, toolID string, input json.RawM
 		if len(usage.Denials) > 0 {
 			// The tool failed after the broker refused it something: that
 			// refusal is the cause to report.
-			return res, &DeniedError{SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Denial: usage.Denials[0], Cause: err}
+			return res, e.Version, &DeniedError{SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Denial: usage.Denials[0], Cause: err}
 		}
-		return res, fmt.Errorf("host: %s %s tool %s: %w", e.SkillID, e.Version, toolID, err)
+		return res, e.Version, fmt.Errorf("host: %s %s tool %s: %w", e.SkillID, e.Version, toolID, err)
 	}
 	if len(res.Output) > h.cfg.MaxOutputBytes {
 		n := len(res.Output)
 		res.Output = nil
-		return res, fmt.Errorf("host: %w: %d bytes, cap %d", ErrOutputTooLarge, n, h.cfg.MaxOutputBytes)
+		return res, e.Version, fmt.Errorf("host: %w: %d bytes, cap %d", ErrOutputTooLarge, n, h.cfg.MaxOutputBytes)
 	}
 	if err := sch.ValidateOutputJSON(res.Output); err != nil {
 		res.Output = nil
-		return res, fmt.Errorf("host: %w: %s: %v", ErrInvalidOutput, toolID, err)
+		return res, e.Version, fmt.Errorf("host: %w: %s: %v", ErrInvalidOutput, toolID, err)
 	}
-	return res, nil
+	return res, e.Version, nil
 }
 
 // target re-verifies the installed version e and computes the Target its

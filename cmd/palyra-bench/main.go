@@ -56,6 +56,7 @@ var scenarios = []scenario{
 	{"D", "throughput", scenarioD},
 	{"E", "density", scenarioE},
 	{"F", "admission", scenarioF},
+	{"G", "daemon API", scenarioG},
 }
 
 func main() {

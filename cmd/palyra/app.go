@@ -34,6 +34,9 @@ type app struct {
 	stdout, stderr io.Writer
 	jsonOut        bool
 	stateDir       string
+	// daemon holds the daemon-mode flags of the skills and hooks groups
+	// (see daemonmode.go).
+	daemon daemonFlags
 }
 
 // run executes the CLI with args and returns the process exit code.
@@ -60,9 +63,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "palyra",
-		Short:         "Package, sign, verify and trust Palyra skills",
-		Long:          "palyra packages WebAssembly skills into signed .palyra-skill artifacts, verifies them against a trust store, and manages signing keys.\n\nEvery command accepts --json. On failure the exit code is non-zero and, with --json, stdout carries {\"error\":{\"code\":\"...\",\"message\":\"...\"}}; `palyra error-codes` lists every code.",
+		Use:   "palyra",
+		Short: "Package, sign, verify, install and run Palyra skills; bind hooks",
+		Long: "palyra packages WebAssembly skills into signed .palyra-skill artifacts, verifies them against a trust store, manages signing keys, installs and runs skills, and binds hooks.\n\n" +
+			"The skills lifecycle verbs and the hooks verbs work on the state directory, or, given --url (or $PALYRA_DAEMON_URL), through a running palyra-host daemon; see `palyra skills --help`.\n\n" +
+			"Every command accepts --json. On failure the exit code is non-zero and, with --json, stdout carries {\"error\":{\"code\":\"...\",\"message\":\"...\"}}; `palyra error-codes` lists every code.",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          noArgs,
@@ -73,7 +78,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	})
-	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand())
+	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand())
 	return root
 }
 

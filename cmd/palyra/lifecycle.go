@@ -3,15 +3,23 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/audit"
+	"github.com/palyra-go/palyra/host/daemon"
+	"github.com/palyra-go/palyra/host/daemon/client"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/statedir"
+	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/host/vault"
 	"github.com/spf13/cobra"
 )
@@ -127,19 +135,22 @@ func parseTrusted(values []string) ([]install.TrustedKey, error) {
 }
 
 // installReport is the JSON of skills install: the install result plus
-// where it went.
+// where it went. Through a daemon, which does not say where its state
+// lives, skills_root and trust_store are left out.
 type installReport struct {
 	*install.InstallResult
-	SkillsRoot string `json:"skills_root"`
-	TrustStore string `json:"trust_store"`
+	SkillsRoot string `json:"skills_root,omitempty"`
+	TrustStore string `json:"trust_store,omitempty"`
 }
+
+// stateLocalFlags are the options of stateFlags, refused in daemon mode.
+var stateLocalFlags = []string{"trust-store", "profile"}
 
 func (a *app) installCommand() *cobra.Command {
 	var (
 		path                     string
 		allowTOFU, force, accept bool
 		trusted                  []string
-		principal                string
 		sf                       stateFlags
 	)
 	c := &cobra.Command{
@@ -147,9 +158,14 @@ func (a *app) installCommand() *cobra.Command {
 		Short: "Verify, audit and install a skill artifact",
 		Long: "install verifies the artifact (signature and publisher trust), audits it, judges it against the operator profile, and installs it into the state directory with its inventory row and status in one transaction.\n\n" +
 			"A skill that fails the audit or the profile is still installed, but quarantined, with the reasons recorded: the command prints them and exits non-zero (audit_failed or policy_violation) so that it can be inspected and, once fixed or judged safe, enabled. " +
-			"A verification failure installs nothing. Re-installing an installed version needs --force. A new version that would be granted more than the current one (new hosts, secrets, storage, channels, higher quotas) is refused with the capability diff unless --accept-capabilities.",
+			"A verification failure installs nothing. Re-installing an installed version needs --force. A new version that would be granted more than the current one (new hosts, secrets, storage, channels, higher quotas) is refused with the capability diff unless --accept-capabilities.\n\n" +
+			"Locally the install is recorded as done by system:install unless --principal is given. With --url the artifact is read here and uploaded to the daemon, which installs it with its own trust store (so --trusted-publisher is refused; use --allow-tofu or allowlist the publisher in the daemon's trust store) and records --principal.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := a.daemonClient(cmd, append([]string{"trusted-publisher"}, stateLocalFlags...)...)
+			if err != nil {
+				return err
+			}
 			keys, err := parseTrusted(trusted)
 			if err != nil {
 				return err
@@ -158,38 +174,47 @@ func (a *app) installCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in, err := a.openInstaller(cmd, &sf)
-			if err != nil {
-				return err
+			opts := install.InstallOptions{AllowTOFU: allowTOFU, Force: force, AcceptCapabilities: accept}
+			var (
+				rep  installReport
+				ierr error
+			)
+			if cl != nil {
+				rep.InstallResult, ierr = cl.Install(cmd.Context(), data, opts)
+			} else {
+				in, err := a.openInstaller(cmd, &sf)
+				if err != nil {
+					return err
+				}
+				defer in.Close()
+				ref, _ := filepath.Abs(path)
+				opts.TrustedPublishers, opts.Source = keys, install.Source{Ref: ref}
+				if cmd.Flags().Changed("principal") {
+					opts.Principal = a.daemon.principal
+				}
+				rep.InstallResult, ierr = in.Install(cmd.Context(), data, opts)
+				rep.SkillsRoot, rep.TrustStore = statedir.SkillsDir(in.StateDir()), in.TrustStorePath()
 			}
-			defer in.Close()
-			ref, _ := filepath.Abs(path)
-			res, ierr := in.Install(cmd.Context(), data, install.InstallOptions{
-				AllowTOFU: allowTOFU, Force: force, AcceptCapabilities: accept, TrustedPublishers: keys,
-				Source: install.Source{Ref: ref}, Principal: principal,
-			})
-			if res == nil {
+			if rep.InstallResult == nil {
 				return ierr
 			}
-			rep := installReport{InstallResult: res, SkillsRoot: statedir.SkillsDir(in.StateDir()), TrustStore: in.TrustStorePath()}
 			if ierr != nil {
 				if !a.jsonOut {
-					if err := a.emit(nil, installText(res)); err != nil {
+					if err := a.emit(nil, installText(rep.InstallResult)); err != nil {
 						return err
 					}
 				}
 				return &detailedError{err: ierr, details: rep}
 			}
-			return a.emit(rep, installText(res))
+			return a.emit(rep, installText(rep.InstallResult))
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&path, "artifact", "", ".palyra-skill file")
 	f.BoolVar(&allowTOFU, "allow-tofu", false, "pin an unknown publisher's key on first use (saved only if the skill is installed)")
-	f.StringArrayVar(&trusted, "trusted-publisher", nil, "allowlist PUBLISHER=PUBLIC_KEY_HEX in the trust store (repeatable; persisted)")
+	f.StringArrayVar(&trusted, "trusted-publisher", nil, "allowlist PUBLISHER=PUBLIC_KEY_HEX in the trust store (repeatable; persisted; local only)")
 	f.BoolVar(&force, "force", false, "reinstall a version that is already installed")
 	f.BoolVar(&accept, "accept-capabilities", false, "accept a new version that is granted more than the current one")
-	f.StringVar(&principal, "principal", "", "who installs, recorded with the status (default system:install)")
 	sf.register(c, true)
 	requireFlags(c, "artifact")
 	return c
@@ -240,18 +265,34 @@ func (a *app) listCommand() *cobra.Command {
 		Short: "List installed skill versions with their status and eligibility",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, err := a.openInstaller(cmd, &sf)
+			var r listReport
+			cl, err := a.daemonClient(cmd, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer in.Close()
-			entries, err := in.List(cmd.Context(), opts)
-			if err != nil {
-				return err
+			if cl != nil {
+				sl, err := cl.List(cmd.Context(), opts)
+				if err != nil {
+					return err
+				}
+				r.SkillsRoot, r.Entries = sl.SkillsRoot, sl.Entries
+			} else {
+				in, err := a.openInstaller(cmd, &sf)
+				if err != nil {
+					return err
+				}
+				defer in.Close()
+				if r.Entries, err = in.List(cmd.Context(), opts); err != nil {
+					return err
+				}
+				r.SkillsRoot = statedir.SkillsDir(in.StateDir())
 			}
-			r := listReport{SkillsRoot: statedir.SkillsDir(in.StateDir()), Count: len(entries), Entries: entries}
+			if r.Entries == nil {
+				r.Entries = []install.Listing{}
+			}
+			r.Count = len(r.Entries)
 			lines := []string{fmt.Sprintf("skills.list skills_root=%s count=%d", r.SkillsRoot, r.Count)}
-			for _, e := range entries {
+			for _, e := range r.Entries {
 				lines = append(lines, "  "+listingText(e))
 			}
 			return a.emit(r, strings.Join(lines, "\n"))
@@ -276,12 +317,21 @@ func (a *app) infoCommand() *cobra.Command {
 		Short: "Show an installed skill version: record, status, manifest, signature, entries, history",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := a.openInstaller(cmd, &sf)
+			var info *install.Info
+			cl, err := a.daemonClient(cmd, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer in.Close()
-			info, err := in.Info(cmd.Context(), args[0], version)
+			if cl != nil {
+				info, err = cl.Info(cmd.Context(), args[0], version)
+			} else {
+				in, oerr := a.openInstaller(cmd, &sf)
+				if oerr != nil {
+					return oerr
+				}
+				defer in.Close()
+				info, err = in.Info(cmd.Context(), args[0], version)
+			}
 			if err != nil {
 				return err
 			}
@@ -319,9 +369,12 @@ func (a *app) checkCommand() *cobra.Command {
 		Use:   "check [SKILL_ID] [--version V]",
 		Short: "Re-check installed skills (trust, audit, policy, eligibility) without changing them",
 		Long: "check re-verifies the installed artifact against the trust store (no trust on first use), audits it, judges it against the profile and reads its status. " +
-			"check_status is ready only when all of them pass and the version may run; otherwise blocked, with the reasons. Without SKILL_ID every skill's current version is checked. It fails with skill_not_found when nothing matches.",
+			"check_status is ready only when all of them pass and the version may run; otherwise blocked, with the reasons. Without SKILL_ID every skill's current version is checked. It fails with skill_not_found when nothing matches. It is local-only (refused with --url): the daemon has no check API.",
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.refuseDaemonMode(cmd); err != nil {
+				return err
+			}
 			in, err := a.openInstaller(cmd, &sf)
 			if err != nil {
 				return err
@@ -365,12 +418,21 @@ func (a *app) verifyCommand() *cobra.Command {
 		Short: "Re-verify an installed artifact against the trust store and record the decision",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := a.openInstaller(cmd, &sf)
+			var v *install.VerifyResult
+			cl, err := a.daemonClient(cmd, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer in.Close()
-			v, err := in.Verify(cmd.Context(), args[0], version)
+			if cl != nil {
+				v, err = cl.Verify(cmd.Context(), args[0], version)
+			} else {
+				in, oerr := a.openInstaller(cmd, &sf)
+				if oerr != nil {
+					return oerr
+				}
+				defer in.Close()
+				v, err = in.Verify(cmd.Context(), args[0], version)
+			}
 			if err != nil {
 				return err
 			}
@@ -383,9 +445,11 @@ func (a *app) verifyCommand() *cobra.Command {
 	return c
 }
 
-// auditReport is the JSON of skills audit (Palyra's shape).
+// auditReport is the JSON of skills audit (Palyra's shape). Through a
+// daemon, which does not say where its trust store is, trust_store is left
+// out.
 type auditReport struct {
-	TrustStore string                 `json:"trust_store"`
+	TrustStore string                 `json:"trust_store,omitempty"`
 	Audits     []*install.AuditResult `json:"audits"`
 	Summary    auditSummary           `json:"summary"`
 	Message    string                 `json:"message,omitempty"`
@@ -408,44 +472,74 @@ func (a *app) auditCommand() *cobra.Command {
 		Use:   "audit [SKILL_ID [--version V] | --artifact A [--allow-tofu]]",
 		Short: "Audit installed skills or an artifact; changes no status",
 		Long: "audit runs the static security audit and the operator profile on an artifact (--artifact) or on installed versions (SKILL_ID, or every current version). " +
-			"It prints the reports and exits non-zero (audit_failed or policy_violation) when any would be quarantined, but changes no status: that is what skills reaudit does.",
+			"It prints the reports and exits non-zero (audit_failed or policy_violation) when any would be quarantined, but changes no status: that is what skills reaudit does. " +
+			"With --url the daemon audits installed versions with its trust store and profile; --artifact is local-only.",
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if path != "" && len(args) > 0 {
 				return fmt.Errorf("%w: give SKILL_ID or --artifact, not both", errUsage)
 			}
-			in, err := a.openInstaller(cmd, &sf)
+			cl, err := a.daemonClient(cmd, append([]string{"artifact"}, stateLocalFlags...)...)
 			if err != nil {
 				return err
 			}
-			defer in.Close()
 			ctx := cmd.Context()
-			r := auditReport{TrustStore: in.TrustStorePath(), Audits: []*install.AuditResult{}}
+			r := auditReport{Audits: []*install.AuditResult{}}
+			// auditOne audits an installed version; current lists the
+			// current versions.
+			var (
+				auditOne func(ctx context.Context, id, version string) (*install.AuditResult, error)
+				current  func(ctx context.Context) ([]install.Listing, error)
+			)
+			if cl != nil {
+				auditOne = cl.Audit
+				current = func(ctx context.Context) ([]install.Listing, error) {
+					sl, err := cl.List(ctx, install.ListOptions{CurrentOnly: true})
+					if err != nil {
+						return nil, err
+					}
+					return sl.Entries, nil
+				}
+			} else {
+				in, err := a.openInstaller(cmd, &sf)
+				if err != nil {
+					return err
+				}
+				defer in.Close()
+				r.TrustStore = in.TrustStorePath()
+				auditOne = in.AuditInstalled
+				current = func(ctx context.Context) ([]install.Listing, error) {
+					return in.List(ctx, install.ListOptions{CurrentOnly: true})
+				}
+				if path != "" {
+					data, err := readSmallFile(path, artifact.MaxArtifactBytes)
+					if err != nil {
+						return err
+					}
+					res, err := in.AuditArtifact(ctx, data, install.AuditOptions{AllowTOFU: allowTOFU})
+					if err != nil {
+						return err
+					}
+					res.Artifact = path
+					r.Audits = append(r.Audits, res)
+				}
+			}
 			switch {
 			case path != "":
-				data, err := readSmallFile(path, artifact.MaxArtifactBytes)
-				if err != nil {
-					return err
-				}
-				res, err := in.AuditArtifact(ctx, data, install.AuditOptions{AllowTOFU: allowTOFU})
-				if err != nil {
-					return err
-				}
-				res.Artifact = path
-				r.Audits = append(r.Audits, res)
+				// audited above (local only)
 			case len(args) == 1:
-				res, err := in.AuditInstalled(ctx, args[0], version)
+				res, err := auditOne(ctx, args[0], version)
 				if err != nil {
 					return err
 				}
 				r.Audits = append(r.Audits, res)
 			default:
-				entries, err := in.List(ctx, install.ListOptions{CurrentOnly: true})
+				entries, err := current(ctx)
 				if err != nil {
 					return err
 				}
 				for _, e := range entries {
-					res, err := in.AuditInstalled(ctx, e.SkillID, e.Version)
+					res, err := auditOne(ctx, e.SkillID, e.Version)
 					if err != nil {
 						return err
 					}
@@ -462,7 +556,7 @@ func (a *app) auditCommand() *cobra.Command {
 				if res.QuarantineRequired {
 					r.Summary.QuarantineRequired++
 					if failed == nil {
-						failed = res.Err()
+						failed = auditErr(res)
 					}
 				}
 				r.Summary.FailedChecks += len(res.Report.FailedChecks())
@@ -496,48 +590,80 @@ func (a *app) auditCommand() *cobra.Command {
 	return c
 }
 
+// auditErr is the error of an audit result that requires quarantine, nil
+// for one that passed. A result decoded from the daemon's JSON has lost its
+// error value, so it is rebuilt from the report and the policy decision as
+// the installer builds it: a failed check other than a policy check is the
+// audit's error, else the policy's violations, else the audit's error.
+func auditErr(res *install.AuditResult) error {
+	if err := res.Err(); err != nil || !res.QuarantineRequired {
+		return err
+	}
+	if res.Report != nil && slices.ContainsFunc(res.Report.FailedChecks(), func(id string) bool { return !strings.HasPrefix(id, "policy:") }) {
+		return res.Report.Err()
+	}
+	if res.Policy != nil && !res.Policy.Allowed() {
+		return res.Policy.Err()
+	}
+	if res.Report != nil && !res.Report.Passed {
+		return res.Report.Err()
+	}
+	return fmt.Errorf("%w: %s %s must be quarantined: %s", audit.ErrAuditFailed, res.SkillID, res.Version, strings.Join(res.Reasons, "; "))
+}
+
 func statusText(verb string, r *install.StatusResult) string {
 	return fmt.Sprintf("%s skill_id=%s version=%s status=%s previous_status=%s changed=%t reason=%s detected_at_ms=%d operator_principal=%s",
 		verb, r.SkillID, r.Version, r.Status, r.PreviousStatus, r.Changed, r.Reason, r.DetectedAtMS, r.Principal)
 }
 
-// statusFlags are the options of quarantine, enable and disable.
+// statusFlags are the options of quarantine, enable and disable. Who makes
+// the change is the group's --principal.
 type statusFlags struct {
-	version, reason, principal string
-	sf                         stateFlags
+	version, reason string
+	sf              stateFlags
 }
 
 func (s *statusFlags) register(c *cobra.Command, judges bool) {
 	c.Flags().StringVar(&s.version, "version", "", "version (default: the current one)")
 	c.Flags().StringVar(&s.reason, "reason", "", "why, recorded with the status")
-	c.Flags().StringVar(&s.principal, "principal", "user:local", "who makes the change, recorded with the status")
 	s.sf.register(c, judges)
 }
 
 func (a *app) quarantineCommand() *cobra.Command {
 	c := a.simpleStatusCommand("quarantine SKILL_ID --reason R [--version V]", "Block an installed skill version from running",
-		"skill.quarantined", (*install.Installer).Quarantine)
+		"skill.quarantined", (*install.Installer).Quarantine, (*client.Client).Quarantine)
 	requireFlags(c, "reason")
 	return c
 }
 
 // simpleStatusCommand is a status change with no option of its own beyond
-// statusFlags (quarantine, disable): op is called with the skill, version,
-// reason and principal, and its result printed as event.
+// statusFlags (quarantine, disable): op (locally) or remote (through a
+// daemon) is called with the skill, version, reason and principal, and its
+// result printed as event.
 func (a *app) simpleStatusCommand(use, short, event string,
-	op func(in *install.Installer, ctx context.Context, id, version, reason, principal string) (*install.StatusResult, error)) *cobra.Command {
+	op func(in *install.Installer, ctx context.Context, id, version, reason, principal string) (*install.StatusResult, error),
+	remote func(cl *client.Client, ctx context.Context, id string, r client.StatusRequest) (*install.StatusResult, error)) *cobra.Command {
 	var sfl statusFlags
 	c := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := a.openInstaller(cmd, &sfl.sf)
+			cl, err := a.daemonClient(cmd, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer in.Close()
-			r, err := op(in, cmd.Context(), args[0], sfl.version, sfl.reason, sfl.principal)
+			var r *install.StatusResult
+			if cl != nil {
+				r, err = remote(cl, cmd.Context(), args[0], client.StatusRequest{Version: sfl.version, Reason: sfl.reason})
+			} else {
+				in, oerr := a.openInstaller(cmd, &sfl.sf)
+				if oerr != nil {
+					return oerr
+				}
+				defer in.Close()
+				r, err = op(in, cmd.Context(), args[0], sfl.version, sfl.reason, a.daemon.principal)
+			}
 			if err != nil {
 				return err
 			}
@@ -560,12 +686,21 @@ func (a *app) enableCommand() *cobra.Command {
 			"A quarantined version also needs --override (else override_required).",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := a.openInstaller(cmd, &sfl.sf)
+			cl, err := a.daemonClient(cmd, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer in.Close()
-			r, err := in.Enable(cmd.Context(), args[0], sfl.version, install.EnableOptions{Override: override, Reason: sfl.reason, Principal: sfl.principal})
+			var r *install.StatusResult
+			if cl != nil {
+				r, err = cl.Enable(cmd.Context(), args[0], client.StatusRequest{Version: sfl.version, Reason: sfl.reason, Override: override})
+			} else {
+				in, oerr := a.openInstaller(cmd, &sfl.sf)
+				if oerr != nil {
+					return oerr
+				}
+				defer in.Close()
+				r, err = in.Enable(cmd.Context(), args[0], sfl.version, install.EnableOptions{Override: override, Reason: sfl.reason, Principal: a.daemon.principal})
+			}
 			if err != nil {
 				return err
 			}
@@ -580,43 +715,113 @@ func (a *app) enableCommand() *cobra.Command {
 func (a *app) disableCommand() *cobra.Command {
 	return a.simpleStatusCommand("disable SKILL_ID [--reason R] [--version V]",
 		"Turn an installed skill version off (a quarantined one stays quarantined)",
-		"skill.disabled", (*install.Installer).Disable)
+		"skill.disabled", (*install.Installer).Disable, (*client.Client).Disable)
 }
 
-// removeReport is the JSON of skills remove.
+// removeReport is the JSON of skills remove: the daemon's RemoveResponse
+// (the versions removed, storage_purged, purged_usage) and, locally, the
+// skills root.
 type removeReport struct {
-	SkillsRoot string `json:"skills_root"`
-	*install.RemoveResult
+	SkillsRoot string `json:"skills_root,omitempty"`
+	*daemon.RemoveResponse
+}
+
+func removeText(r *daemon.RemoveResponse) string {
+	t := fmt.Sprintf("skill.removed skill_id=%s versions=%s current=%s storage_purged=%t", r.SkillID, strings.Join(r.Versions, ","), r.Current, r.StoragePurged)
+	if r.PurgedUsage != nil {
+		t += fmt.Sprintf(" purged_keys=%d purged_bytes=%d", r.PurgedUsage.Keys, r.PurgedUsage.Bytes)
+	}
+	return t
 }
 
 func (a *app) removeCommand() *cobra.Command {
 	var (
-		version, principal string
-		sf                 stateFlags
+		version string
+		purge   bool
+		sf      stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "remove SKILL_ID [--version V]",
+		Use:   "remove SKILL_ID [--version V] [--purge-storage]",
 		Short: "Uninstall a skill version, or every version without --version",
-		Long:  "remove deletes the inventory rows (journaling skill.removed) and then the files; the next highest version becomes current. Status rows and history stay, so a quarantined version is still quarantined if installed again. The trust store is left alone.",
-		Args:  exactArgs(1),
+		Long: "remove deletes the inventory rows (journaling skill.removed, with --principal) and then the files; the next highest version becomes current. Status rows and history stay, so a quarantined version is still quarantined if installed again. The trust store is left alone.\n\n" +
+			"The skill's key-value storage is shared by all its versions and kept by default. With --purge-storage it is deleted once no version of the skill is left, and the output reports storage_purged and the keys and bytes purged; " +
+			"--purge-storage with a --version that leaves other versions installed is refused (purge_needs_all_versions) before anything is removed.",
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := a.openInstaller(cmd, &sf)
+			cl, err := a.daemonClient(cmd, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer in.Close()
-			r, err := in.Remove(cmd.Context(), args[0], version, principal)
+			var rep removeReport
+			if cl != nil {
+				rep.RemoveResponse, err = cl.Remove(cmd.Context(), args[0], version, purge)
+			} else {
+				rep.RemoveResponse, rep.SkillsRoot, err = a.removeLocal(cmd, &sf, args[0], version, purge)
+			}
 			if err != nil {
 				return err
 			}
-			return a.emit(removeReport{SkillsRoot: statedir.SkillsDir(in.StateDir()), RemoveResult: r},
-				fmt.Sprintf("skill.removed skill_id=%s versions=%s current=%s", r.SkillID, strings.Join(r.Versions, ","), r.Current))
+			return a.emit(rep, removeText(rep.RemoveResponse))
 		},
 	}
 	c.Flags().StringVar(&version, "version", "", "version (default: every version)")
-	c.Flags().StringVar(&principal, "principal", "user:local", "who removes, recorded in the journal")
+	c.Flags().BoolVar(&purge, "purge-storage", false, "also delete the skill's key-value storage once no version is left")
 	sf.register(c, false)
 	return c
+}
+
+// removeLocal removes versions of a skill from the state directory and,
+// with purge, its storage, as the daemon does (host/daemon): the purge is
+// refused before anything is removed when another version would stay.
+func (a *app) removeLocal(cmd *cobra.Command, sf *stateFlags, id, version string, purge bool) (*daemon.RemoveResponse, string, error) {
+	ctx := cmd.Context()
+	in, err := a.openInstaller(cmd, sf)
+	if err != nil {
+		return nil, "", err
+	}
+	defer in.Close()
+	root := statedir.SkillsDir(in.StateDir())
+	if purge && version != "" {
+		ls, err := in.List(ctx, install.ListOptions{SkillID: id})
+		if err != nil {
+			return nil, "", err
+		}
+		for _, l := range ls {
+			if l.Version != version {
+				return nil, "", fmt.Errorf("%w: %s %s is still installed", daemon.ErrPurgeNeedsAllVersions, l.SkillID, l.Version)
+			}
+		}
+	}
+	rr, err := in.Remove(ctx, id, version, a.daemon.principal)
+	if err != nil {
+		return nil, "", err
+	}
+	out := &daemon.RemoveResponse{RemoveResult: rr}
+	if !purge || rr.Current != "" {
+		return out, root, nil
+	}
+	u, err := purgeStorage(ctx, in.StateDir(), rr.SkillID)
+	if err != nil {
+		return nil, "", fmt.Errorf("removed %s but purging its storage failed: %w", rr.SkillID, err)
+	}
+	out.StoragePurged, out.PurgedUsage = true, &u
+	return out, root, nil
+}
+
+// purgeStorage deletes every key of skillID from the state directory's
+// storage database. With no database nothing was ever stored: it reports
+// an empty purge without creating one.
+func purgeStorage(ctx context.Context, state, skillID string) (storage.Usage, error) {
+	p := host.StoragePath(state)
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return storage.Usage{}, nil
+	}
+	st, err := storage.Open(ctx, p)
+	if err != nil {
+		return storage.Usage{}, err
+	}
+	u, err := st.Purge(ctx, skillID)
+	return u, errors.Join(err, st.Close())
 }
 
 func (a *app) reauditCommand() *cobra.Command {
@@ -628,14 +833,24 @@ func (a *app) reauditCommand() *cobra.Command {
 			"It only ever moves towards quarantine.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, err := a.openInstaller(cmd, &sf)
+			cl, err := a.daemonClient(cmd, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer in.Close()
-			rep, err := in.Reaudit(cmd.Context())
-			if rep == nil {
-				return err
+			var rep *install.ReauditReport
+			if cl != nil {
+				if rep, err = cl.Reaudit(cmd.Context()); err != nil {
+					return err // the daemon answers a partial failure without the report
+				}
+			} else {
+				in, oerr := a.openInstaller(cmd, &sf)
+				if oerr != nil {
+					return oerr
+				}
+				defer in.Close()
+				if rep, err = in.Reaudit(cmd.Context()); rep == nil {
+					return err
+				}
 			}
 			lines := []string{fmt.Sprintf("skills.reaudit checked=%d passed=%d quarantined=%d", rep.Checked, rep.Passed, rep.Quarantined)}
 			for _, o := range rep.Outcomes {

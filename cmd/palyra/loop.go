@@ -53,9 +53,12 @@ func (a *app) loopCommand() *cobra.Command {
 			"It prints one line per call:\n  call=N skill=S tool=T ok=true|false code=C sidecar_pid=P ms=D\n" +
 			"and a line `sidecar skill=S pid=P` whenever a skill's sidecar is first seen or replaced. " +
 			"It is the tool of the crash demo (scripts/crash-demo.sh): kill one skill's sidecar and watch only that skill's calls fail and recover. " +
-			"It exits 0 when interrupted or done, whatever the calls' outcomes.",
+			"It exits 0 when interrupted or done, whatever the calls' outcomes. It is local-only: it owns the sidecars it watches, so it refuses --url.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := a.refuseDaemonMode(cmd); err != nil {
+				return err
+			}
 			if len(calls) == 0 {
 				return fmt.Errorf("%w: give at least one --call", errUsage)
 			}

@@ -2,10 +2,7 @@ package main
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -26,11 +23,9 @@ func TestParseLoopCall(t *testing.T) {
 }
 
 func TestSkillsLoop(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "palyra-sidecar")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building palyra-sidecar: %v\n%s", err, out)
-	}
+	bin := sidecarBinary(t)
+	// Made before TMPDIR changes, so the test's temporary files stay out of it.
+	state, dir := t.TempDir(), t.TempDir()
 	tmp, err := os.MkdirTemp("", "pl")
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +34,6 @@ func TestSkillsLoop(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv(sidecarEnv, "")
 
-	state, dir := t.TempDir(), t.TempDir()
 	for _, id := range []string{"acme.one", "acme.two"} {
 		p := runArtifact(t, dir, id, "echo", "", "")
 		if r := cli(t, state, "", "skills", "install", "--json", "--artifact", p, "--trusted-publisher", "acme="+echoPub); r.code != 0 {

@@ -1,7 +1,10 @@
 // Command palyra is the command-line tool for Palyra-Go skills: keys,
-// packaging, verification and the trust store. Every command takes --json,
-// exits 0 only on success, and reports failures with a stable error code
-// (`palyra error-codes` lists them all).
+// packaging, verification, the trust store, the skills lifecycle (install,
+// gate, run, remove) and hook bindings. The lifecycle and hooks verbs work
+// on the state directory or, with --url, through a running palyra-host
+// daemon (host/daemon/client), with the same output. Every command takes
+// --json, exits 0 only on success, and reports failures with a stable error
+// code (`palyra error-codes` lists them all).
 package main
 
 import (

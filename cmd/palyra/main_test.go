@@ -7,16 +7,65 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/palyra-go/palyra/host/daemon/client"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// Daemon mode is chosen by these; the tests set them where they mean to.
+	os.Unsetenv(client.EnvURL)
+	os.Unsetenv(client.EnvToken)
+	// Made here, before any test changes TMPDIR (and removes what it points to).
+	dir, err := os.MkdirTemp("", "palyra-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sidecarDir = dir
+	code := m.Run()
+	os.RemoveAll(sidecarDir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+var (
+	sidecarOnce sync.Once
+	sidecarDir  string // holds the palyra-sidecar built for the tests; made and removed by TestMain
+	sidecarErr  error
+)
+
+// sidecarBinary builds palyra-sidecar once per test run and returns its
+// path.
+func sidecarBinary(t *testing.T) string {
+	t.Helper()
+	sidecarOnce.Do(func() {
+		// go test puts its own GOROOT/bin first in PATH.
+		out, err := exec.Command("go", "build", "-o", sidecarDir+"/",
+			"github.com/palyra-go/palyra/cmd/palyra-sidecar").CombinedOutput()
+		if err != nil {
+			sidecarErr = fmt.Errorf("building palyra-sidecar: %v\n%s", err, out)
+		}
+	})
+	if sidecarErr != nil {
+		t.Fatal(sidecarErr)
+	}
+	return filepath.Join(sidecarDir, "palyra-sidecar")
+}
 
 const (
 	vectors  = "../../testdata/vectors"
@@ -366,6 +415,9 @@ func TestErrorCodesListsTheContract(t *testing.T) {
 		"too_many_entries", "missing_artifact_entry", "manifest_parse", "manifest_validation",
 		"invalid_sbom", "invalid_provenance", "unsupported_protocol_major",
 		"unsupported_runtime_version", "usage", "key_exists",
+		// daemon mode and hooks
+		"daemon_unreachable", "unauthorized", "admin_token_file_invalid", "purge_needs_all_versions", "override_required",
+		"hook_not_found", "hook_exists", "unknown_hook_event", "hook_decision_not_allowed", "hook_timeout", "invalid_hook_payload",
 	} {
 		if !have[want] {
 			t.Errorf("error-codes lacks %q", want)

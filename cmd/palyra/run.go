@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,7 +17,7 @@ import (
 )
 
 // sidecarEnv names the palyra-sidecar binary when --sidecar is not given.
-const sidecarEnv = "PALYRA_SIDECAR"
+const sidecarEnv = host.SidecarEnv
 
 // maxRunInputBytes caps --input (sdk/ABI.md: a 1 MiB input document).
 const maxRunInputBytes = 1 << 20
@@ -49,37 +46,36 @@ func (a *app) runCommand() *cobra.Command {
 		Long: "run calls one tool of the current version of an installed skill, in a palyra-sidecar process, and prints the tool's output (JSON); with --json it prints {output, stats}.\n\n" +
 			"Before the call the skill's status, its publisher's trust, its grants (manifest ∩ profile) and the input's schema are checked again; after it, the output is checked against the tool's output_schema.\n" +
 			"The sidecar binary is --sidecar, else $PALYRA_SIDECAR, else palyra-sidecar next to the palyra executable, else palyra-sidecar in $PATH (sidecar_not_found otherwise).\n" +
-			"Failures carry stable codes: fuel_exhausted, timeout, memory_limit_exceeded, trap, tool_error, invalid_input, invalid_output, sidecar_crashed, skill_quarantined, skill_disabled, skill_not_found, capability_denied, overloaded, ...",
+			"Failures carry stable codes: fuel_exhausted, timeout, memory_limit_exceeded, trap, tool_error, invalid_input, invalid_output, sidecar_crashed, skill_quarantined, skill_disabled, skill_not_found, capability_denied, overloaded, ...\n" +
+			"With --url the daemon runs the tool in its own sidecar, with --timeout (at most 10m) as the call's timeout, and the output is the same; --sidecar is local-only.",
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := a.daemonClient(cmd, append([]string{"sidecar"}, stateLocalFlags...)...)
+			if err != nil {
+				return err
+			}
 			in, err := a.runInput(input)
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			h, closeHost, err := a.openHost(ctx, &s, sidecar)
-			if err != nil {
-				return err
-			}
-			defer closeHost()
-			callCtx := ctx
-			if timeout > 0 {
-				var cancel context.CancelFunc
-				callCtx, cancel = context.WithTimeout(ctx, timeout)
-				defer cancel()
-			}
-			res, err := h.Call(callCtx, args[0], args[1], in)
-			if err != nil && errors.Is(err, context.DeadlineExceeded) {
-				err = fmt.Errorf("%w: %v", supervisor.ErrTimeout, err)
-			}
-			rep := runReport{SkillID: args[0], ToolID: args[1]}
-			if res != nil {
-				rep.InvocationID, rep.Output, rep.Stats, rep.Logs, rep.ToolError = res.InvocationID, res.Output, res.Stats, res.Logs, res.ToolError
-			}
-			if err != nil {
+			var (
+				rep = runReport{SkillID: args[0], ToolID: args[1]}
+				ran bool // the sidecar reported: rep holds its result
+			)
+			if cl != nil {
+				res, cerr := cl.Call(cmd.Context(), args[0], args[1], in, timeout)
 				if res != nil {
-					if !a.jsonOut && res.ToolError != nil {
-						fmt.Fprintf(a.stderr, "tool error %s: %q\n", res.ToolError.Code, res.ToolError.Message)
+					ran = true
+					rep.InvocationID, rep.Output, rep.Stats, rep.Logs, rep.ToolError = res.InvocationID, res.Output, res.Stats, res.Logs, res.ToolError
+				}
+				err = cerr
+			} else {
+				ran, err = a.runLocal(cmd.Context(), &s, sidecar, timeout, in, &rep)
+			}
+			if err != nil {
+				if ran {
+					if !a.jsonOut && rep.ToolError != nil {
+						fmt.Fprintf(a.stderr, "tool error %s: %q\n", rep.ToolError.Code, rep.ToolError.Message)
 					}
 					return &detailedError{err: err, details: rep}
 				}
@@ -89,9 +85,9 @@ func (a *app) runCommand() *cobra.Command {
 				return a.emit(rep, "")
 			}
 			var buf bytes.Buffer
-			if json.Compact(&buf, res.Output) != nil {
+			if json.Compact(&buf, rep.Output) != nil {
 				buf.Reset()
-				buf.Write(res.Output)
+				buf.Write(rep.Output)
 			}
 			return a.emit(nil, buf.String())
 		},
@@ -104,31 +100,58 @@ func (a *app) runCommand() *cobra.Command {
 	return c
 }
 
+// runLocal calls the tool in a host opened on the state directory and fills
+// rep with what the sidecar reported; ran says whether it reported.
+func (a *app) runLocal(ctx context.Context, s *stateFlags, sidecar string, timeout time.Duration, in json.RawMessage, rep *runReport) (ran bool, err error) {
+	h, closeHost, err := a.openHost(ctx, s, sidecar)
+	if err != nil {
+		return false, err
+	}
+	defer closeHost()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	res, err := h.Call(ctx, rep.SkillID, rep.ToolID, in)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("%w: %v", supervisor.ErrTimeout, err)
+	}
+	if res == nil {
+		return false, err
+	}
+	rep.InvocationID, rep.Output, rep.Stats, rep.Logs, rep.ToolError = res.InvocationID, res.Output, res.Stats, res.Logs, res.ToolError
+	return true, err
+}
+
 // runInput reads --input: JSON, @FILE or @- (stdin).
 func (a *app) runInput(v string) (json.RawMessage, error) {
-	var data []byte
-	switch {
-	case v == "":
+	if v == "" {
 		return json.RawMessage("null"), nil
-	case v == "@-":
-		b, err := readLimited(a.stdin, maxRunInputBytes, "stdin")
-		if err != nil {
-			return nil, err
-		}
-		data = b
-	case strings.HasPrefix(v, "@"):
-		b, err := readSmallFile(v[1:], maxRunInputBytes)
-		if err != nil {
-			return nil, err
-		}
-		data = b
-	default:
-		data = []byte(v)
+	}
+	data, err := a.readArg(v, maxRunInputBytes)
+	if err != nil {
+		return nil, err
 	}
 	if !json.Valid(data) {
 		return nil, fmt.Errorf("%w: --input is not a JSON document", host.ErrInvalidInput)
 	}
 	return json.RawMessage(data), nil
+}
+
+// readArg reads a document given as a flag value: the value itself, @FILE
+// for a file's content, or @- for stdin, at most limit bytes.
+func (a *app) readArg(v string, limit int64) ([]byte, error) {
+	switch {
+	case v == "@-":
+		return readLimited(a.stdin, limit, "stdin")
+	case strings.HasPrefix(v, "@"):
+		return readSmallFile(v[1:], limit)
+	}
+	if int64(len(v)) > limit {
+		return nil, fmt.Errorf("%w: the argument is %d bytes, over the %d-byte limit", errTooLarge, len(v), limit)
+	}
+	return []byte(v), nil
 }
 
 // openHost opens a Host on the state directory with the sidecar binary
@@ -161,30 +184,5 @@ func (a *app) openHost(ctx context.Context, s *stateFlags, sidecarFlag string) (
 	}, nil
 }
 
-// findSidecar locates the palyra-sidecar binary.
-func findSidecar(flag string) (string, error) {
-	if flag != "" {
-		return checkSidecar(flag, "--sidecar")
-	}
-	if env := os.Getenv(sidecarEnv); env != "" {
-		return checkSidecar(env, "$"+sidecarEnv)
-	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "palyra-sidecar")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath("palyra-sidecar"); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("%w: give --sidecar PATH or set $%s, or install palyra-sidecar next to palyra or in $PATH", supervisor.ErrSidecarNotFound, sidecarEnv)
-}
-
-func checkSidecar(p, from string) (string, error) {
-	fi, err := os.Stat(p)
-	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("%w: %s %s is not an executable file", supervisor.ErrSidecarNotFound, from, p)
-	}
-	return p, nil
-}
+// findSidecar locates the palyra-sidecar binary (host.FindSidecar).
+func findSidecar(flag string) (string, error) { return host.FindSidecar(flag) }

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -59,11 +57,9 @@ display_name = "Run test"
 }
 
 func TestSkillsRun(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "palyra-sidecar")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building palyra-sidecar: %v\n%s", err, out)
-	}
+	bin := sidecarBinary(t)
+	// Made before TMPDIR changes, so the test's temporary files stay out of it.
+	state, dir := t.TempDir(), t.TempDir()
 	// Sockets in a short dir (Unix socket paths are limited to 108 bytes).
 	tmp, err := os.MkdirTemp("", "pr")
 	if err != nil {
@@ -73,7 +69,6 @@ func TestSkillsRun(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv(sidecarEnv, "")
 
-	state, dir := t.TempDir(), t.TempDir()
 	trusted := "acme=" + echoPub
 	for _, s := range []struct{ id, module, in, out string }{
 		{"acme.echo", "echo", "type = \"object\"\nrequired = [\"msg\"]", ""},

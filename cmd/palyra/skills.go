@@ -25,8 +25,12 @@ func (a *app) skillsCommand() *cobra.Command {
 		group("package", "Build, verify and inspect .palyra-skill artifacts",
 			a.packageBuildCommand(), a.packageVerifyCommand(), a.packageInspectCommand()))
 	c.Aliases = []string{"skill"}
+	c.Long = "skills packages, verifies, installs, inspects, gates and runs skills.\n\n" +
+		"The package verbs work on files. The lifecycle verbs (list, info, install, verify, audit, quarantine, enable, disable, remove, reaudit) and run " +
+		"work on the state directory (--state-dir), also while a daemon serves it (the daemon picks up their changes), or through a daemon.\n\n" + daemonModeHelp
 	c.AddCommand(a.lifecycleCommands()...)
 	c.AddCommand(a.runCommand(), a.loopCommand())
+	a.registerDaemonFlags(c)
 	return c
 }
 

@@ -152,7 +152,15 @@ func (b *Broker) Call(ctx context.Context, req sidecarplugin.CapabilityRequest) 
 	if in == nil {
 		// No record: a call after its invocation ended, or a forged id.
 		b.log.Warn("capability call for an unknown invocation", "skill_id", req.SkillID, "invocation_id", req.InvocationID, "kind", req.Kind)
-		b.skill(req.SkillID).add(func(s *Stats) { s.Denials["unknown_invocation"]++ })
+		// The skill id is the sidecar's word: it is counted only for a
+		// skill the broker already keeps counters of, so a hostile
+		// sidecar cannot grow the map with made-up ids.
+		b.mu.Lock()
+		st := b.stats[req.SkillID]
+		b.mu.Unlock()
+		if st != nil {
+			st.add(func(s *Stats) { s.Denials["unknown_invocation"]++ })
+		}
 		return nil, &sidecarplugin.CapabilityError{Code: abi.CodeDenied, Message: "no such invocation is running"}
 	}
 	op := &operation{b: b, in: in, req: req, log: b.log.With("skill_id", in.SkillID, "skill_version", in.Version, "tool_id", in.ToolID, "invocation_id", in.ID, "kind", string(req.Kind), "handle", req.Handle)}

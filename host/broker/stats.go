@@ -87,12 +87,6 @@ func (b *Broker) skillLocked(id string) *skillStats {
 	return st
 }
 
-func (b *Broker) skill(id string) *skillStats {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.skillLocked(id)
-}
-
 // Stats returns the counters of one skill (zero counters for a skill the
 // broker has not seen).
 func (b *Broker) Stats(skillID string) Stats {

@@ -63,12 +63,19 @@ func ParseConfig(data []byte) ([]Spec, error) {
 		}
 		return nil, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
 	}
-	if len(f.Channels) > MaxConfiguredChannels {
-		return nil, fmt.Errorf("%w: %d channels, over the limit of %d", ErrInvalidConfig, len(f.Channels), MaxConfiguredChannels)
+	return ValidateSpecs(f.Channels)
+}
+
+// ValidateSpecs checks configured channels (names, types, webhook URLs,
+// duplicates, the count) and returns them trimmed. ParseConfig calls it; a
+// daemon that embeds [[channels]] in its own configuration calls it too.
+func ValidateSpecs(specs []Spec) ([]Spec, error) {
+	if len(specs) > MaxConfiguredChannels {
+		return nil, fmt.Errorf("%w: %d channels, over the limit of %d", ErrInvalidConfig, len(specs), MaxConfiguredChannels)
 	}
 	seen := map[string]bool{}
-	for i := range f.Channels {
-		s := &f.Channels[i]
+	for i := range specs {
+		s := &specs[i]
 		at := fmt.Sprintf("channels[%d]", i)
 		s.Name, s.Type, s.URL = strings.TrimSpace(s.Name), strings.TrimSpace(s.Type), strings.TrimSpace(s.URL)
 		if err := ValidateName(s.Name); err != nil {
@@ -92,5 +99,5 @@ func ParseConfig(data []byte) ([]Spec, error) {
 			return nil, fmt.Errorf("%w: %s.type: %q is not one of log, webhook, pubsub", ErrInvalidConfig, at, s.Type)
 		}
 	}
-	return f.Channels, nil
+	return specs, nil
 }

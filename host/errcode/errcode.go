@@ -95,3 +95,17 @@ func Of(err error) string {
 	}
 	return Internal
 }
+
+// Lookup returns the first registered sentinel with code, nil when no linked
+// package registered it. Clients of a remote API use it to turn a code back
+// into the sentinel callers compare with errors.Is.
+func Lookup(code string) *Sentinel {
+	registry.Lock()
+	defer registry.Unlock()
+	for _, s := range registry.all {
+		if s.code == code {
+			return s
+		}
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package fsutil
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -85,4 +86,30 @@ func SyncDir(dir string) error {
 		return fmt.Errorf("fsutil: fsync directory %s: %w", dir, err)
 	}
 	return nil
+}
+
+// ReadLimited reads the file at path, refusing one larger than limit bytes
+// with an error that wraps tooLarge and names the file, the size seen and
+// the limit (name is how the limit is called, e.g. "MaxStoreSize"). A
+// missing file is an error wrapping fs.ErrNotExist.
+func ReadLimited(path string, limit int64, tooLarge error, name string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer fh.Close()
+	if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+		return nil, fmt.Errorf("%w: %s is %d bytes, the limit is %d bytes (%s)", tooLarge, path, fi.Size(), limit, name)
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: %s is more than %d bytes, the limit is %d bytes (%s)", tooLarge, path, limit, limit, name)
+	}
+	return data, nil
 }

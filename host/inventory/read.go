@@ -363,3 +363,13 @@ func normalizeKey(id, version string) (string, string, error) {
 	}
 	return id, version, nil
 }
+
+// LastEventID returns the ID of the newest journal event (0 when the journal
+// is empty): where a follower that wants only new events starts.
+func (d *DB) LastEventID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := d.sql.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM skill_events`).Scan(&id); err != nil {
+		return 0, wrap("last event id", err)
+	}
+	return id, nil
+}

@@ -31,8 +31,8 @@ type Quota struct {
 
 // Usage is what one skill's key space holds.
 type Usage struct {
-	Keys  int64 // number of entries
-	Bytes int64 // len(key) + len(value) summed over the entries
+	Keys  int64 `json:"keys"`  // number of entries
+	Bytes int64 `json:"bytes"` // len(key) + len(value) summed over the entries
 }
 
 // Store is the storage database: one key space per skill id. It is safe

@@ -262,15 +262,18 @@ type ToolError struct {
 // Result is the outcome of a call. On a failure the sidecar reported, Call
 // returns the Result (stats, logs, tool error) together with the error.
 type Result struct {
-	InvocationID string          `json:"invocation_id"`
-	Output       json.RawMessage `json:"output,omitempty"`
-	ExitCode     int32           `json:"exit_code"`
-	Stats        Stats           `json:"stats"`
-	Logs         []LogRecord     `json:"logs,omitempty"`
-	LogsDropped  uint32          `json:"logs_dropped,omitempty"`
-	ToolError    *ToolError      `json:"tool_error,omitempty"`
-	TrapCode     string          `json:"trap_code,omitempty"`
-	PID          int             `json:"-"`
+	InvocationID string `json:"invocation_id"`
+	// SkillID and Version name the skill version that ran.
+	SkillID     string          `json:"skill_id,omitempty"`
+	Version     string          `json:"version,omitempty"`
+	Output      json.RawMessage `json:"output,omitempty"`
+	ExitCode    int32           `json:"exit_code"`
+	Stats       Stats           `json:"stats"`
+	Logs        []LogRecord     `json:"logs,omitempty"`
+	LogsDropped uint32          `json:"logs_dropped,omitempty"`
+	ToolError   *ToolError      `json:"tool_error,omitempty"`
+	TrapCode    string          `json:"trap_code,omitempty"`
+	PID         int             `json:"-"`
 }
 
 // Status is the lifecycle state of a skill version's sidecar.
@@ -617,6 +620,9 @@ func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, t
 	defer stopCtx()
 	resp, err := p.client.Invoke(rpcCtx, req)
 	res := resultOf(req.InvocationId, resp)
+	if res != nil {
+		res.SkillID, res.Version = t.SkillID, t.Version
+	}
 	if res != nil {
 		res.PID = p.pid
 	}

@@ -6,7 +6,6 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -159,7 +158,7 @@ func (s *Store) Decider() Decider {
 // readStore reads and parses the store at path and also returns the bytes
 // read. A missing file is an empty store.
 func readStore(path string) (*Store, []byte, error) {
-	data, err := readLimited(path, MaxStoreSize)
+	data, err := fsutil.ReadLimited(path, MaxStoreSize, ErrInvalidStore, "MaxStoreSize")
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Store{}, nil, nil
 	}
@@ -171,30 +170,6 @@ func readStore(path string) (*Store, []byte, error) {
 		return nil, nil, fmt.Errorf("%w: %s: %w", ErrInvalidStore, path, err)
 	}
 	return s, data, nil
-}
-
-// readLimited reads the file at path, refusing one larger than limit bytes
-// (the error wraps ErrInvalidStore and names the limit and the size seen).
-func readLimited(path string, limit int64) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("trust: read %s: %w", path, err)
-	}
-	defer fh.Close()
-	if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
-		return nil, fmt.Errorf("%w: %s is %d bytes, the limit is %d bytes", ErrInvalidStore, path, fi.Size(), limit)
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("trust: read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%w: %s is more than %d bytes, the limit is %d bytes", ErrInvalidStore, path, limit, limit)
-	}
-	return data, nil
 }
 
 // writeAtomic replaces the file at path with data (mode 0600) atomically

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"time"
+
+	"github.com/palyra-go/palyra/host/fsutil"
 )
 
 // RotationLogSuffix is appended to the store path to name the rotation log,
@@ -103,7 +105,7 @@ func (f *File) ApplyRotation(ctx context.Context, r *Rotation) (RotationOutcome,
 // is an empty log. Errors wrap ErrInvalidStore.
 func readRotationLog(path string) (map[string]rotationRecord, error) {
 	log := make(map[string]rotationRecord)
-	data, err := readLimited(path, MaxStoreSize)
+	data, err := fsutil.ReadLimited(path, MaxStoreSize, ErrInvalidStore, "MaxStoreSize")
 	if errors.Is(err, fs.ErrNotExist) {
 		return log, nil
 	}

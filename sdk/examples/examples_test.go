@@ -25,6 +25,7 @@ var wantCaps = map[string]struct {
 }{
 	"echo":       {},
 	"http-fetch": {http: []string{"api.example.com"}, secrets: []string{"skill:palyra.http_fetch/api_token"}},
+	"event-log":  {writeRoots: []string{"events"}},
 	"kv-counter": {writeRoots: []string{"counters"}},
 	"report":     {},
 }

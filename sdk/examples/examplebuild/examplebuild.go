@@ -41,7 +41,7 @@ import (
 const ModulePath = "github.com/palyra-go/palyra"
 
 // names are the examples, one directory of sdk/examples each.
-var names = []string{"echo", "http-fetch", "kv-counter", "report"}
+var names = []string{"echo", "event-log", "http-fetch", "kv-counter", "report"}
 
 // ErrUnknownExample: the name is not one of Names.
 var ErrUnknownExample = errors.New("examplebuild: unknown example")

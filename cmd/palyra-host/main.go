@@ -1,0 +1,144 @@
+// Command palyra-host is the Palyra-Go daemon: it owns a state directory and
+// serves its skills over a gRPC and an HTTP JSON API on one port (package
+// host/daemon).
+//
+//	palyra-host serve [--state-dir DIR] [--listen 127.0.0.1:7142] [--policy FILE] [--config FILE] [--sidecar PATH]
+//	palyra-host token rotate [--state-dir DIR]
+//	palyra-host token path [--state-dir DIR]
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/daemon"
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/statedir"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var stateDir string
+	root := &cobra.Command{
+		Use:           "palyra-host",
+		Short:         "The Palyra-Go daemon: skills over gRPC and HTTP",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.PersistentFlags().StringVar(&stateDir, "state-dir", "", "state directory (default $PALYRA_STATE_DIR, else $XDG_STATE_HOME/palyra or ~/.local/state/palyra)")
+	root.AddCommand(serveCommand(&stateDir, stdout, stderr), tokenCommand(&stateDir, stdout))
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintf(stderr, "palyra-host: %s: %v\n", errcode.Of(err), err)
+		return 1
+	}
+	return 0
+}
+
+func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
+	var listen, policyPath, configPath, sidecar, logLevel string
+	var logJSON bool
+	c := &cobra.Command{
+		Use:   "serve [--listen ADDR] [--policy FILE] [--config FILE] [--sidecar PATH]",
+		Short: "Serve the state directory's skills until SIGTERM or SIGINT",
+		Long: "serve starts the daemon: one process per state directory, on loopback unless TLS is configured. " +
+			"It prints the URL and the admin token file; every API call but /healthz and /readyz needs `Authorization: Bearer <token>`. " +
+			"SIGTERM or SIGINT drains in-flight calls (up to shutdown_timeout), stops every sidecar and exits 0.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg := &daemon.Config{}
+			if configPath != "" {
+				var err error
+				if cfg, err = daemon.LoadConfig(configPath); err != nil {
+					return err
+				}
+			}
+			if listen != "" {
+				cfg.Listen = listen
+			}
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
+			side, err := host.FindSidecar(sidecar)
+			if err != nil {
+				return err
+			}
+			state, err := statedir.Resolve(*stateDir)
+			if err != nil {
+				return err
+			}
+			log := hclog.New(&hclog.LoggerOptions{Name: "palyra-host", Level: hclog.LevelFromString(logLevel), Output: stderr, JSONFormat: logJSON})
+			ctx := cmd.Context()
+			d, err := daemon.Open(ctx, daemon.Options{StateDir: state, Config: cfg, PolicyPath: policyPath, SidecarPath: side, Logger: log})
+			if err != nil {
+				return err
+			}
+			ln, err := d.Listen()
+			if err != nil {
+				return errors.Join(err, d.Close(context.Background()))
+			}
+			fmt.Fprintf(stdout, "palyra-host serving %s\n  state dir:  %s\n  token file: %s\n  try:        curl -H \"Authorization: Bearer $(cat %s)\" %s/v1/skills\n",
+				d.URL(ln), state, daemon.TokenPath(state), daemon.TokenPath(state), d.URL(ln))
+			return d.Serve(ctx, ln)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&listen, "listen", "", "address to serve on (default "+daemon.DefaultListen+"; off loopback only with [tls] configured)")
+	f.StringVar(&policyPath, "policy", "", "operator capability profile (default <state>/policy.toml when present, else the safe default)")
+	f.StringVar(&configPath, "config", "", "daemon configuration file (TOML; see host/daemon.Config)")
+	f.StringVar(&sidecar, "sidecar", "", "the palyra-sidecar binary (default $"+host.SidecarEnv+", next to palyra-host, or in $PATH)")
+	f.StringVar(&logLevel, "log-level", "info", "log level: trace, debug, info, warn, error")
+	f.BoolVar(&logJSON, "log-json", false, "write logs as JSON lines")
+	return c
+}
+
+func tokenCommand(stateDir *string, stdout io.Writer) *cobra.Command {
+	c := &cobra.Command{Use: "token", Short: "Manage the admin token"}
+	c.AddCommand(&cobra.Command{
+		Use:   "rotate",
+		Short: "Replace the admin token; a running daemon accepts only the new one from its next request",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			state, err := statedir.Resolve(*stateDir)
+			if err != nil {
+				return err
+			}
+			if _, err := daemon.RotateToken(state); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "admin token rotated: %s\n", daemon.TokenPath(state))
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "path",
+		Short: "Print the admin token file of the state directory",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			state, err := statedir.Resolve(*stateDir)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, daemon.TokenPath(state))
+			return nil
+		},
+	})
+	return c
+}

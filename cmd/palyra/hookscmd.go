@@ -1,0 +1,350 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/palyra-go/palyra/host/daemon"
+	"github.com/palyra-go/palyra/host/hooks"
+	"github.com/palyra-go/palyra/host/statedir"
+)
+
+// hooksCommand is `palyra hooks`: the hook bindings of the state directory
+// (<state>/hooks/bindings.json, host/hooks), or of a daemon with --url.
+func (a *app) hooksCommand() *cobra.Command {
+	c := group("hooks", "Bind skill tools to host events and fire them",
+		a.hooksListCommand(), a.hooksBindCommand(), a.hooksSetEnabledCommand(true), a.hooksSetEnabledCommand(false),
+		a.hooksRemoveCommand(), a.hooksFireCommand())
+	c.Long = "hooks edits the hook bindings: \"when event E happens, call tool T of skill S with the event\", as Palyra's hooks. " +
+		"The daemon dispatches gateway:startup and the skill events (skill:installed, skill:quarantined, ...) as they happen; " +
+		"the run phases (run:before_tool, ...) run when something fires them, such as `palyra hooks fire`. " +
+		"A hook's tool answers with its exit code: 0 continue, 10 annotate, 20 request_approval, 30 block, 40 transform_preview, below 0 or from 50 up fail_run; " +
+		"only some decisions are allowed for each event, and the highest-priority one wins.\n\n" +
+		"Locally the verbs edit <state>/hooks/bindings.json under its lock, so they are safe while a daemon serves the same state directory (it re-reads the file for every event). " +
+		"--principal is recorded as the binding's owner (bind) and as updated_by.\n\n" + daemonModeHelp
+	a.registerDaemonFlags(c)
+	return c
+}
+
+// hookStore opens the bindings store of the state directory.
+func (a *app) hookStore() (*hooks.Store, error) {
+	state, err := statedir.Resolve(a.stateDir)
+	if err != nil {
+		return nil, err
+	}
+	return hooks.OpenStore(state), nil
+}
+
+// hookList is the JSON of hooks list (the daemon's GET /v1/hooks shape).
+type hookList struct {
+	Bindings []hooks.Binding `json:"bindings"`
+}
+
+func (a *app) hooksListCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the hook bindings",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := a.daemonClient(cmd)
+			if err != nil {
+				return err
+			}
+			var r hookList
+			if cl != nil {
+				r.Bindings, err = cl.Hooks(cmd.Context())
+			} else {
+				st, serr := a.hookStore()
+				if serr != nil {
+					return serr
+				}
+				r.Bindings, err = st.List()
+			}
+			if err != nil {
+				return err
+			}
+			if r.Bindings == nil {
+				r.Bindings = []hooks.Binding{}
+			}
+			return a.emit(r, hooksTable(r.Bindings))
+		},
+	}
+}
+
+// hooksTable is the text of hooks list: one aligned row per binding, "-"
+// for the skill's default tool.
+func hooksTable(bs []hooks.Binding) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOOK_ID\tEVENT\tPLUGIN_ID\tTOOL_ID\tENABLED")
+	for _, h := range bs {
+		tool := h.ToolID
+		if tool == "" {
+			tool = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\n", h.HookID, h.Event, h.PluginID, tool, h.Enabled)
+	}
+	tw.Flush()
+	return b.String()
+}
+
+// bindingText is the one-line text of a binding a verb returns.
+func bindingText(verb string, b hooks.Binding) string {
+	tool := b.ToolID
+	if tool == "" {
+		tool = "-"
+	}
+	return fmt.Sprintf("%s hook_id=%s event=%s plugin_id=%s tool_id=%s timeout_ms=%d enabled=%t owner_principal=%s updated_by=%s",
+		verb, b.HookID, b.Event, b.PluginID, tool, b.TimeoutMs, b.Enabled, b.Operator.OwnerPrincipal, b.Operator.UpdatedBy)
+}
+
+func (a *app) hooksBindCommand() *cobra.Command {
+	var (
+		event, skill, tool string
+		displayName, notes string
+		timeout            time.Duration
+		disabled           bool
+	)
+	c := &cobra.Command{
+		Use:   "bind HOOK_ID --event E --skill SKILL_ID [--tool T] [--timeout D] [--disabled] [--display-name N] [--notes N]",
+		Short: "Bind a skill's tool to an event",
+		Long: "bind creates the binding HOOK_ID: on EVENT, call --tool of --skill (without --tool, the tool the skill's manifest names in operator.plugin.default_tool_id) with {hook_id, event, payload}. " +
+			"--timeout is the hook's own time limit (at most 60s; default the dispatcher's, 10s). The binding is enabled unless --disabled. " +
+			"A hook id already bound is hook_exists; an event not among " + strings.Join(hooks.Events(), ", ") + " is unknown_hook_event.",
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if timeout < 0 || timeout%time.Millisecond != 0 {
+				return fmt.Errorf("%w: --timeout %s is not a whole, non-negative number of milliseconds", errUsage, timeout)
+			}
+			cl, err := a.daemonClient(cmd)
+			if err != nil {
+				return err
+			}
+			ev, err := hooks.NormalizeEvent(event)
+			if err != nil {
+				return err
+			}
+			b := hooks.Binding{
+				HookID: args[0], Event: ev, PluginID: skill, ToolID: tool, TimeoutMs: timeout.Milliseconds(), Enabled: !disabled,
+				Operator: hooks.Operator{DisplayName: displayName, Notes: notes, OwnerPrincipal: a.daemon.principal, UpdatedBy: a.daemon.principal},
+			}
+			var out hooks.Binding
+			if cl != nil {
+				var res *hooks.Binding
+				if res, err = cl.BindHook(cmd.Context(), b); err == nil {
+					out = *res
+				}
+			} else {
+				st, serr := a.hookStore()
+				if serr != nil {
+					return serr
+				}
+				out, err = st.Bind(cmd.Context(), b)
+			}
+			if err != nil {
+				return err
+			}
+			return a.emit(out, bindingText("hook.bound", out))
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&event, "event", "", "the event: "+strings.Join(hooks.Events(), ", "))
+	f.StringVar(&skill, "skill", "", "the skill whose tool runs the hook (the binding's plugin_id)")
+	f.StringVar(&tool, "tool", "", "the tool to call (default: the skill's operator.plugin.default_tool_id)")
+	f.DurationVar(&timeout, "timeout", 0, "the hook's time limit (default: the dispatcher's; at most 60s)")
+	f.BoolVar(&disabled, "disabled", false, "create the binding disabled")
+	f.StringVar(&displayName, "display-name", "", "a name for operators")
+	f.StringVar(&notes, "notes", "", "notes for operators")
+	requireFlags(c, "event", "skill")
+	return c
+}
+
+func (a *app) hooksSetEnabledCommand(enabled bool) *cobra.Command {
+	verb, short := "disable", "Stop a hook from running"
+	if enabled {
+		verb, short = "enable", "Let a hook run"
+	}
+	return &cobra.Command{
+		Use:   verb + " HOOK_ID",
+		Short: short,
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := a.daemonClient(cmd)
+			if err != nil {
+				return err
+			}
+			var out hooks.Binding
+			if cl != nil {
+				var res *hooks.Binding
+				if res, err = cl.SetHookEnabled(cmd.Context(), args[0], enabled); err == nil {
+					out = *res
+				}
+			} else {
+				st, serr := a.hookStore()
+				if serr != nil {
+					return serr
+				}
+				out, err = st.SetEnabled(cmd.Context(), args[0], enabled, a.daemon.principal)
+			}
+			if err != nil {
+				return err
+			}
+			return a.emit(out, bindingText("hook."+verb+"d", out))
+		},
+	}
+}
+
+// hookRemoved is the JSON of hooks remove (the daemon's answer's shape).
+type hookRemoved struct {
+	Removed string `json:"removed"`
+}
+
+func (a *app) hooksRemoveCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "remove HOOK_ID",
+		Short: "Delete a hook binding",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := a.daemonClient(cmd)
+			if err != nil {
+				return err
+			}
+			if cl != nil {
+				err = cl.RemoveHook(cmd.Context(), args[0])
+			} else {
+				st, serr := a.hookStore()
+				if serr != nil {
+					return serr
+				}
+				err = st.Remove(cmd.Context(), args[0])
+			}
+			if err != nil {
+				return err
+			}
+			id := strings.ToLower(strings.TrimSpace(args[0]))
+			return a.emit(hookRemoved{Removed: id}, "hook.removed hook_id="+id)
+		},
+	}
+}
+
+// fireCloseTimeout bounds how long a local hooks fire waits for its
+// dispatcher and host to stop once it is done or interrupted.
+const fireCloseTimeout = 5 * time.Second
+
+func (a *app) hooksFireCommand() *cobra.Command {
+	var (
+		payload, sidecar string
+		sf               stateFlags
+	)
+	c := &cobra.Command{
+		Use:   "fire EVENT [--payload JSON|@FILE]",
+		Short: "Run the hooks bound to an event now and print their decisions",
+		Long: "fire runs every enabled hook bound to EVENT at once, each with {hook_id, event, payload}, and prints each hook's outcome (exit code and decision, or the error code of a failed hook) and the resolution: " +
+			"the winning decision, the hook that made it, the conflicts and the failed hooks, which do not vote. With --json it prints {event, outcomes, resolution}, as the daemon's POST /v1/hooks/fire. " +
+			"The payload is --payload (a JSON document, @FILE, or @- for stdin; at most 256 KiB), else {\"principal\": --principal, \"source\": \"cli.fire\"}. " +
+			"A failing hook is an outcome, not a failure of the command.\n\n" +
+			"Locally the hooks' tools run in sidecars of this process (the binary is --sidecar, else $" + sidecarEnv + ", next to palyra, or in $PATH), passing the same gates as skills run; " +
+			"with --url the daemon runs them.",
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := a.daemonClient(cmd, append([]string{"sidecar"}, stateLocalFlags...)...)
+			if err != nil {
+				return err
+			}
+			p, err := a.firePayload(payload)
+			if err != nil {
+				return err
+			}
+			var out *daemon.FireResponse
+			if cl != nil {
+				out, err = cl.FireHooks(cmd.Context(), args[0], p)
+			} else {
+				out, err = a.fireLocal(cmd.Context(), &sf, sidecar, args[0], p)
+			}
+			if err != nil {
+				return err
+			}
+			if out.Outcomes == nil {
+				out.Outcomes = []hooks.Outcome{}
+			}
+			return a.emit(out, fireText(out))
+		},
+	}
+	c.Flags().StringVar(&payload, "payload", "", "the event payload: a JSON document, @FILE, or @- for stdin")
+	c.Flags().StringVar(&sidecar, "sidecar", "", "the palyra-sidecar binary (default $"+sidecarEnv+", next to palyra, or in $PATH; local only)")
+	sf.register(c, true)
+	return c
+}
+
+// firePayload is --payload, else the default payload naming the CLI.
+func (a *app) firePayload(v string) (json.RawMessage, error) {
+	if v == "" {
+		return json.Marshal(map[string]string{"source": "cli.fire", "principal": a.daemon.principal})
+	}
+	data, err := a.readArg(v, hooks.MaxPayloadBytes)
+	if err != nil {
+		return nil, err
+	}
+	if !json.Valid(data) {
+		return nil, fmt.Errorf("%w: --payload is not a JSON document", hooks.ErrInvalidPayload)
+	}
+	return json.RawMessage(data), nil
+}
+
+// fireLocal fires event in a host opened on the state directory, with a
+// dispatcher of its own over the bindings file, and closes both before it
+// returns.
+func (a *app) fireLocal(ctx context.Context, sf *stateFlags, sidecar, event string, payload json.RawMessage) (*daemon.FireResponse, error) {
+	ev, err := hooks.NormalizeEvent(event)
+	if err != nil {
+		return nil, err
+	}
+	st, err := a.hookStore()
+	if err != nil {
+		return nil, err
+	}
+	h, closeHost, err := a.openHost(ctx, sf, sidecar)
+	if err != nil {
+		return nil, err
+	}
+	defer closeHost()
+	disp := hooks.NewDispatcher(hooks.DispatcherConfig{Store: st, Call: daemon.HookCaller(h), Workers: 1, QueueDepth: 1})
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fireCloseTimeout)
+		defer cancel()
+		_ = disp.Close(cctx)
+	}()
+	outs, res, err := disp.Fire(ctx, ev, payload)
+	if err != nil {
+		return nil, err
+	}
+	return &daemon.FireResponse{Event: ev, Outcomes: outs, Resolution: res}, nil
+}
+
+// fireText is the text of hooks fire: the resolution, then one line per
+// hook.
+func fireText(r *daemon.FireResponse) string {
+	res := r.Resolution
+	lines := []string{fmt.Sprintf("hooks.fire event=%s hooks=%d decision=%s source=%s hook_id=%s terminal=%t failed=%d",
+		r.Event, len(r.Outcomes), res.Decision, res.Source, res.HookID, res.Terminal, len(res.Failed))}
+	for _, o := range r.Outcomes {
+		l := fmt.Sprintf("  hook_id=%s plugin_id=%s exit_code=%d", o.HookID, o.PluginID, o.ExitCode)
+		if o.Decision != "" {
+			l += " decision=" + string(o.Decision)
+		}
+		if o.Failed() {
+			l += fmt.Sprintf(" code=%s error=%q", o.Code, o.Err)
+		}
+		lines = append(lines, l)
+	}
+	for _, v := range res.Conflicts {
+		lines = append(lines, fmt.Sprintf("  conflict hook_id=%s plugin_id=%s decision=%s", v.HookID, v.PluginID, v.Decision))
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,215 @@
+package daemon
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/palyra-go/palyra/host/anomaly"
+	"github.com/palyra-go/palyra/host/channels"
+	"github.com/palyra-go/palyra/host/errcode"
+)
+
+// Defaults of the daemon's configuration.
+const (
+	DefaultListen          = "127.0.0.1:7142"
+	DefaultReauditInterval = 6 * time.Hour
+	DefaultHookTimeout     = 10 * time.Second
+	DefaultShutdownTimeout = 30 * time.Second
+	// DefaultMaxRequestBytes caps a JSON request body (and a gRPC message
+	// other than an install).
+	DefaultMaxRequestBytes = 1 << 20
+	// DefaultMaxArtifactBytes caps an uploaded artifact (Palyra's
+	// MAX_ARTIFACT_BYTES, facts §2.2).
+	DefaultMaxArtifactBytes = 64 << 20
+	// MaxConfigBytes caps the configuration file.
+	MaxConfigBytes = 256 << 10
+)
+
+// ErrInvalidConfig is a configuration the daemon refuses to start with.
+var ErrInvalidConfig = errcode.New("daemon_config_invalid", "invalid daemon configuration")
+
+// Duration is a time.Duration written as a Go duration string ("6h", "250ms")
+// in the configuration file.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(strings.TrimSpace(string(b)))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration such as \"30s\" or \"6h\"", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration as a Go duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// TLS names the certificate and key the daemon serves with. A listen address
+// that is not loopback needs them.
+type TLS struct {
+	CertFile string `toml:"cert_file"`
+	KeyFile  string `toml:"key_file"`
+}
+
+// Enabled reports whether TLS is configured.
+func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
+
+// Config is the daemon's configuration file (TOML, --config), merged with the
+// command line. Every field has a default.
+//
+//	listen = "127.0.0.1:7142"
+//	reaudit_interval = "6h"        # 0 disables the scheduled re-audit
+//	hook_timeout = "10s"
+//	shutdown_timeout = "30s"       # how long SIGTERM waits for in-flight calls
+//	max_request_bytes = 1048576
+//	max_artifact_bytes = 67108864
+//	[tls]
+//	cert_file = "/etc/palyra/tls.crt"
+//	key_file = "/etc/palyra/tls.key"
+//	[anomaly]                      # runtime anomaly quarantine (host/anomaly)
+//	window = "5m"
+//	thresholds = { fuel_exhausted = 5, trap = 5, capability_denied = 10 }
+//	[[channels]]                   # channels skills may send to (host/channels)
+//	name = "ops"
+//	type = "webhook"
+//	url = "https://hooks.example.com/palyra"
+type Config struct {
+	Listen           string          `toml:"listen"`
+	TLS              TLS             `toml:"tls"`
+	ReauditInterval  *Duration       `toml:"reaudit_interval"`
+	HookTimeout      Duration        `toml:"hook_timeout"`
+	ShutdownTimeout  Duration        `toml:"shutdown_timeout"`
+	MaxRequestBytes  int64           `toml:"max_request_bytes"`
+	MaxArtifactBytes int64           `toml:"max_artifact_bytes"`
+	Anomaly          *anomaly.Policy `toml:"anomaly"`
+	Channels         []channels.Spec `toml:"channels"`
+}
+
+// LoadConfig reads and validates a configuration file.
+func LoadConfig(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading %s: %v", ErrInvalidConfig, path, err)
+	}
+	c, err := ParseConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseConfig decodes a configuration (unknown keys are errors) and
+// validates it; missing fields get their defaults.
+func ParseConfig(data []byte) (*Config, error) {
+	if len(data) > MaxConfigBytes {
+		return nil, fmt.Errorf("%w: %d bytes, over the %d-byte limit (MaxConfigBytes)", ErrInvalidConfig, len(data), MaxConfigBytes)
+	}
+	var c Config
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		var sm *toml.StrictMissingError
+		if errors.As(err, &sm) {
+			return nil, fmt.Errorf("%w: unknown key: %s", ErrInvalidConfig, strings.TrimSpace(sm.String()))
+		}
+		return nil, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Validate fills in defaults and checks every field.
+func (c *Config) Validate() error {
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.ReauditInterval == nil {
+		c.ReauditInterval = &Duration{DefaultReauditInterval}
+	}
+	if c.HookTimeout.Duration == 0 {
+		c.HookTimeout.Duration = DefaultHookTimeout
+	}
+	if c.ShutdownTimeout.Duration == 0 {
+		c.ShutdownTimeout.Duration = DefaultShutdownTimeout
+	}
+	if c.MaxRequestBytes == 0 {
+		c.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if c.MaxArtifactBytes == 0 {
+		c.MaxArtifactBytes = DefaultMaxArtifactBytes
+	}
+	switch {
+	case c.ReauditInterval.Duration < 0:
+		return fmt.Errorf("%w: reaudit_interval %s is negative (0 disables it)", ErrInvalidConfig, c.ReauditInterval.Duration)
+	case c.ReauditInterval.Duration > 0 && c.ReauditInterval.Duration < 100*time.Millisecond:
+		return fmt.Errorf("%w: reaudit_interval %s is under 100ms", ErrInvalidConfig, c.ReauditInterval.Duration)
+	case c.HookTimeout.Duration < 0 || c.HookTimeout.Duration > 10*time.Minute:
+		return fmt.Errorf("%w: hook_timeout %s is outside 0..10m", ErrInvalidConfig, c.HookTimeout.Duration)
+	case c.ShutdownTimeout.Duration < 0 || c.ShutdownTimeout.Duration > time.Hour:
+		return fmt.Errorf("%w: shutdown_timeout %s is outside 0..1h", ErrInvalidConfig, c.ShutdownTimeout.Duration)
+	case c.MaxRequestBytes < 1<<10 || c.MaxRequestBytes > 64<<20:
+		return fmt.Errorf("%w: max_request_bytes %d is outside 1 KiB..64 MiB", ErrInvalidConfig, c.MaxRequestBytes)
+	case c.MaxArtifactBytes < 1<<10 || c.MaxArtifactBytes > 1<<30:
+		return fmt.Errorf("%w: max_artifact_bytes %d is outside 1 KiB..1 GiB", ErrInvalidConfig, c.MaxArtifactBytes)
+	case (c.TLS.CertFile == "") != (c.TLS.KeyFile == ""):
+		return fmt.Errorf("%w: tls needs both cert_file and key_file", ErrInvalidConfig)
+	}
+	if err := CheckListen(c.Listen, c.TLS.Enabled()); err != nil {
+		return err
+	}
+	if c.Anomaly != nil {
+		if err := c.Anomaly.Validate(); err != nil {
+			return fmt.Errorf("%w: anomaly: %w", ErrInvalidConfig, err)
+		}
+	}
+	specs, err := channels.ValidateSpecs(c.Channels)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	c.Channels = specs
+	return nil
+}
+
+// ErrInsecureListen is a listen address off loopback without TLS.
+var ErrInsecureListen = errcode.New("insecure_listen", "refusing to listen off loopback without TLS")
+
+// CheckListen checks that addr is host:port and that a host other than a
+// loopback address is served with TLS only. "localhost" counts as
+// loopback; an empty host (every interface) does not.
+func CheckListen(addr string, tls bool) error {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%w: listen %q: %v", ErrInvalidConfig, addr, err)
+	}
+	if p == "" {
+		return fmt.Errorf("%w: listen %q has no port", ErrInvalidConfig, addr)
+	}
+	if tls || isLoopback(h) {
+		return nil
+	}
+	return fmt.Errorf("%w: listen %q is not a loopback address; configure [tls] cert_file and key_file to serve on it", ErrInsecureListen, addr)
+}
+
+func isLoopback(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,441 @@
+package daemon
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/a2ui"
+	"github.com/palyra-go/palyra/host/channels"
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/events"
+	"github.com/palyra-go/palyra/host/fsutil"
+	"github.com/palyra-go/palyra/host/hooks"
+	"github.com/palyra-go/palyra/host/metrics"
+	"github.com/palyra-go/palyra/host/statedir"
+	"github.com/palyra-go/palyra/host/supervisor"
+)
+
+// ErrAlreadyRunning is a second daemon on a state directory.
+var ErrAlreadyRunning = errcode.New("daemon_already_running", "another palyra-host serves this state directory")
+
+// PrincipalDaemon is the principal of the daemon's own actions (the
+// scheduled re-audit).
+const PrincipalDaemon = "system:daemon"
+
+// Options configure Open.
+type Options struct {
+	// StateDir is the state directory ("" resolves as statedir.Resolve).
+	StateDir string
+	// Config is the daemon's configuration (nil: every default).
+	Config *Config
+	// PolicyPath is the operator profile ("" = <state>/policy.toml when it
+	// exists, else the default profile).
+	PolicyPath string
+	// SidecarPath is the palyra-sidecar binary. Required.
+	SidecarPath string
+	// Logger receives the daemon's structured logs (nil discards them).
+	Logger hclog.Logger
+	// Supervisor tunes the supervisor (tests shorten its timeouts).
+	Supervisor supervisor.Config
+}
+
+// Daemon is a running palyra-host: the one process that owns a state
+// directory, serving the gRPC and HTTP APIs on one port.
+type Daemon struct {
+	cfg      Config
+	stateDir string
+	log      hclog.Logger
+	lock     *os.File
+
+	host    *host.Host
+	auth    *Authenticator
+	hooks   *hooks.Store
+	disp    *hooks.Dispatcher
+	metrics *metrics.Metrics
+	// wake carries the installer's events: each one wakes the journal
+	// follower, which publishes on stream in journal order.
+	wake   *events.Bus
+	stream *events.Bus
+	docs   *docStore
+	grpc   *grpc.Server
+
+	ready    atomic.Bool
+	stopping chan struct{} // closed when shutdown starts: ends event streams
+	stopOnce sync.Once
+	loops    sync.WaitGroup
+	cursor   atomic.Int64 // last journal event the follower published
+}
+
+// Open takes the state directory's daemon lock, makes sure the admin token
+// exists and opens the host. Serve runs it; Close releases everything when
+// Serve was never called.
+func Open(ctx context.Context, opts Options) (*Daemon, error) {
+	state, err := statedir.Resolve(opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(state, "daemon"), 0o700); err != nil {
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	cfg := Config{}
+	if opts.Config != nil {
+		cfg = *opts.Config
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.SidecarPath == "" {
+		return nil, fmt.Errorf("daemon: %w: no sidecar binary", supervisor.ErrSidecarNotFound)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	lock, err := fsutil.LockExclusive(ctx, filepath.Join(state, "daemon", "daemon.lock"), -1)
+	if err != nil {
+		pid := ""
+		if b, rerr := os.ReadFile(InfoPath(state)); rerr == nil {
+			var info Info
+			if json.Unmarshal(b, &info) == nil {
+				pid = fmt.Sprintf(" (pid %d, %s)", info.PID, info.URL)
+			}
+		}
+		return nil, fmt.Errorf("%w: %s%s: %v", ErrAlreadyRunning, state, pid, err)
+	}
+	d := &Daemon{cfg: cfg, stateDir: state, log: log, lock: lock, wake: &events.Bus{}, stream: &events.Bus{}, stopping: make(chan struct{}), docs: newDocStore(maxDocuments, documentTTL)}
+	ok := false
+	defer func() {
+		if !ok {
+			d.releaseLock()
+		}
+	}()
+	if _, err := EnsureToken(state); err != nil {
+		return nil, err
+	}
+	if d.auth, err = NewAuthenticator(TokenPath(state)); err != nil {
+		return nil, err
+	}
+	policyPath := opts.PolicyPath
+	if policyPath == "" {
+		if p := filepath.Join(state, "policy.toml"); fileExists(p) {
+			policyPath = p
+		}
+	}
+	var mx *metrics.Metrics
+	hcfg := host.Config{
+		StateDir: state, PolicyPath: policyPath, Logger: log, SidecarPath: opts.SidecarPath,
+		Supervisor: opts.Supervisor, Bus: d.wake, Anomaly: cfg.Anomaly,
+		OnCall: func(r host.CallRecord) { d.observeCall(mx, r) },
+	}
+	if d.host, err = host.Open(ctx, hcfg); err != nil {
+		return nil, err
+	}
+	d.metrics = metrics.New(metricsSource{d.host})
+	mx = d.metrics
+	if err := d.registerChannels(); err != nil {
+		d.host.Close(ctx)
+		return nil, err
+	}
+	d.hooks = hooks.OpenStore(state)
+	d.disp = hooks.NewDispatcher(hooks.DispatcherConfig{
+		Store: d.hooks, Call: HookCaller(d.host), Timeout: cfg.HookTimeout.Duration,
+		Logger: log.Named("hooks"), OnOutcome: d.hookOutcome,
+	})
+	d.grpc = d.newGRPCServer()
+	ok = true
+	return d, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// registerChannels registers the configured channels on the host.
+func (d *Daemon) registerChannels() error {
+	reg := d.host.Channels()
+	for _, s := range d.cfg.Channels {
+		var c channels.Channel
+		switch s.Type {
+		case channels.TypeLog:
+			c = &channels.Log{Logger: d.log.Named("channel")}
+		case channels.TypePubSub:
+			c = &channels.PubSub{}
+		case channels.TypeWebhook:
+			w, err := d.host.WebhookChannel(s.URL)
+			if err != nil {
+				return fmt.Errorf("daemon: channel %s: %w", s.Name, err)
+			}
+			c = w
+		}
+		if err := reg.Register(s.Name, c); err != nil {
+			return fmt.Errorf("daemon: channel %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// Host returns the daemon's host (for embedding and tests).
+func (d *Daemon) Host() *host.Host { return d.host }
+
+// StateDir returns the state directory the daemon owns.
+func (d *Daemon) StateDir() string { return d.stateDir }
+
+// Info is <state>/daemon/daemon.json, written while the daemon serves: how
+// to reach it. The CLI reads it to find a running daemon.
+type Info struct {
+	PID       int    `json:"pid"`
+	URL       string `json:"url"`
+	TokenFile string `json:"token_file"`
+	StartedAt string `json:"started_at"`
+}
+
+// InfoPath is the daemon.json of a state directory.
+func InfoPath(stateDir string) string { return filepath.Join(stateDir, "daemon", "daemon.json") }
+
+// ReadInfo reads the daemon.json of a state directory.
+func ReadInfo(stateDir string) (*Info, error) {
+	b, err := os.ReadFile(InfoPath(stateDir))
+	if err != nil {
+		return nil, err
+	}
+	var info Info
+	if err := json.Unmarshal(b, &info); err != nil {
+		return nil, fmt.Errorf("%s: %w", InfoPath(stateDir), err)
+	}
+	return &info, nil
+}
+
+// Listen opens the configured listen address.
+func (d *Daemon) Listen() (net.Listener, error) {
+	ln, err := net.Listen("tcp", d.cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("daemon: listen %s: %w", d.cfg.Listen, err)
+	}
+	return ln, nil
+}
+
+// URL is the base URL of the daemon served on ln.
+func (d *Daemon) URL(ln net.Listener) string {
+	scheme := "http"
+	if d.cfg.TLS.Enabled() {
+		scheme = "https"
+	}
+	return scheme + "://" + ln.Addr().String()
+}
+
+// Serve serves the APIs on ln until ctx ends, then shuts down gracefully:
+// it stops accepting, ends event streams, waits for in-flight requests up
+// to the shutdown timeout (then cancels them), stops the hooks, the
+// scheduled loops and every sidecar, and releases the state directory.
+// It returns nil after a clean shutdown.
+func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
+	if err := CheckListen(ln.Addr().String(), d.cfg.TLS.Enabled()); err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{
+		Handler:           d.handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          d.log.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
+	}
+	var protos http.Protocols
+	protos.SetHTTP1(true)
+	protos.SetHTTP2(true)
+	if d.cfg.TLS.Enabled() {
+		cert, err := tls.LoadX509KeyPair(d.cfg.TLS.CertFile, d.cfg.TLS.KeyFile)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("%w: tls: %v", ErrInvalidConfig, err)
+		}
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	} else {
+		protos.SetUnencryptedHTTP2(true)
+	}
+	srv.Protocols = &protos
+
+	url := d.URL(ln)
+	info, _ := json.MarshalIndent(Info{PID: os.Getpid(), URL: url, TokenFile: TokenPath(d.stateDir), StartedAt: time.Now().UTC().Format(time.RFC3339)}, "", "  ")
+	if err := fsutil.WriteAtomic(InfoPath(d.stateDir), append(info, '\n'), 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("daemon: %w", err)
+	}
+
+	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
+	if err := d.startFollower(loopCtx); err != nil {
+		stopLoops()
+		ln.Close()
+		return err
+	}
+	d.loops.Add(1)
+	go func() { defer d.loops.Done(); d.reauditLoop(loopCtx) }()
+	d.disp.Enqueue(hooks.EventGatewayStartup, map[string]any{"source": "gateway.startup", "url": url})
+
+	serveErr := make(chan error, 1)
+	go func() {
+		var err error
+		if srv.TLSConfig != nil {
+			err = srv.ServeTLS(ln, "", "")
+		} else {
+			err = srv.Serve(ln)
+		}
+		serveErr <- err
+	}()
+	d.ready.Store(true)
+	d.log.Info("palyra-host serving", "url", url, "state_dir", d.stateDir, "token_file", TokenPath(d.stateDir))
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+		err = fmt.Errorf("daemon: serve: %w", err)
+	}
+	d.log.Info("shutting down", "drain_timeout", d.cfg.ShutdownTimeout.Duration)
+	d.ready.Store(false)
+	d.stopOnce.Do(func() { close(d.stopping) })
+	drain, cancel := context.WithTimeout(context.Background(), d.cfg.ShutdownTimeout.Duration)
+	defer cancel()
+	if serr := srv.Shutdown(drain); serr != nil {
+		d.log.Warn("drain deadline passed; cancelling in-flight requests", "error", serr)
+		srv.Close()
+	}
+	if err == nil {
+		<-serveErr
+	}
+	stopLoops()
+	d.loops.Wait()
+	return errors.Join(err, d.close(drain))
+}
+
+// Close releases a daemon that was opened but never served.
+func (d *Daemon) Close(ctx context.Context) error {
+	d.stopOnce.Do(func() { close(d.stopping) })
+	return d.close(ctx)
+}
+
+func (d *Daemon) close(ctx context.Context) error {
+	var errs []error
+	if d.disp != nil {
+		errs = append(errs, d.disp.Close(ctx))
+	}
+	if d.host != nil {
+		// The sidecars stop even when the drain used up ctx.
+		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		errs = append(errs, d.host.Close(hctx))
+		cancel()
+	}
+	if err := os.Remove(InfoPath(d.stateDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	d.releaseLock()
+	return errors.Join(errs...)
+}
+
+func (d *Daemon) releaseLock() {
+	if d.lock != nil {
+		fsutil.Unlock(d.lock)
+		d.lock = nil
+	}
+}
+
+// reauditLoop re-audits every installed version at the configured interval.
+func (d *Daemon) reauditLoop(ctx context.Context) {
+	iv := d.cfg.ReauditInterval.Duration
+	if iv <= 0 {
+		return
+	}
+	t := time.NewTicker(iv)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rep, err := d.host.Installer().Reaudit(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			d.metrics.ObserveReaudit("error")
+			d.log.Error("scheduled re-audit failed", "error", err)
+			continue
+		}
+		d.metrics.ObserveReaudit("ok")
+		if rep.Quarantined > 0 {
+			d.log.Warn("scheduled re-audit quarantined skills", "checked", rep.Checked, "quarantined", rep.Quarantined)
+		} else {
+			d.log.Debug("scheduled re-audit", "checked", rep.Checked, "passed", rep.Passed)
+		}
+	}
+}
+
+// observeCall feeds a call's record to the metrics.
+func (d *Daemon) observeCall(mx *metrics.Metrics, r host.CallRecord) {
+	if mx == nil {
+		return
+	}
+	c := metrics.Call{SkillID: r.SkillID, Version: r.Version, ToolID: r.ToolID, Code: r.Code, Duration: r.Duration}
+	if r.Result != nil {
+		c.FuelConsumed, c.PeakMemoryBytes = r.Result.Stats.FuelConsumed, r.Result.Stats.PeakMemoryBytes
+	}
+	mx.ObserveCall(c)
+	if r.Anomaly != nil {
+		mx.ObserveAnomalyQuarantine(r.SkillID, r.Anomaly.Kind)
+	}
+}
+
+// metricsSource adapts the host to metrics.Source.
+type metricsSource struct{ h *host.Host }
+
+func (s metricsSource) AllStats() map[string]host.SkillStats { return s.h.AllStats() }
+func (s metricsSource) SidecarStates() []supervisor.State {
+	if sup := s.h.Supervisor(); sup != nil {
+		return sup.States()
+	}
+	return nil
+}
+
+// principalOf validates a principal header value; "" gives the default.
+func principalOf(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return DefaultPrincipal, nil
+	}
+	if len(v) > maxPrincipalBytes {
+		return "", fmt.Errorf("%w: x-palyra-principal is %d bytes, over the %d-byte limit", ErrBadRequest, len(v), maxPrincipalBytes)
+	}
+	for _, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(":._@-/", r)) {
+			return "", fmt.Errorf("%w: x-palyra-principal %q has the character %q (allowed: letters, digits and :._@-/)", ErrBadRequest, v, r)
+		}
+	}
+	return v, nil
+}
+
+// DefaultPrincipal is recorded when a request names no x-palyra-principal.
+const DefaultPrincipal = "admin"
+
+const maxPrincipalBytes = 128
+
+// ErrBadRequest is a malformed request.
+var ErrBadRequest = errcode.New("bad_request", "malformed request")
+
+var _ = a2ui.IsDocument

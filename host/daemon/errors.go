@@ -1,0 +1,80 @@
+package daemon
+
+import (
+	"net/http"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+)
+
+// statusByCode maps error codes to HTTP statuses and gRPC codes. A code not
+// listed is a refusal of a well-formed request (422 / FailedPrecondition);
+// "internal" is 500 / Internal.
+var statusByCode = map[string]struct {
+	http int
+	grpc codes.Code
+}{
+	"internal":                   {http.StatusInternalServerError, codes.Internal},
+	"unauthorized":               {http.StatusUnauthorized, codes.Unauthenticated},
+	"admin_token_file_invalid":   {http.StatusUnauthorized, codes.Unauthenticated},
+	"bad_request":                {http.StatusBadRequest, codes.InvalidArgument},
+	"usage":                      {http.StatusBadRequest, codes.InvalidArgument},
+	"invalid_input":              {http.StatusBadRequest, codes.InvalidArgument},
+	"invalid_identifier":         {http.StatusBadRequest, codes.InvalidArgument},
+	"override_required":          {http.StatusBadRequest, codes.InvalidArgument},
+	"unknown_hook_event":         {http.StatusBadRequest, codes.InvalidArgument},
+	"a2ui_invalid_submit":        {http.StatusBadRequest, codes.InvalidArgument},
+	"request_too_large":          {http.StatusRequestEntityTooLarge, codes.ResourceExhausted},
+	"route_not_found":            {http.StatusNotFound, codes.Unimplemented},
+	"skill_not_found":            {http.StatusNotFound, codes.NotFound},
+	"unknown_tool":               {http.StatusNotFound, codes.NotFound},
+	"hook_not_found":             {http.StatusNotFound, codes.NotFound},
+	"a2ui_document_not_found":    {http.StatusNotFound, codes.NotFound},
+	"already_installed":          {http.StatusConflict, codes.AlreadyExists},
+	"hook_exists":                {http.StatusConflict, codes.AlreadyExists},
+	"install_locked":             {http.StatusConflict, codes.Aborted},
+	"install_invalid_argument":   {http.StatusBadRequest, codes.InvalidArgument},
+	"inventory_invalid_argument": {http.StatusBadRequest, codes.InvalidArgument},
+	"invalid_hook_binding":       {http.StatusBadRequest, codes.InvalidArgument},
+	"hook_timeout":               {http.StatusGatewayTimeout, codes.DeadlineExceeded},
+	"skill_locked":               {http.StatusConflict, codes.Aborted},
+	"skill_quarantined":          {http.StatusForbidden, codes.FailedPrecondition},
+	"skill_disabled":             {http.StatusForbidden, codes.FailedPrecondition},
+	"skill_status_missing":       {http.StatusForbidden, codes.FailedPrecondition},
+	"crashlooping":               {http.StatusServiceUnavailable, codes.Unavailable},
+	"capability_denied":          {http.StatusForbidden, codes.PermissionDenied},
+	"overloaded":                 {http.StatusTooManyRequests, codes.ResourceExhausted},
+	"host_closed":                {http.StatusServiceUnavailable, codes.Unavailable},
+	"timeout":                    {http.StatusGatewayTimeout, codes.DeadlineExceeded},
+	"canceled":                   {499, codes.Canceled},
+	"sidecar_crashed":            {http.StatusBadGateway, codes.Unavailable},
+	"invalid_output":             {http.StatusBadGateway, codes.Internal},
+	"output_too_large":           {http.StatusBadGateway, codes.ResourceExhausted},
+	"a2ui_invalid":               {http.StatusBadGateway, codes.Internal},
+	"a2ui_limit_exceeded":        {http.StatusBadGateway, codes.ResourceExhausted},
+	"tool_error":                 {http.StatusUnprocessableEntity, codes.Aborted},
+	"fuel_exhausted":             {http.StatusUnprocessableEntity, codes.ResourceExhausted},
+	"trap":                       {http.StatusUnprocessableEntity, codes.Aborted},
+}
+
+// HTTPStatus is the HTTP status the API answers an error code with.
+func HTTPStatus(code string) int {
+	if s, ok := statusByCode[code]; ok {
+		return s.http
+	}
+	if strings.HasSuffix(code, "_not_found") {
+		return http.StatusNotFound
+	}
+	return http.StatusUnprocessableEntity
+}
+
+// GRPCCode is the gRPC status code the API answers an error code with.
+func GRPCCode(code string) codes.Code {
+	if s, ok := statusByCode[code]; ok {
+		return s.grpc
+	}
+	if strings.HasSuffix(code, "_not_found") {
+		return codes.NotFound
+	}
+	return codes.FailedPrecondition
+}

@@ -1,0 +1,365 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/events"
+	"github.com/palyra-go/palyra/host/hooks"
+	"github.com/palyra-go/palyra/host/install"
+	hostv1 "github.com/palyra-go/palyra/proto/palyra/host/v1"
+)
+
+// TrailerErrorCode is the gRPC trailer that carries an error's stable code.
+const TrailerErrorCode = "palyra-error-code"
+
+// newGRPCServer builds the gRPC server: HostService behind the token
+// interceptors, and the standard health service without them.
+func (d *Daemon) newGRPCServer() *grpc.Server {
+	s := grpc.NewServer(
+		grpc.MaxRecvMsgSize(int(d.cfg.MaxArtifactBytes)+(64<<10)),
+		grpc.ChainUnaryInterceptor(d.unaryInterceptor),
+		grpc.ChainStreamInterceptor(d.streamInterceptor),
+	)
+	hostv1.RegisterHostServiceServer(s, &grpcServer{d: d})
+	hs := health.NewServer()
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(hostv1.HostService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(s, hs)
+	return s
+}
+
+func isHealth(method string) bool { return strings.HasPrefix(method, "/grpc.health.v1.Health/") }
+
+// authContext authenticates a call and puts its request id and principal in
+// ctx.
+func (d *Daemon) authContext(ctx context.Context, method string) (context.Context, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	first := func(k string) string {
+		if v := md.Get(k); len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	rid := first("x-request-id")
+	if !requestIDRE.MatchString(rid) {
+		rid = newRequestID()
+	}
+	ctx = context.WithValue(ctx, keyRequestID, rid)
+	if isHealth(method) {
+		return ctx, nil
+	}
+	if err := d.auth.CheckAuthorization(first("authorization")); err != nil {
+		return ctx, err
+	}
+	p, err := principalOf(first("x-palyra-principal"))
+	if err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ctx, keyPrincipal, p), nil
+}
+
+func (d *Daemon) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	start := time.Now()
+	ctx, err := d.authContext(ctx, info.FullMethod)
+	var resp any
+	if err == nil && info.FullMethod != hostv1.HostService_InstallSkill_FullMethodName {
+		if m, ok := req.(proto.Message); ok {
+			if n := proto.Size(m); int64(n) > d.cfg.MaxRequestBytes {
+				err = fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrRequestTooLarge, n, d.cfg.MaxRequestBytes)
+			}
+		}
+	}
+	if err == nil {
+		resp, err = h(ctx, req)
+	}
+	return resp, d.finishRPC(ctx, info.FullMethod, start, err)
+}
+
+func (d *Daemon) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	start := time.Now()
+	ctx, err := d.authContext(ss.Context(), info.FullMethod)
+	if err == nil {
+		err = h(srv, &ctxStream{ServerStream: ss, ctx: ctx})
+	}
+	return d.finishRPC(ctx, info.FullMethod, start, err)
+}
+
+type ctxStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *ctxStream) Context() context.Context { return s.ctx }
+
+// finishRPC logs and counts a call and converts its error to a status with
+// the error code as message prefix and trailer.
+func (d *Daemon) finishRPC(ctx context.Context, method string, start time.Time, err error) error {
+	code := codes.OK
+	if err != nil {
+		if _, ok := status.FromError(err); ok && errcode.Of(err) == errcode.Internal {
+			code = status.Code(err)
+		} else {
+			ec := errcode.Of(err)
+			code = GRPCCode(ec)
+			grpc.SetTrailer(ctx, metadata.Pairs(TrailerErrorCode, ec))
+			err = status.Error(code, ec+": "+err.Error())
+		}
+	}
+	d.metrics.ObserveRequest("grpc", method, int(code), time.Since(start))
+	args := []any{"request_id", requestIDOf(ctx), "method", method, "grpc_code", code.String(), "duration", time.Since(start), "principal", principalFrom(ctx)}
+	if err != nil {
+		args = append(args, "error", err)
+	}
+	if code == codes.Internal || code == codes.Unknown {
+		d.log.Error("api request", args...)
+	} else {
+		d.log.Debug("api request", args...)
+	}
+	return err
+}
+
+// grpcServer implements hostv1.HostServiceServer over the daemon's
+// operations, the same ones the HTTP API calls.
+type grpcServer struct {
+	hostv1.UnimplementedHostServiceServer
+	d *Daemon
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte("null")
+	}
+	return b
+}
+
+func skillProto(l install.Listing) *hostv1.Skill {
+	return &hostv1.Skill{
+		SkillId: l.SkillID, Version: l.Version, Name: l.SkillName, Publisher: l.Publisher, Current: l.Current,
+		Status: l.Status, Reason: l.RuntimeStatus.Reason, OperatorPrincipal: l.RuntimeStatus.Principal,
+		DetectedAtUnixMs: l.RuntimeStatus.DetectedAtMS, TrustDecision: l.TrustDecision, ToolCount: int32(l.ToolCount),
+		Eligibility: string(l.Eligibility.Status), EligibilityReasons: l.Eligibility.Reasons,
+		PayloadSha256: l.PayloadSHA256, InstalledAtUnixMs: l.InstalledAtMS,
+	}
+}
+
+func statusProto(r *install.StatusResult) *hostv1.StatusChange {
+	return &hostv1.StatusChange{SkillId: r.SkillID, Version: r.Version, Status: string(r.Status), Reason: r.Reason, DetectedAtMs: r.DetectedAtMS, OperatorPrincipal: r.Principal}
+}
+
+func (g *grpcServer) ListSkills(ctx context.Context, req *hostv1.ListSkillsRequest) (*hostv1.ListSkillsResponse, error) {
+	ls, err := g.d.host.Installer().List(ctx, install.ListOptions{SkillID: req.GetSkillId(), CurrentOnly: req.GetCurrentOnly(), QuarantinedOnly: req.GetQuarantinedOnly(), EligibleOnly: req.GetEligibleOnly()})
+	if err != nil {
+		return nil, err
+	}
+	out := &hostv1.ListSkillsResponse{}
+	for _, l := range ls {
+		out.Skills = append(out.Skills, skillProto(l))
+	}
+	return out, nil
+}
+
+func (g *grpcServer) GetSkill(ctx context.Context, req *hostv1.GetSkillRequest) (*hostv1.GetSkillResponse, error) {
+	info, err := g.d.host.Installer().Info(ctx, req.GetSkillId(), req.GetVersion())
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.GetSkillResponse{Skill: skillProto(info.Inventory), InfoJson: mustJSON(info)}, nil
+}
+
+func (g *grpcServer) InstallSkill(ctx context.Context, req *hostv1.InstallSkillRequest) (*hostv1.InstallSkillResponse, error) {
+	if n := int64(len(req.GetArtifact())); n > g.d.cfg.MaxArtifactBytes {
+		return nil, fmt.Errorf("%w: artifact of %d bytes, over the %d-byte limit", ErrRequestTooLarge, n, g.d.cfg.MaxArtifactBytes)
+	}
+	res, err := g.d.install(ctx, req.GetArtifact(), install.InstallOptions{AllowTOFU: req.GetAllowTofu(), Force: req.GetForce(), AcceptCapabilities: req.GetAcceptCapabilities()})
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.InstallSkillResponse{SkillId: res.SkillID, Version: res.Version, Status: string(res.Status), TrustDecision: res.TrustDecision, ResultJson: mustJSON(res)}, nil
+}
+
+func (g *grpcServer) VerifySkill(ctx context.Context, req *hostv1.VerifySkillRequest) (*hostv1.VerifySkillResponse, error) {
+	res, err := g.d.host.Installer().Verify(ctx, req.GetSkillId(), req.GetVersion())
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.VerifySkillResponse{TrustDecision: res.TrustDecision, ResultJson: mustJSON(res)}, nil
+}
+
+func (g *grpcServer) AuditSkill(ctx context.Context, req *hostv1.AuditSkillRequest) (*hostv1.AuditSkillResponse, error) {
+	res, err := g.d.host.Installer().AuditInstalled(ctx, req.GetSkillId(), req.GetVersion())
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.AuditSkillResponse{Passed: res.Passed, QuarantineRequired: res.QuarantineRequired, ResultJson: mustJSON(res)}, nil
+}
+
+func (g *grpcServer) QuarantineSkill(ctx context.Context, req *hostv1.QuarantineSkillRequest) (*hostv1.QuarantineSkillResponse, error) {
+	r, err := g.d.changeStatus(ctx, "quarantine", req.GetSkillId(), statusRequest{Version: req.GetVersion(), Reason: req.GetReason()})
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.QuarantineSkillResponse{Status: statusProto(r)}, nil
+}
+
+func (g *grpcServer) EnableSkill(ctx context.Context, req *hostv1.EnableSkillRequest) (*hostv1.EnableSkillResponse, error) {
+	r, err := g.d.changeStatus(ctx, "enable", req.GetSkillId(), statusRequest{Version: req.GetVersion(), Reason: req.GetReason(), Override: req.GetOverride()})
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.EnableSkillResponse{Status: statusProto(r)}, nil
+}
+
+func (g *grpcServer) DisableSkill(ctx context.Context, req *hostv1.DisableSkillRequest) (*hostv1.DisableSkillResponse, error) {
+	r, err := g.d.changeStatus(ctx, "disable", req.GetSkillId(), statusRequest{Version: req.GetVersion(), Reason: req.GetReason()})
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.DisableSkillResponse{Status: statusProto(r)}, nil
+}
+
+func (g *grpcServer) RemoveSkill(ctx context.Context, req *hostv1.RemoveSkillRequest) (*hostv1.RemoveSkillResponse, error) {
+	r, err := g.d.remove(ctx, req.GetSkillId(), req.GetVersion(), principalFrom(ctx), req.GetPurgeStorage())
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.RemoveSkillResponse{Versions: r.Versions, StoragePurged: r.StoragePurged, ResultJson: mustJSON(r)}, nil
+}
+
+func (g *grpcServer) Reaudit(ctx context.Context, _ *hostv1.ReauditRequest) (*hostv1.ReauditResponse, error) {
+	rep, err := g.d.host.Installer().Reaudit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.ReauditResponse{Audited: int32(rep.Checked), Quarantined: int32(rep.Quarantined), ResultJson: mustJSON(rep)}, nil
+}
+
+func callProto(r *CallResponse) *hostv1.CallToolResponse {
+	out := &hostv1.CallToolResponse{
+		InvocationId: r.InvocationID, Version: r.Version, OutputJson: r.Output, ExitCode: r.ExitCode,
+		FuelConsumed: r.Stats.FuelConsumed, PeakMemoryBytes: r.Stats.PeakMemoryBytes, WallTimeNs: int64(r.Stats.WallTime),
+	}
+	if r.A2UI != nil {
+		out.A2Ui = &hostv1.A2UIRef{DocumentId: r.A2UI.DocumentID, Surface: r.A2UI.Surface}
+	}
+	return out
+}
+
+func (g *grpcServer) CallTool(ctx context.Context, req *hostv1.CallToolRequest) (*hostv1.CallToolResponse, error) {
+	r, err := g.d.callTool(ctx, req.GetSkillId(), req.GetToolId(), req.GetInputJson(), time.Duration(req.GetTimeoutMs())*time.Millisecond)
+	if err != nil {
+		return nil, err
+	}
+	return callProto(r), nil
+}
+
+func (g *grpcServer) SubmitForm(ctx context.Context, req *hostv1.SubmitFormRequest) (*hostv1.SubmitFormResponse, error) {
+	body, err := json.Marshal(map[string]any{"componentId": req.GetComponentId(), "values": json.RawMessage(orNull(req.GetValuesJson()))})
+	if err != nil {
+		return nil, fmt.Errorf("%w: values_json: %v", ErrBadRequest, err)
+	}
+	r, err := g.d.submitForm(ctx, req.GetDocumentId(), body)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.SubmitFormResponse{Result: callProto(r)}, nil
+}
+
+func orNull(b []byte) []byte {
+	if len(b) == 0 {
+		return []byte("null")
+	}
+	return b
+}
+
+func bindingProto(b hooks.Binding) *hostv1.HookBinding {
+	return &hostv1.HookBinding{
+		HookId: b.HookID, Event: b.Event, PluginId: b.PluginID, ToolId: b.ToolID, Enabled: b.Enabled, TimeoutMs: b.TimeoutMs,
+		OwnerPrincipal: b.Operator.OwnerPrincipal, DisplayName: b.Operator.DisplayName, Notes: b.Operator.Notes,
+		CreatedAtUnixMs: b.CreatedAtUnixMs, UpdatedAtUnixMs: b.UpdatedAtUnixMs,
+	}
+}
+
+func (g *grpcServer) ListHooks(ctx context.Context, _ *hostv1.ListHooksRequest) (*hostv1.ListHooksResponse, error) {
+	bs, err := g.d.hooks.List()
+	if err != nil {
+		return nil, err
+	}
+	out := &hostv1.ListHooksResponse{}
+	for _, b := range bs {
+		out.Bindings = append(out.Bindings, bindingProto(b))
+	}
+	return out, nil
+}
+
+func (g *grpcServer) BindHook(ctx context.Context, req *hostv1.BindHookRequest) (*hostv1.BindHookResponse, error) {
+	pb := req.GetBinding()
+	if pb == nil {
+		return nil, fmt.Errorf("%w: binding is missing", ErrBadRequest)
+	}
+	b := hooks.Binding{HookID: pb.GetHookId(), Event: pb.GetEvent(), PluginID: pb.GetPluginId(), ToolID: pb.GetToolId(), Enabled: pb.GetEnabled(), TimeoutMs: pb.GetTimeoutMs()}
+	b.Operator.DisplayName, b.Operator.Notes = pb.GetDisplayName(), pb.GetNotes()
+	b.Operator.OwnerPrincipal = pb.GetOwnerPrincipal()
+	if b.Operator.OwnerPrincipal == "" {
+		b.Operator.OwnerPrincipal = principalFrom(ctx)
+	}
+	b.Operator.UpdatedBy = principalFrom(ctx)
+	out, err := g.d.hooks.Bind(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.BindHookResponse{Binding: bindingProto(out)}, nil
+}
+
+func (g *grpcServer) SetHookEnabled(ctx context.Context, req *hostv1.SetHookEnabledRequest) (*hostv1.SetHookEnabledResponse, error) {
+	out, err := g.d.hooks.SetEnabled(ctx, req.GetHookId(), req.GetEnabled(), principalFrom(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.SetHookEnabledResponse{Binding: bindingProto(out)}, nil
+}
+
+func (g *grpcServer) RemoveHook(ctx context.Context, req *hostv1.RemoveHookRequest) (*hostv1.RemoveHookResponse, error) {
+	if err := g.d.hooks.Remove(ctx, req.GetHookId()); err != nil {
+		return nil, err
+	}
+	return &hostv1.RemoveHookResponse{}, nil
+}
+
+func (g *grpcServer) FireHooks(ctx context.Context, req *hostv1.FireHooksRequest) (*hostv1.FireHooksResponse, error) {
+	out, err := g.d.fire(ctx, FireRequest{Event: req.GetEvent(), Payload: req.GetPayloadJson()})
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.FireHooksResponse{Decision: string(out.Resolution.Decision), ResultJson: mustJSON(out)}, nil
+}
+
+func (g *grpcServer) StreamEvents(req *hostv1.StreamEventsRequest, ss grpc.ServerStreamingServer[hostv1.StreamEventsResponse]) error {
+	after := int64(-1)
+	if req.AfterId != nil {
+		if after = req.GetAfterId(); after < 0 {
+			return fmt.Errorf("%w: after_id %d is negative", ErrBadRequest, after)
+		}
+	}
+	err := g.d.follow(ss.Context(), after, func(ev events.Event) error {
+		return ss.Send(&hostv1.StreamEventsResponse{Id: ev.ID, Kind: ev.Kind, SkillId: ev.SkillID, Version: ev.Version, EventJson: mustJSON(ev)})
+	})
+	if err != nil && errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,451 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/events"
+)
+
+// Dispatcher defaults and limits.
+const (
+	// DefaultTimeout is the time limit of a hook call when neither the
+	// binding (timeout_ms) nor DispatcherConfig.Timeout sets one.
+	DefaultTimeout = 10 * time.Second
+	// DefaultWorkers is the number of worker goroutines that run enqueued
+	// events when DispatcherConfig.Workers is not set.
+	DefaultWorkers = 2
+	// DefaultQueueDepth is the number of enqueued events that may wait for a
+	// worker when DispatcherConfig.QueueDepth is not set.
+	DefaultQueueDepth = 256
+	// MaxOutputBytes is the largest tool output an Outcome keeps; larger
+	// output makes the hook fail with ErrInvalidHookOutput.
+	MaxOutputBytes = 64 << 10
+	// MaxPayloadBytes is the largest event payload, as JSON, a hook is given.
+	MaxPayloadBytes = 256 << 10
+	// maxErrBytes bounds the error text of a failed call kept in an Outcome.
+	maxErrBytes = 1024
+)
+
+// CallFunc runs tool toolID of skill skillID with input and returns the
+// tool's exit code and JSON output. An empty toolID means the skill's
+// default tool (its manifest's operator.plugin.default_tool_id); resolving it
+// is the CallFunc's job. The daemon's CallFunc runs the tool in the skill's
+// sidecar; its errors (missing skill, quarantined skill, ...) should carry an
+// errcode code, which becomes Outcome.Code.
+//
+// A CallFunc must return soon after ctx is done: ctx carries the hook's time
+// limit and is cancelled when the caller of Fire gives up or the Dispatcher is
+// closed. It is called concurrently from several goroutines.
+type CallFunc func(ctx context.Context, skillID, toolID string, input json.RawMessage) (exitCode int32, output json.RawMessage, err error)
+
+// HookInput is the input a hook's tool receives, as JSON: the hook's id, the
+// event (normalized) and the event's payload. For skill events the payload is
+// the host/events.Event; for gateway:startup it is StartupPayload(); for Fire
+// it is the caller's payload (null when the caller passed nil).
+type HookInput struct {
+	HookID  string          `json:"hook_id"`
+	Event   string          `json:"event"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// DispatcherConfig configures a Dispatcher. Store and Call are required;
+// every other field has a default.
+type DispatcherConfig struct {
+	// Store holds the bindings. They are read afresh for every event, so
+	// edits take effect without a restart.
+	Store *Store
+	// Call runs a hook's tool.
+	Call CallFunc
+	// Timeout is the time limit of a hook call whose binding sets none
+	// (DefaultTimeout when ≤ 0; at most MaxHookTimeout).
+	Timeout time.Duration
+	// Logger receives a line for every dispatch, failure and dropped event;
+	// payloads and outputs are never logged. Default: no logging.
+	Logger hclog.Logger
+	// Workers is the number of goroutines that run enqueued events
+	// (DefaultWorkers when ≤ 0).
+	Workers int
+	// QueueDepth is the number of enqueued events that may wait for a worker
+	// (DefaultQueueDepth when ≤ 0).
+	QueueDepth int
+	// OnOutcome, when set, is called with every outcome, of Fire and of
+	// enqueued events alike, after all the hooks of the event have finished,
+	// in hook id order. It is called from several goroutines at once and must
+	// not block for long: the daemon journals the outcomes with it.
+	OnOutcome func(Outcome)
+}
+
+// Dispatcher runs the hooks bound to events. It starts its worker goroutines
+// in NewDispatcher; Close stops them and waits for every goroutine the
+// Dispatcher started, after which Fire fails with ErrDispatcherClosed and
+// Enqueue returns false. A Dispatcher is safe for concurrent use.
+type Dispatcher struct {
+	store     *Store
+	call      CallFunc
+	timeout   time.Duration
+	log       hclog.Logger
+	onOutcome func(Outcome)
+
+	queue    chan job
+	stopping chan struct{} // closed by the first Close
+	// base is the context of the workers' dispatches; it is cancelled when
+	// Close's ctx ends (or when Close returns), and it cancels every call.
+	base   context.Context
+	cancel context.CancelFunc
+	// mu guards closed, and orders Fire's wg.Add before Close's wg.Wait.
+	mu     sync.Mutex
+	closed bool
+	// wg counts the workers, the Fire calls in progress and the tool calls.
+	wg      sync.WaitGroup
+	dropped atomic.Uint64
+}
+
+type job struct {
+	event   string
+	payload json.RawMessage
+}
+
+// NewDispatcher returns a Dispatcher with cfg's defaults filled in and its
+// workers started. It panics when cfg.Store or cfg.Call is nil, a
+// programming error. The caller must Close it.
+func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
+	if cfg.Store == nil || cfg.Call == nil {
+		panic("hooks: NewDispatcher needs a Store and a Call")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	cfg.Timeout = min(cfg.Timeout, MaxHookTimeout)
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	if cfg.QueueDepth <= 0 {
+		cfg.QueueDepth = DefaultQueueDepth
+	}
+	d := &Dispatcher{
+		store:     cfg.Store,
+		call:      cfg.Call,
+		timeout:   cfg.Timeout,
+		log:       cfg.Logger,
+		onOutcome: cfg.OnOutcome,
+		queue:     make(chan job, cfg.QueueDepth),
+		stopping:  make(chan struct{}),
+	}
+	d.base, d.cancel = context.WithCancel(context.Background())
+	d.wg.Add(cfg.Workers)
+	for range cfg.Workers {
+		go d.worker()
+	}
+	return d
+}
+
+// Fire runs the enabled hooks bound to event now and returns their outcomes
+// (sorted by hook id) and the resolution of their decisions. The hooks run
+// concurrently, each under its own time limit; a hook that does not answer in
+// time is cut off with an outcome of code hook_timeout, and Fire does not wait
+// for its tool beyond that (Close does). ctx bounds the whole call: when it ends, the
+// calls still running are cancelled (code hook_canceled).
+//
+// event is normalized (NormalizeEvent); payload is encoded as JSON (a
+// json.RawMessage is used as it is) and given to every hook in a HookInput.
+// Errors wrap ErrUnknownEvent, ErrInvalidPayload, ErrDispatcherClosed, or
+// the errors of Store.Load; a failing hook is an outcome, not an error.
+func (d *Dispatcher) Fire(ctx context.Context, event string, payload any) ([]Outcome, Resolution, error) {
+	ev, err := NormalizeEvent(event)
+	if err != nil {
+		return nil, Resolution{}, err
+	}
+	p, err := encodePayload(payload)
+	if err != nil {
+		return nil, Resolution{}, err
+	}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil, Resolution{}, ErrDispatcherClosed
+	}
+	d.wg.Add(1)
+	d.mu.Unlock()
+	defer d.wg.Done()
+	outs, err := d.dispatch(ctx, ev, p)
+	if err != nil {
+		return nil, Resolution{}, err
+	}
+	return outs, Resolve(outs), nil
+}
+
+// Enqueue queues event for the workers and returns at once: it never blocks
+// its caller (the daemon's event follower). It returns false, and logs, when
+// the event is not one of Events() (so nothing can be bound to it), when the
+// payload cannot be encoded (see Fire), when the Dispatcher is closed, or when
+// the queue is full: the event is then dropped and counted (see Dropped).
+// Outcomes of enqueued events reach OnOutcome and the log only.
+func (d *Dispatcher) Enqueue(event string, payload any) bool {
+	ev, err := NormalizeEvent(event)
+	if err != nil {
+		d.log.Debug("event has no hooks; not dispatched", "event", quote(event))
+		return false
+	}
+	p, err := encodePayload(payload)
+	if err != nil {
+		d.log.Warn("hook event not dispatched", "event", ev, "error", err)
+		return false
+	}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		d.log.Debug("hook dispatcher closed; event not dispatched", "event", ev)
+		return false
+	}
+	select {
+	case d.queue <- job{event: ev, payload: p}:
+		d.mu.Unlock()
+		return true
+	default:
+		d.mu.Unlock()
+		n := d.dropped.Add(1)
+		d.log.Warn("hook queue full; event dropped", "event", ev, "queue_depth", cap(d.queue), "dropped_total", n)
+		return false
+	}
+}
+
+// Follow enqueues every event that arrives on c (a host/events
+// subscription's channel), until c is closed (it then returns nil) or ctx is
+// done (it returns ctx.Err()). It blocks; the daemon runs it in a goroutine
+// it owns. Events of kinds nothing can be bound to are skipped.
+func (d *Dispatcher) Follow(ctx context.Context, c <-chan events.Event) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case e, ok := <-c:
+			if !ok {
+				return nil
+			}
+			d.Enqueue(e.Kind, e)
+		}
+	}
+}
+
+// Dropped returns how many enqueued events were dropped because the queue
+// was full or the Dispatcher was closed before a worker reached them.
+func (d *Dispatcher) Dropped() uint64 { return d.dropped.Load() }
+
+// Close stops taking events, lets the workers finish the queued ones, and
+// waits for every goroutine the Dispatcher started and for the Fire calls in
+// progress. When ctx ends first, the
+// hook calls still running are cancelled, the events still queued are
+// dropped, Close waits for the goroutines to return (a CallFunc must honour
+// its ctx) and returns an error wrapping ctx.Err(). Close is idempotent;
+// every call waits.
+func (d *Dispatcher) Close(ctx context.Context) error {
+	d.mu.Lock()
+	if !d.closed {
+		d.closed = true
+		close(d.stopping)
+	}
+	d.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		d.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		d.cancel()
+		return nil
+	case <-ctx.Done():
+		d.cancel()
+		<-done
+		return fmt.Errorf("hooks: close: hook calls cancelled: %w", ctx.Err())
+	}
+}
+
+func (d *Dispatcher) worker() {
+	defer d.wg.Done()
+	for {
+		select {
+		case j := <-d.queue:
+			d.runJob(j)
+		case <-d.stopping:
+			// Finish the queue, unless Close's ctx ends first.
+			for {
+				select {
+				case j := <-d.queue:
+					d.runJob(j)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// runJob dispatches an enqueued event, or drops it once Close's ctx has
+// ended.
+func (d *Dispatcher) runJob(j job) {
+	if d.base.Err() != nil {
+		n := d.dropped.Add(1)
+		d.log.Warn("hook dispatcher closed; queued event dropped", "event", j.event, "dropped_total", n)
+		return
+	}
+	if _, err := d.dispatch(d.base, j.event, j.payload); err != nil {
+		d.log.Error("hook dispatch failed", "event", j.event, "error", err)
+	}
+}
+
+// dispatch runs the enabled hooks bound to event ev with payload p. The
+// caller holds a count in d.wg, so the tool-call goroutines may add theirs.
+func (d *Dispatcher) dispatch(ctx context.Context, ev string, p json.RawMessage) ([]Outcome, error) {
+	bindings, err := d.store.List()
+	if err != nil {
+		return nil, err
+	}
+	var matched []Binding
+	for _, b := range bindings {
+		if b.Enabled && b.Event == ev {
+			matched = append(matched, b)
+		}
+	}
+	outs := make([]Outcome, len(matched))
+	var wg sync.WaitGroup
+	wg.Add(len(matched))
+	for i, b := range matched {
+		go func() {
+			defer wg.Done()
+			outs[i] = d.runHook(ctx, ev, b, p)
+		}()
+	}
+	wg.Wait()
+	for _, o := range outs {
+		if o.Failed() {
+			d.log.Warn("hook failed", "hook_id", o.HookID, "skill_id", o.PluginID, "event", o.Event, "code", o.Code, "error", o.Err, "duration", o.Duration)
+		} else {
+			d.log.Debug("hook dispatched", "hook_id", o.HookID, "skill_id", o.PluginID, "event", o.Event, "decision", o.Decision, "exit_code", o.ExitCode, "duration", o.Duration)
+		}
+		if d.onOutcome != nil {
+			d.onOutcome(o)
+		}
+	}
+	return outs, nil
+}
+
+type callResult struct {
+	code int32
+	out  json.RawMessage
+	err  error
+}
+
+// runHook calls the hook's tool and turns the answer into an Outcome. The
+// call runs in a goroutine counted in d.wg, so that runHook can return at the
+// hook's deadline even when the CallFunc is slow to notice it.
+func (d *Dispatcher) runHook(ctx context.Context, ev string, b Binding, p json.RawMessage) Outcome {
+	input, _ := json.Marshal(HookInput{HookID: b.HookID, Event: ev, Payload: p}) // p is valid JSON
+	o := Outcome{HookID: b.HookID, PluginID: b.PluginID, ToolID: b.ToolID, Event: ev, Payload: input}
+	timeout := d.timeout
+	if b.TimeoutMs > 0 {
+		timeout = b.Timeout()
+	}
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	stop := context.AfterFunc(d.base, cancel)
+	defer stop()
+
+	start := time.Now()
+	results := make(chan callResult, 1)
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		code, out, err := d.call(callCtx, b.PluginID, b.ToolID, input)
+		results <- callResult{code: code, out: out, err: err}
+	}()
+	var r callResult
+	answered := false
+	select {
+	case r = <-results:
+		answered = true
+	case <-callCtx.Done():
+	}
+	o.Duration = time.Since(start)
+
+	if callCtx.Err() != nil && (!answered || r.err != nil) {
+		// Cut off (an error after the deadline is taken as the cut-off's):
+		// by the caller, by Close, or by the hook's own deadline.
+		switch {
+		case ctx.Err() != nil:
+			return fail(o, fmt.Errorf("%w: %w", ErrHookCanceled, ctx.Err()))
+		case d.base.Err() != nil:
+			return fail(o, fmt.Errorf("%w: the dispatcher was closed", ErrHookCanceled))
+		}
+		return fail(o, fmt.Errorf("%w: skill %s did not answer within %v", ErrHookTimeout, quote(b.PluginID), timeout))
+	}
+	if r.err != nil {
+		o.Err = truncate(r.err.Error(), maxErrBytes)
+		o.Code = errcode.Of(r.err)
+		return o
+	}
+	o.ExitCode = r.code
+	o.Decision = DecisionFromExitCode(r.code)
+	switch {
+	case len(r.out) > MaxOutputBytes:
+		return fail(o, fmt.Errorf("%w: output is %d bytes, the limit is %d bytes (MaxOutputBytes)", ErrInvalidHookOutput, len(r.out), MaxOutputBytes))
+	case len(r.out) > 0 && !json.Valid(r.out):
+		return fail(o, fmt.Errorf("%w: output is not valid JSON", ErrInvalidHookOutput))
+	case len(r.out) > 0:
+		o.Output = append(json.RawMessage(nil), r.out...)
+	}
+	if !Allowed(ev, o.Decision) {
+		return fail(o, fmt.Errorf("%w: decision %s (exit code %d) is not allowed for %s", ErrDecisionNotAllowed, o.Decision, r.code, ev))
+	}
+	return o
+}
+
+func fail(o Outcome, err error) Outcome {
+	o.Err = err.Error()
+	o.Code = errcode.Of(err)
+	return o
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// encodePayload encodes an event payload as JSON: nil is null, a
+// json.RawMessage must already be valid JSON, anything else goes through
+// json.Marshal. The result is at most MaxPayloadBytes.
+func encodePayload(payload any) (json.RawMessage, error) {
+	var p json.RawMessage
+	switch v := payload.(type) {
+	case nil:
+		return json.RawMessage("null"), nil
+	case json.RawMessage:
+		if !json.Valid(v) {
+			return nil, fmt.Errorf("%w: payload is not valid JSON", ErrInvalidPayload)
+		}
+		p = append(json.RawMessage(nil), v...)
+	default:
+		data, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidPayload, err)
+		}
+		p = data
+	}
+	if len(p) > MaxPayloadBytes {
+		return nil, fmt.Errorf("%w: payload is %d bytes of JSON, the limit is %d bytes (MaxPayloadBytes)", ErrInvalidPayload, len(p), MaxPayloadBytes)
+	}
+	return p, nil
+}

@@ -1,0 +1,130 @@
+// Package hooks binds skill tools to host events and dispatches those events
+// to them: "when event E happens, call tool T of skill S with the event as
+// input".
+//
+// It is the Palyra-Go form of Palyra's hook runtime (palyra-facts §8). The
+// palyra CLI edits the bindings; the palyra-host daemon follows the host's
+// events (host/events) and hands each to a Dispatcher, which calls the bound
+// skills' tools through a CallFunc the daemon supplies (the daemon runs the
+// tool in the skill's sidecar). This package imports neither the supervisor
+// nor the host package: a CallFunc is the whole boundary.
+//
+// # Bindings file
+//
+// The bindings live in <state>/hooks/bindings.json, in Palyra's format:
+//
+//	{
+//	  "schema_version": 1,
+//	  "updated_at_unix_ms": 1714300000000,
+//	  "entries": [
+//	    {
+//	      "hook_id": "audit.quarantine",
+//	      "event": "skill:quarantined",
+//	      "plugin_id": "acme.auditor",
+//	      "enabled": true,
+//	      "operator": {"display_name": "...", "notes": "...", "owner_principal": "...", "updated_by": "..."},
+//	      "created_at_unix_ms": 1714300000000,
+//	      "updated_at_unix_ms": 1714300000000
+//	    }
+//	  ]
+//	}
+//
+// Entries are sorted by hook_id; hook_id and plugin_id are lower-cased, at
+// most MaxIDLength bytes of [a-z0-9._-]. Palyra binds a hook to a plugin
+// binding, which in turn names a skill; Palyra-Go has no separate plugin
+// bindings, so plugin_id is the skill id of the hook skill.
+//
+// Palyra-Go adds two optional keys to an entry, written only when set:
+//
+//   - tool_id: the tool of the skill to call. When it is absent the daemon
+//     calls the tool named by the skill manifest's
+//     operator.plugin.default_tool_id; this package leaves it empty and the
+//     CallFunc resolves it.
+//   - timeout_ms: the hook's own time limit, at most MaxHookTimeout. When it
+//     is absent the Dispatcher's Timeout applies.
+//
+// A file that uses them may not be readable by Palyra itself, whose
+// structures reject unknown keys.
+//
+// Parsing is strict: unknown or duplicate keys, values of the wrong type,
+// invalid ids, unknown events and duplicate hook ids are errors wrapping
+// ErrInvalidBindings, and a *FieldError in the chain names the entry index and
+// the field at fault. The file is limited to MaxBindingsFileBytes and
+// MaxEntries entries. A schema_version above SchemaVersion is ErrSchemaTooNew.
+// Legacy forms are read and marked File.Migrated; the next write saves them
+// in the current form:
+//
+//   - a bare JSON array of entries, without the wrapper object;
+//   - a wrapper without schema_version (version 0);
+//   - entries that name the skill with "skill_id" instead of "plugin_id";
+//   - events spelled in another case, with surrounding white space, run
+//     phases without their "run:" prefix ("before_tool"), and journal-style
+//     dotted names ("skill.quarantined"); see NormalizeEvent.
+//
+// Store edits the file safely from several processes (the CLI and the daemon
+// at once): every mutation takes an exclusive lock on bindings.json.lock,
+// re-reads the file, changes it and replaces it atomically (mode 0600).
+// Readers take no lock; they see the old file or the new one.
+//
+// # Events
+//
+// The bindable events are gateway:startup, the skill lifecycle events
+// (skill:installed, skill:updated, skill:enabled, skill:disabled,
+// skill:quarantined, skill:removed, skill:crashlooping) and the run phases
+// run:before_run, run:before_tool, run:after_tool, run:before_delivery and
+// run:after_run. The daemon dispatches gateway:startup and the skill events;
+// a run phase is dispatched only when the code that runs it calls
+// Dispatcher.Fire (or an operator runs "palyra hooks fire").
+//
+// # Hook input contract
+//
+// The tool of a hook receives one JSON object as its input (HookInput):
+//
+//	{"hook_id": "audit.quarantine", "event": "skill:quarantined", "payload": <the event>}
+//
+// For skill events the payload is the host/events.Event as JSON; for
+// gateway:startup it is StartupPayload(); for Fire it is whatever the caller
+// passed. Palyra never hands the payload to the module (palyra-facts §10
+// item 8); Palyra-Go does.
+//
+// # Decisions
+//
+// A hook answers with its tool's exit code, read as Palyra reads it
+// (DecisionFromExitCode): 0 continue, 10 annotate, 20 request_approval, 30
+// block, 40 transform_preview, below 0 or from 50 up fail_run, any other code
+// from 1 to 49 annotate. Each event allows only some decisions (Allowed):
+// continue and annotate everywhere; request_approval and block in
+// run:before_run, run:before_tool and run:before_delivery; transform_preview
+// only in run:before_delivery; fail_run in every run phase but run:after_run.
+// The gateway and skill events are notifications: only continue and annotate
+// are allowed. A decision not allowed for its event makes the hook's outcome a
+// failure (code hook_decision_not_allowed), as Palyra's hook.failed. Resolve
+// combines the outcomes of one event into one decision.
+//
+// # Dispatch
+//
+// Dispatcher.Fire runs the enabled hooks bound to an event at once,
+// concurrently, each under its time limit, and returns their outcomes and
+// the resolution; "palyra hooks fire" and the code running a run phase use
+// it. Dispatcher.Enqueue is the path for the daemon's event follower
+// (Dispatcher.Follow reads a host/events subscription into it): it never
+// blocks; the event waits in a bounded queue for a worker goroutine, and when
+// the queue is full it is dropped, counted (Dispatcher.Dropped) and logged.
+// Dispatcher.Close stops the workers and waits for every goroutine the
+// Dispatcher started.
+//
+// Every hook call ends in an Outcome. A call that fails (the CallFunc's
+// error, such as a missing or quarantined skill, with its errcode code; a
+// timeout, hook_timeout; a cancellation, hook_canceled; output over
+// MaxOutputBytes or not JSON, invalid_hook_output; a decision not allowed,
+// hook_decision_not_allowed) is a failed outcome, not an error of Fire, and
+// does not vote in Resolve, as in Palyra; Resolution.Failed lists such hooks
+// for callers that must fail closed.
+//
+// Where Palyra stops short (palyra-facts §10 item 8), Palyra-Go goes on: the
+// run phases are dispatched by whoever calls Fire for them, the event payload
+// reaches the hook, a transform_preview hook's output is its preview, and
+// Fire runs the bound skill itself. The daemon's CallFunc is meant to call
+// the skill through host.Host.Call, so that a hook call gets the same status,
+// trust and grant checks as any other call.
+package hooks

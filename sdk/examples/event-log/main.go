@@ -1,0 +1,243 @@
+// Command event-log is a Palyra-Go skill meant to be bound to hooks: the
+// daemon calls palyra.on_event with each skill event (a skill quarantined,
+// enabled, ...), and the skill keeps the most recent ones in the storage
+// capability (filesystem.write_roots = ["events"]), where palyra.recent reads
+// them back, newest first. on_event returns 0, which a hook reads as
+// "continue" (Palyra facts §8). Build it (from the repository root) with:
+//
+//	GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o event-log.wasm ./sdk/examples/event-log
+//
+// Unlike the other examples this file has no wasip1 build constraint, so a
+// native `go test` exercises the handlers through skill.DefaultMux exactly as
+// init registers them (the SDK's entrypoint export exists only on wasip1).
+//
+// # Storage layout
+//
+// Under the grant "events": the key "seq" holds the last sequence number as
+// decimal text, and each event is "e-" followed by its sequence number in
+// seqDigits zero-padded digits, so that byte order is arrival order. Its
+// value is the compact JSON of {hook_id, event, payload}. After each record
+// the oldest entries past maxEntries are deleted. palyra.recent returns the
+// stored values as they are, and at most maxRecentBytes of them.
+//
+// Calls that overlap may read the same "seq" and overwrite one another's
+// entry: hook dispatch calls a skill one event at a time.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/palyra-go/palyra/sdk/go/skill"
+)
+
+const (
+	// prefix is the storage grant, the write root declared in skill.toml.
+	prefix = "events"
+	// seqKey holds the sequence number of the last recorded event.
+	seqKey = "seq"
+	// entryPrefix starts the key of every stored event.
+	entryPrefix = "e-"
+	// seqDigits is how many digits a sequence number has in a key.
+	seqDigits = 12
+	// maxSeq is the largest sequence number seqDigits digits can hold.
+	maxSeq = 999_999_999_999
+
+	// maxEntries is how many events are kept; older ones are deleted.
+	maxEntries = 100
+	// maxPrunePerCall bounds the deletions of one on_event call (each is a
+	// capability call, of the ABI's 256 per call).
+	maxPrunePerCall = 50
+	// defaultRecent is how many events palyra.recent returns by default.
+	defaultRecent = 10
+	// maxEntryBytes bounds one stored event.
+	maxEntryBytes = 8 << 10
+	// maxRecentBytes bounds the events one palyra.recent call returns: past
+	// it the call stops, with fewer than limit events (and at least one).
+	// Reading stored values is what costs a Go guest fuel, some 900 units a
+	// byte all told (JSON and base64 in the storage responses): 64 KiB, in
+	// 100 events or in 8, measured about 60 million, inside the budget of
+	// 100 million in skill.toml.
+	maxRecentBytes = 64 << 10
+	// listPage is the page size of a storage list, the ABI's maximum.
+	listPage = 1000
+)
+
+// Event is the hook input of palyra.on_event, and one stored event.
+type Event struct {
+	// HookID is the id of the hook binding that fired.
+	HookID string `json:"hook_id"`
+	// Event is the event kind, e.g. "skill:quarantined".
+	Event string `json:"event"`
+	// Payload is the event's payload object, kept as sent.
+	Payload json.RawMessage `json:"payload"`
+}
+
+// RecordedOut is the output of palyra.on_event.
+type RecordedOut struct {
+	// Recorded is the sequence number the event was stored under.
+	Recorded int64 `json:"recorded"`
+	// Event is the event kind recorded.
+	Event string `json:"event"`
+}
+
+// RecentIn is the input of palyra.recent.
+type RecentIn struct {
+	// Limit is how many events to return, 1..maxEntries; defaultRecent when
+	// absent.
+	Limit *int `json:"limit"`
+}
+
+// RecentOut is the output of palyra.recent.
+type RecentOut struct {
+	// Events are stored events, each the JSON of an Event, newest first.
+	Events []json.RawMessage `json:"events"`
+}
+
+func init() {
+	skill.Handle("palyra.on_event", onEvent)
+	skill.Handle("palyra.recent", recent)
+}
+
+// entryKey returns the storage key of event number seq.
+func entryKey(seq int64) string {
+	return fmt.Sprintf("%s%0*d", entryPrefix, seqDigits, seq)
+}
+
+// loadSeq returns the last sequence number; 0 before the first event.
+func loadSeq(st *skill.Storage) (int64, error) {
+	v, found, err := st.Get(seqKey)
+	if err != nil || !found {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil || n < 0 {
+		return 0, skill.Errorf("corrupt_counter", "key %q holds %q, not a sequence number", seqKey, v)
+	}
+	return n, nil
+}
+
+// encodeEvent returns the compact JSON of ev, with no HTML escaping, so the
+// payload is stored as sent.
+func encodeEvent(ev Event) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ev); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func onEvent(ctx *skill.Context, in Event) (RecordedOut, error) {
+	// The supervisor has validated the input against the schema; these
+	// checks matter to callers that skip it (native tests).
+	if strings.TrimSpace(in.HookID) == "" || strings.TrimSpace(in.Event) == "" {
+		return RecordedOut{}, skill.NewError("invalid_event", "hook_id and event must be non-empty")
+	}
+	if p := bytes.TrimSpace(in.Payload); len(p) == 0 || p[0] != '{' {
+		return RecordedOut{}, skill.NewError("invalid_event", "payload must be a JSON object")
+	}
+	entry, err := encodeEvent(in)
+	if err != nil {
+		return RecordedOut{}, skill.Errorf("invalid_event", "encode event: %w", err)
+	}
+	if len(entry) > maxEntryBytes {
+		return RecordedOut{}, skill.Errorf("event_too_large", "event of %s is %d bytes, over the limit of %d bytes", in.Event, len(entry), maxEntryBytes)
+	}
+
+	st := ctx.Storage(prefix)
+	seq, err := loadSeq(st)
+	if err != nil {
+		return RecordedOut{}, err
+	}
+	if seq >= maxSeq {
+		return RecordedOut{}, skill.Errorf("sequence_exhausted", "sequence number %d is the last of %d digits", seq, seqDigits)
+	}
+	seq++
+	// The entry first: should the counter's put fail, the next event takes
+	// the same number and overwrites it, and no number is ever skipped.
+	if err := st.Put(entryKey(seq), entry); err != nil {
+		return RecordedOut{}, err
+	}
+	if err := st.Put(seqKey, []byte(strconv.FormatInt(seq, 10))); err != nil {
+		return RecordedOut{}, err
+	}
+	if err := prune(st); err != nil {
+		return RecordedOut{}, err
+	}
+	ctx.Logf(skill.LevelDebug, "recorded %s from hook %s as %d", in.Event, in.HookID, seq)
+	return RecordedOut{Recorded: seq, Event: in.Event}, nil
+}
+
+// prune deletes the oldest entries past maxEntries, at most maxPrunePerCall
+// of them: it lists the oldest maxEntries+maxPrunePerCall keys, and every key
+// but the newest maxEntries of those has at least maxEntries newer ones.
+func prune(st *skill.Storage) error {
+	keys, _, err := st.List(entryPrefix, maxEntries+maxPrunePerCall, "")
+	if err != nil {
+		return err
+	}
+	for i := 0; i < len(keys)-maxEntries; i++ {
+		if _, err := st.Delete(keys[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func recent(ctx *skill.Context, in RecentIn) (RecentOut, error) {
+	limit := defaultRecent
+	if in.Limit != nil {
+		limit = *in.Limit
+	}
+	if limit < 1 || limit > maxEntries {
+		return RecentOut{}, skill.Errorf("invalid_limit", "limit %d is outside 1..%d", limit, maxEntries)
+	}
+	st := ctx.Storage(prefix)
+
+	// The newest limit keys: the tail of the listing, page by page.
+	var window []string
+	cursor := ""
+	for {
+		keys, next, err := st.List(entryPrefix, listPage, cursor)
+		if err != nil {
+			return RecentOut{}, err
+		}
+		window = append(window, keys...)
+		if len(window) > limit {
+			window = append(window[:0:0], window[len(window)-limit:]...)
+		}
+		if next == "" {
+			break
+		}
+		if next <= cursor {
+			return RecentOut{}, skill.Errorf("storage_error", "list cursor went from %q back to %q", cursor, next)
+		}
+		cursor = next
+	}
+
+	// Each entry is already the compact JSON of one output item: it goes
+	// out as stored, and encoding the output checks that it is JSON.
+	out := RecentOut{Events: make([]json.RawMessage, 0, len(window))}
+	size := 0
+	for i := len(window) - 1; i >= 0; i-- {
+		v, found, err := st.Get(window[i])
+		if err != nil {
+			return RecentOut{}, err
+		}
+		if !found {
+			continue // pruned since the listing
+		}
+		if size += len(v); size > maxRecentBytes && len(out.Events) > 0 {
+			break
+		}
+		out.Events = append(out.Events, v)
+	}
+	return out, nil
+}
+
+func main() {}
