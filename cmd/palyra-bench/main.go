@@ -103,7 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			continue
 		}
 		if !slices.ContainsFunc(scenarios, func(s scenario) bool { return s.id == id }) {
-			return o, fmt.Errorf("--only: no scenario %q (scenarios are A to F)", id)
+			return o, fmt.Errorf("--only: no scenario %q (scenarios are %s to %s)", id, scenarios[0].id, scenarios[len(scenarios)-1].id)
 		}
 		o.only = append(o.only, id)
 	}

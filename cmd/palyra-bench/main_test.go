@@ -21,7 +21,7 @@ func TestParseFlags(t *testing.T) {
 		{args: nil, want: options{}},
 		{args: []string{"--quick", "--json", "--out", "d"}, want: options{quick: true, json: true, out: "d"}},
 		{args: []string{"-only", " a, c ,"}, want: options{only: []string{"A", "C"}}},
-		{args: []string{"--only", "G"}, wantErr: `--only: no scenario "G" (scenarios are A to F)`},
+		{args: []string{"--only", "Z"}, wantErr: `--only: no scenario "Z" (scenarios are A to G)`},
 		{args: []string{"extra"}, wantErr: `unexpected argument "extra"`},
 		{args: []string{"--nope"}, wantErr: "flag provided but not defined: -nope"},
 	} {
