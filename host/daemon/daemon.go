@@ -19,7 +19,6 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/palyra-go/palyra/host"
-	"github.com/palyra-go/palyra/host/a2ui"
 	"github.com/palyra-go/palyra/host/channels"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/events"
@@ -437,5 +436,3 @@ const maxPrincipalBytes = 128
 
 // ErrBadRequest is a malformed request.
 var ErrBadRequest = errcode.New("bad_request", "malformed request")
-
-var _ = a2ui.IsDocument

@@ -3,7 +3,6 @@ package daemon_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/palyra-go/palyra/host/daemon"
 	hostv1 "github.com/palyra-go/palyra/proto/palyra/host/v1"
@@ -114,9 +112,13 @@ func TestGRPCAPI(t *testing.T) {
 	if err != nil || gs.GetSkill().GetVersion() != "0.1.0" || !json.Valid(gs.GetInfoJson()) {
 		t.Fatalf("get: %v", err)
 	}
-	_, err = c.GetSkill(ctx, &hostv1.GetSkillRequest{SkillId: "test.none"})
+	var trailer metadata.MD
+	_, err = c.GetSkill(ctx, &hostv1.GetSkillRequest{SkillId: "test.none"}, grpc.Trailer(&trailer))
 	if status.Code(err) != codes.NotFound || grpcErrCode(err) != "skill_not_found" {
 		t.Errorf("get unknown: %v", err)
+	}
+	if got := trailer.Get(daemon.TrailerErrorCode); len(got) != 1 || got[0] != "skill_not_found" {
+		t.Errorf("trailer %s: %v", daemon.TrailerErrorCode, got)
 	}
 	if vr, err := c.VerifySkill(ctx, &hostv1.VerifySkillRequest{SkillId: "test.grpc"}); err != nil || vr.GetTrustDecision() != "tofu_pinned" {
 		t.Errorf("verify: %v %v", vr, err)
@@ -221,7 +223,4 @@ func TestGRPCAPI(t *testing.T) {
 	stopStream()
 	for range evs {
 	}
-	_ = io.EOF
-	_ = proto.Size
-	_ = daemon.TrailerErrorCode
 }
