@@ -64,8 +64,8 @@ type Config struct {
 	// skills. Required.
 	StateDir string
 	// Policy is the operator profile; PolicyPath loads one from a file
-	// when Policy is nil. With neither, the installer's default profile
-	// applies.
+	// when Policy is nil. With neither, <state>/policy.toml applies when it
+	// exists, else the default profile (policy.Resolve).
 	Policy     *policy.Profile
 	PolicyPath string
 	// TrustStore overrides the trust store path (default
@@ -192,8 +192,8 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	if cfg.CacheDir == "" {
 		cfg.CacheDir = DefaultCacheDir(cfg.StateDir)
 	}
-	if cfg.Policy == nil && cfg.PolicyPath != "" {
-		p, err := policy.Load(cfg.PolicyPath)
+	if cfg.Policy == nil {
+		p, _, err := policy.Resolve(cfg.StateDir, cfg.PolicyPath)
 		if err != nil {
 			return nil, fmt.Errorf("host: %w", err)
 		}

@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,12 +11,9 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/audit"
-	"github.com/palyra-go/palyra/host/daemon"
-	"github.com/palyra-go/palyra/host/daemon/client"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/statedir"
-	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/host/vault"
 	"github.com/spf13/cobra"
 )
@@ -265,27 +259,14 @@ func (a *app) listCommand() *cobra.Command {
 		Short: "List installed skill versions with their status and eligibility",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var r listReport
-			cl, err := a.daemonClient(cmd, stateLocalFlags...)
+			lc, err := a.lifecycle(cmd, &sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			if cl != nil {
-				sl, err := cl.List(cmd.Context(), opts)
-				if err != nil {
-					return err
-				}
-				r.SkillsRoot, r.Entries = sl.SkillsRoot, sl.Entries
-			} else {
-				in, err := a.openInstaller(cmd, &sf)
-				if err != nil {
-					return err
-				}
-				defer in.Close()
-				if r.Entries, err = in.List(cmd.Context(), opts); err != nil {
-					return err
-				}
-				r.SkillsRoot = statedir.SkillsDir(in.StateDir())
+			defer lc.Close()
+			var r listReport
+			if r.SkillsRoot, r.Entries, err = lc.List(cmd.Context(), opts); err != nil {
+				return err
 			}
 			if r.Entries == nil {
 				r.Entries = []install.Listing{}
@@ -317,21 +298,12 @@ func (a *app) infoCommand() *cobra.Command {
 		Short: "Show an installed skill version: record, status, manifest, signature, entries, history",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var info *install.Info
-			cl, err := a.daemonClient(cmd, stateLocalFlags...)
+			lc, err := a.lifecycle(cmd, &sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			if cl != nil {
-				info, err = cl.Info(cmd.Context(), args[0], version)
-			} else {
-				in, oerr := a.openInstaller(cmd, &sf)
-				if oerr != nil {
-					return oerr
-				}
-				defer in.Close()
-				info, err = in.Info(cmd.Context(), args[0], version)
-			}
+			defer lc.Close()
+			info, err := lc.Info(cmd.Context(), args[0], version)
 			if err != nil {
 				return err
 			}
@@ -418,21 +390,12 @@ func (a *app) verifyCommand() *cobra.Command {
 		Short: "Re-verify an installed artifact against the trust store and record the decision",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var v *install.VerifyResult
-			cl, err := a.daemonClient(cmd, stateLocalFlags...)
+			lc, err := a.lifecycle(cmd, &sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			if cl != nil {
-				v, err = cl.Verify(cmd.Context(), args[0], version)
-			} else {
-				in, oerr := a.openInstaller(cmd, &sf)
-				if oerr != nil {
-					return oerr
-				}
-				defer in.Close()
-				v, err = in.Verify(cmd.Context(), args[0], version)
-			}
+			defer lc.Close()
+			v, err := lc.Verify(cmd.Context(), args[0], version)
 			if err != nil {
 				return err
 			}
@@ -479,67 +442,42 @@ func (a *app) auditCommand() *cobra.Command {
 			if path != "" && len(args) > 0 {
 				return fmt.Errorf("%w: give SKILL_ID or --artifact, not both", errUsage)
 			}
-			cl, err := a.daemonClient(cmd, append([]string{"artifact"}, stateLocalFlags...)...)
+			lc, err := a.lifecycle(cmd, &sf, append([]string{"artifact"}, stateLocalFlags...)...)
 			if err != nil {
 				return err
 			}
+			defer lc.Close()
 			ctx := cmd.Context()
 			r := auditReport{Audits: []*install.AuditResult{}}
-			// auditOne audits an installed version; current lists the
-			// current versions.
-			var (
-				auditOne func(ctx context.Context, id, version string) (*install.AuditResult, error)
-				current  func(ctx context.Context) ([]install.Listing, error)
-			)
-			if cl != nil {
-				auditOne = cl.Audit
-				current = func(ctx context.Context) ([]install.Listing, error) {
-					sl, err := cl.List(ctx, install.ListOptions{CurrentOnly: true})
-					if err != nil {
-						return nil, err
-					}
-					return sl.Entries, nil
-				}
-			} else {
-				in, err := a.openInstaller(cmd, &sf)
+			local, isLocal := lc.(localLifecycle)
+			if isLocal {
+				r.TrustStore = local.in.TrustStorePath()
+			}
+			switch {
+			case path != "": // local only: daemonClient refused --artifact
+				data, err := readSmallFile(path, artifact.MaxArtifactBytes)
 				if err != nil {
 					return err
 				}
-				defer in.Close()
-				r.TrustStore = in.TrustStorePath()
-				auditOne = in.AuditInstalled
-				current = func(ctx context.Context) ([]install.Listing, error) {
-					return in.List(ctx, install.ListOptions{CurrentOnly: true})
+				res, err := local.in.AuditArtifact(ctx, data, install.AuditOptions{AllowTOFU: allowTOFU})
+				if err != nil {
+					return err
 				}
-				if path != "" {
-					data, err := readSmallFile(path, artifact.MaxArtifactBytes)
-					if err != nil {
-						return err
-					}
-					res, err := in.AuditArtifact(ctx, data, install.AuditOptions{AllowTOFU: allowTOFU})
-					if err != nil {
-						return err
-					}
-					res.Artifact = path
-					r.Audits = append(r.Audits, res)
-				}
-			}
-			switch {
-			case path != "":
-				// audited above (local only)
+				res.Artifact = path
+				r.Audits = append(r.Audits, res)
 			case len(args) == 1:
-				res, err := auditOne(ctx, args[0], version)
+				res, err := lc.Audit(ctx, args[0], version)
 				if err != nil {
 					return err
 				}
 				r.Audits = append(r.Audits, res)
 			default:
-				entries, err := current(ctx)
+				_, entries, err := lc.List(ctx, install.ListOptions{CurrentOnly: true})
 				if err != nil {
 					return err
 				}
 				for _, e := range entries {
-					res, err := auditOne(ctx, e.SkillID, e.Version)
+					res, err := lc.Audit(ctx, e.SkillID, e.Version)
 					if err != nil {
 						return err
 					}
@@ -631,39 +569,28 @@ func (s *statusFlags) register(c *cobra.Command, judges bool) {
 
 func (a *app) quarantineCommand() *cobra.Command {
 	c := a.simpleStatusCommand("quarantine SKILL_ID --reason R [--version V]", "Block an installed skill version from running",
-		"skill.quarantined", (*install.Installer).Quarantine, (*client.Client).Quarantine)
+		"skill.quarantined", lifecycle.Quarantine)
 	requireFlags(c, "reason")
 	return c
 }
 
 // simpleStatusCommand is a status change with no option of its own beyond
-// statusFlags (quarantine, disable): op (locally) or remote (through a
-// daemon) is called with the skill, version, reason and principal, and its
-// result printed as event.
+// statusFlags (quarantine, disable): op is called with the skill, version
+// and reason, locally or through a daemon, and its result printed as event.
 func (a *app) simpleStatusCommand(use, short, event string,
-	op func(in *install.Installer, ctx context.Context, id, version, reason, principal string) (*install.StatusResult, error),
-	remote func(cl *client.Client, ctx context.Context, id string, r client.StatusRequest) (*install.StatusResult, error)) *cobra.Command {
+	op func(lc lifecycle, ctx context.Context, id, version, reason string) (*install.StatusResult, error)) *cobra.Command {
 	var sfl statusFlags
 	c := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := a.daemonClient(cmd, stateLocalFlags...)
+			lc, err := a.lifecycle(cmd, &sfl.sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			var r *install.StatusResult
-			if cl != nil {
-				r, err = remote(cl, cmd.Context(), args[0], client.StatusRequest{Version: sfl.version, Reason: sfl.reason})
-			} else {
-				in, oerr := a.openInstaller(cmd, &sfl.sf)
-				if oerr != nil {
-					return oerr
-				}
-				defer in.Close()
-				r, err = op(in, cmd.Context(), args[0], sfl.version, sfl.reason, a.daemon.principal)
-			}
+			defer lc.Close()
+			r, err := op(lc, cmd.Context(), args[0], sfl.version, sfl.reason)
 			if err != nil {
 				return err
 			}
@@ -686,21 +613,12 @@ func (a *app) enableCommand() *cobra.Command {
 			"A quarantined version also needs --override (else override_required).",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := a.daemonClient(cmd, stateLocalFlags...)
+			lc, err := a.lifecycle(cmd, &sfl.sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			var r *install.StatusResult
-			if cl != nil {
-				r, err = cl.Enable(cmd.Context(), args[0], client.StatusRequest{Version: sfl.version, Reason: sfl.reason, Override: override})
-			} else {
-				in, oerr := a.openInstaller(cmd, &sfl.sf)
-				if oerr != nil {
-					return oerr
-				}
-				defer in.Close()
-				r, err = in.Enable(cmd.Context(), args[0], sfl.version, install.EnableOptions{Override: override, Reason: sfl.reason, Principal: a.daemon.principal})
-			}
+			defer lc.Close()
+			r, err := lc.Enable(cmd.Context(), args[0], sfl.version, sfl.reason, override)
 			if err != nil {
 				return err
 			}
@@ -715,18 +633,18 @@ func (a *app) enableCommand() *cobra.Command {
 func (a *app) disableCommand() *cobra.Command {
 	return a.simpleStatusCommand("disable SKILL_ID [--reason R] [--version V]",
 		"Turn an installed skill version off (a quarantined one stays quarantined)",
-		"skill.disabled", (*install.Installer).Disable, (*client.Client).Disable)
+		"skill.disabled", lifecycle.Disable)
 }
 
-// removeReport is the JSON of skills remove: the daemon's RemoveResponse
-// (the versions removed, storage_purged, purged_usage) and, locally, the
-// skills root.
+// removeReport is the JSON of skills remove: host.RemoveResult (the
+// versions removed, storage_purged, purged_usage) and, locally, the skills
+// root.
 type removeReport struct {
 	SkillsRoot string `json:"skills_root,omitempty"`
-	*daemon.RemoveResponse
+	*host.RemoveResult
 }
 
-func removeText(r *daemon.RemoveResponse) string {
+func removeText(r *host.RemoveResult) string {
 	t := fmt.Sprintf("skill.removed skill_id=%s versions=%s current=%s storage_purged=%t", r.SkillID, strings.Join(r.Versions, ","), r.Current, r.StoragePurged)
 	if r.PurgedUsage != nil {
 		t += fmt.Sprintf(" purged_keys=%d purged_bytes=%d", r.PurgedUsage.Keys, r.PurgedUsage.Bytes)
@@ -748,80 +666,22 @@ func (a *app) removeCommand() *cobra.Command {
 			"--purge-storage with a --version that leaves other versions installed is refused (purge_needs_all_versions) before anything is removed.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := a.daemonClient(cmd, stateLocalFlags...)
+			lc, err := a.lifecycle(cmd, &sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
+			defer lc.Close()
 			var rep removeReport
-			if cl != nil {
-				rep.RemoveResponse, err = cl.Remove(cmd.Context(), args[0], version, purge)
-			} else {
-				rep.RemoveResponse, rep.SkillsRoot, err = a.removeLocal(cmd, &sf, args[0], version, purge)
-			}
-			if err != nil {
+			if rep.RemoveResult, rep.SkillsRoot, err = lc.Remove(cmd.Context(), args[0], version, purge); err != nil {
 				return err
 			}
-			return a.emit(rep, removeText(rep.RemoveResponse))
+			return a.emit(rep, removeText(rep.RemoveResult))
 		},
 	}
 	c.Flags().StringVar(&version, "version", "", "version (default: every version)")
 	c.Flags().BoolVar(&purge, "purge-storage", false, "also delete the skill's key-value storage once no version is left")
 	sf.register(c, false)
 	return c
-}
-
-// removeLocal removes versions of a skill from the state directory and,
-// with purge, its storage, as the daemon does (host/daemon): the purge is
-// refused before anything is removed when another version would stay.
-func (a *app) removeLocal(cmd *cobra.Command, sf *stateFlags, id, version string, purge bool) (*daemon.RemoveResponse, string, error) {
-	ctx := cmd.Context()
-	in, err := a.openInstaller(cmd, sf)
-	if err != nil {
-		return nil, "", err
-	}
-	defer in.Close()
-	root := statedir.SkillsDir(in.StateDir())
-	if purge && version != "" {
-		ls, err := in.List(ctx, install.ListOptions{SkillID: id})
-		if err != nil {
-			return nil, "", err
-		}
-		for _, l := range ls {
-			if l.Version != version {
-				return nil, "", fmt.Errorf("%w: %s %s is still installed", daemon.ErrPurgeNeedsAllVersions, l.SkillID, l.Version)
-			}
-		}
-	}
-	rr, err := in.Remove(ctx, id, version, a.daemon.principal)
-	if err != nil {
-		return nil, "", err
-	}
-	out := &daemon.RemoveResponse{RemoveResult: rr}
-	if !purge || rr.Current != "" {
-		return out, root, nil
-	}
-	u, err := purgeStorage(ctx, in.StateDir(), rr.SkillID)
-	if err != nil {
-		return nil, "", fmt.Errorf("removed %s but purging its storage failed: %w", rr.SkillID, err)
-	}
-	out.StoragePurged, out.PurgedUsage = true, &u
-	return out, root, nil
-}
-
-// purgeStorage deletes every key of skillID from the state directory's
-// storage database. With no database nothing was ever stored: it reports
-// an empty purge without creating one.
-func purgeStorage(ctx context.Context, state, skillID string) (storage.Usage, error) {
-	p := host.StoragePath(state)
-	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-		return storage.Usage{}, nil
-	}
-	st, err := storage.Open(ctx, p)
-	if err != nil {
-		return storage.Usage{}, err
-	}
-	u, err := st.Purge(ctx, skillID)
-	return u, errors.Join(err, st.Close())
 }
 
 func (a *app) reauditCommand() *cobra.Command {
@@ -833,24 +693,14 @@ func (a *app) reauditCommand() *cobra.Command {
 			"It only ever moves towards quarantine.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := a.daemonClient(cmd, stateLocalFlags...)
+			lc, err := a.lifecycle(cmd, &sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			var rep *install.ReauditReport
-			if cl != nil {
-				if rep, err = cl.Reaudit(cmd.Context()); err != nil {
-					return err // the daemon answers a partial failure without the report
-				}
-			} else {
-				in, oerr := a.openInstaller(cmd, &sf)
-				if oerr != nil {
-					return oerr
-				}
-				defer in.Close()
-				if rep, err = in.Reaudit(cmd.Context()); rep == nil {
-					return err
-				}
+			defer lc.Close()
+			rep, err := lc.Reaudit(cmd.Context())
+			if rep == nil {
+				return err
 			}
 			lines := []string{fmt.Sprintf("skills.reaudit checked=%d passed=%d quarantined=%d", rep.Checked, rep.Passed, rep.Quarantined)}
 			for _, o := range rep.Outcomes {

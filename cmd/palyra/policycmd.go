@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/palyra-go/palyra/host/install"
@@ -16,33 +15,14 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// profileFileName is the operator profile a state directory uses when no
-// --profile is given: <state>/policy.toml, when it exists.
-const profileFileName = "policy.toml"
-
-// resolveProfile returns the operator profile: the file given, else
-// <state>/policy.toml when it exists, else policy.Default(). source says
-// which ("default" or the file's path).
+// resolveProfile returns the operator profile (policy.Resolve); a file
+// that cannot be read is errIO, an invalid one keeps its own code.
 func resolveProfile(state, file string) (prof *policy.Profile, source string, err error) {
-	if file == "" {
-		p := filepath.Join(state, profileFileName)
-		if _, err := os.Stat(p); err == nil {
-			file = p
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return nil, "", fmt.Errorf("%w: %v", errIO, err)
-		}
-	}
-	if file == "" {
-		return policy.Default(), "default", nil
-	}
-	prof, err = policy.Load(file)
-	if err != nil {
-		if errors.Is(err, policy.ErrInvalidProfile) {
-			return nil, "", err
-		}
+	prof, source, err = policy.Resolve(state, file)
+	if err != nil && !errors.Is(err, policy.ErrInvalidProfile) {
 		return nil, "", fmt.Errorf("%w: %v", errIO, err)
 	}
-	return prof, file, nil
+	return prof, source, err
 }
 
 // profileMap renders a profile as its TOML keys (snake_case), for JSON.

@@ -32,7 +32,7 @@ func abiSection(t *testing.T, doc, head string) string {
 
 var (
 	sigRow  = regexp.MustCompile("(?m)^\\|\\s*`([a-z-]+)`\\s*\\|\\s*`\\(([^)]*)\\) -> ([^`]+)`")
-	nameRow = regexp.MustCompile("(?m)^\\|([^|]+)\\|")
+	nameRow = regexp.MustCompile(`(?m)^\|([^|]+)\|`)
 	ticked  = regexp.MustCompile("`([a-z_0-9]+)`")
 )
 

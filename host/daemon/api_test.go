@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/install"
 )
@@ -213,7 +214,7 @@ func TestHTTPAPI(t *testing.T) {
 	}
 
 	// Remove with the storage purge.
-	var rr daemon.RemoveResponse
+	var rr host.RemoveResult
 	p.must(http.StatusOK, http.MethodDelete, "/v1/skills/test.probe_a?purge_storage=true", nil, &rr)
 	if len(rr.Versions) != 1 || !rr.StoragePurged {
 		t.Errorf("remove: %+v", rr)

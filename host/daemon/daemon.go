@@ -129,15 +129,9 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	if d.auth, err = NewAuthenticator(TokenPath(state)); err != nil {
 		return nil, err
 	}
-	policyPath := opts.PolicyPath
-	if policyPath == "" {
-		if p := filepath.Join(state, "policy.toml"); fileExists(p) {
-			policyPath = p
-		}
-	}
 	var mx *metrics.Metrics
 	hcfg := host.Config{
-		StateDir: state, PolicyPath: policyPath, Logger: log, SidecarPath: opts.SidecarPath,
+		StateDir: state, PolicyPath: opts.PolicyPath, Logger: log, SidecarPath: opts.SidecarPath,
 		Supervisor: opts.Supervisor, Bus: d.wake, Anomaly: cfg.Anomaly,
 		OnCall: func(r host.CallRecord) { d.observeCall(mx, r) },
 	}
@@ -158,11 +152,6 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	d.grpc = d.newGRPCServer()
 	ok = true
 	return d, nil
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // registerChannels registers the configured channels on the host.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -76,28 +77,17 @@ func (d *Daemon) startFollower(ctx context.Context) error {
 
 // followOnce publishes every journal event after the cursor.
 func (d *Daemon) followOnce(ctx context.Context) error {
-	inv := d.host.Installer().Inventory()
-	for {
-		page, err := inv.Events(ctx, inventory.EventFilter{AfterID: d.cursor.Load(), Limit: inventory.MaxEventLimit})
-		if err != nil {
-			return err
+	_, err := d.replay(ctx, d.cursor.Load(), math.MaxInt64, func(ev events.Event) error {
+		// The cursor moves first: a stream that subscribes between the
+		// two then replays this event rather than missing it.
+		d.cursor.Store(ev.ID)
+		d.stream.Publish(ev)
+		if _, err := hooks.NormalizeEvent(ev.Kind); err == nil && !d.disp.Enqueue(ev.Kind, ev) {
+			d.log.Warn("hook queue full; event not dispatched", "event", ev.Kind, "event_id", ev.ID)
 		}
-		for _, e := range page {
-			ev := streamEvent(e)
-			// The cursor moves first: a stream that subscribes between
-			// the two then replays this event rather than missing it.
-			d.cursor.Store(e.ID)
-			d.stream.Publish(ev)
-			if _, err := hooks.NormalizeEvent(ev.Kind); err == nil {
-				if !d.disp.Enqueue(ev.Kind, ev) {
-					d.log.Warn("hook queue full; event not dispatched", "event", ev.Kind, "event_id", ev.ID)
-				}
-			}
-		}
-		if len(page) < inventory.MaxEventLimit {
-			return nil
-		}
-	}
+		return nil
+	})
+	return err
 }
 
 // HookCaller returns the hooks.CallFunc that runs a hook's tool in the hook
@@ -174,17 +164,15 @@ func (d *Daemon) hookOutcome(o hooks.Outcome) {
 	}
 }
 
-// replay sends the journal events after afterID to send, oldest first, and
-// returns the last ID sent. Streams call it before going live.
+// replay sends the journal events after afterID, up to upTo, to send,
+// oldest first, a page at a time, and returns the last ID sent. The
+// follower publishes with it; streams catch up with it before going live.
 func (d *Daemon) replay(ctx context.Context, afterID int64, upTo int64, send func(events.Event) error) (int64, error) {
 	inv := d.host.Installer().Inventory()
 	for afterID < upTo {
 		page, err := inv.Events(ctx, inventory.EventFilter{AfterID: afterID, Limit: inventory.MaxEventLimit})
 		if err != nil {
 			return afterID, err
-		}
-		if len(page) == 0 {
-			break
 		}
 		for _, e := range page {
 			if e.ID > upTo {
@@ -194,6 +182,9 @@ func (d *Daemon) replay(ctx context.Context, afterID int64, upTo int64, send fun
 				return afterID, err
 			}
 			afterID = e.ID
+		}
+		if len(page) < inventory.MaxEventLimit {
+			break
 		}
 	}
 	return afterID, nil

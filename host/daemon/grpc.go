@@ -233,7 +233,7 @@ func (g *grpcServer) DisableSkill(ctx context.Context, req *hostv1.DisableSkillR
 }
 
 func (g *grpcServer) RemoveSkill(ctx context.Context, req *hostv1.RemoveSkillRequest) (*hostv1.RemoveSkillResponse, error) {
-	r, err := g.d.remove(ctx, req.GetSkillId(), req.GetVersion(), principalFrom(ctx), req.GetPurgeStorage())
+	r, err := g.d.host.Remove(ctx, req.GetSkillId(), req.GetVersion(), principalFrom(ctx), req.GetPurgeStorage())
 	if err != nil {
 		return nil, err
 	}
@@ -312,13 +312,8 @@ func (g *grpcServer) BindHook(ctx context.Context, req *hostv1.BindHookRequest) 
 		return nil, fmt.Errorf("%w: binding is missing", ErrBadRequest)
 	}
 	b := hooks.Binding{HookID: pb.GetHookId(), Event: pb.GetEvent(), PluginID: pb.GetPluginId(), ToolID: pb.GetToolId(), Enabled: pb.GetEnabled(), TimeoutMs: pb.GetTimeoutMs()}
-	b.Operator.DisplayName, b.Operator.Notes = pb.GetDisplayName(), pb.GetNotes()
-	b.Operator.OwnerPrincipal = pb.GetOwnerPrincipal()
-	if b.Operator.OwnerPrincipal == "" {
-		b.Operator.OwnerPrincipal = principalFrom(ctx)
-	}
-	b.Operator.UpdatedBy = principalFrom(ctx)
-	out, err := g.d.hooks.Bind(ctx, b)
+	b.Operator.DisplayName, b.Operator.Notes, b.Operator.OwnerPrincipal = pb.GetDisplayName(), pb.GetNotes(), pb.GetOwnerPrincipal()
+	out, err := g.d.bindHook(ctx, b)
 	if err != nil {
 		return nil, err
 	}

@@ -180,7 +180,7 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		if err != nil {
 			return err
 		}
-		out, err := d.remove(r.Context(), r.PathValue("id"), q.Get("version"), principalFrom(r.Context()), purge)
+		out, err := d.host.Remove(r.Context(), r.PathValue("id"), q.Get("version"), principalFrom(r.Context()), purge)
 		if err != nil {
 			return err
 		}
@@ -252,13 +252,7 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		if err := d.decode(r, &b); err != nil {
 			return err
 		}
-		if b.Operator.UpdatedBy == "" {
-			b.Operator.UpdatedBy = principalFrom(r.Context())
-		}
-		if b.Operator.OwnerPrincipal == "" {
-			b.Operator.OwnerPrincipal = principalFrom(r.Context())
-		}
-		out, err := d.hooks.Bind(r.Context(), b)
+		out, err := d.bindHook(r.Context(), b)
 		if err != nil {
 			return err
 		}
@@ -300,6 +294,16 @@ func (d *Daemon) apiMux() *http.ServeMux {
 
 // ErrRouteNotFound is a request for a path the API does not serve.
 var ErrRouteNotFound = errcode.New("route_not_found", "no such API route")
+
+// bindHook creates a binding; the caller is its updater and, unless the
+// binding names one, its owner.
+func (d *Daemon) bindHook(ctx context.Context, b hooks.Binding) (hooks.Binding, error) {
+	b.Operator.UpdatedBy = principalFrom(ctx)
+	if b.Operator.OwnerPrincipal == "" {
+		b.Operator.OwnerPrincipal = principalFrom(ctx)
+	}
+	return d.hooks.Bind(ctx, b)
+}
 
 // FireRequest fires hooks by hand: {event, payload}.
 type FireRequest struct {

@@ -9,8 +9,6 @@ import (
 
 	"github.com/palyra-go/palyra/host/a2ui"
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/install"
-	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
@@ -19,9 +17,6 @@ var (
 	// ErrDocumentNotFound is a form submit for a document the daemon does
 	// not hold (never returned, expired, or evicted).
 	ErrDocumentNotFound = errcode.New("a2ui_document_not_found", "no such A2UI document (unknown or expired)")
-	// ErrPurgeNeedsAllVersions is remove --purge-storage of one version
-	// while others stay installed.
-	ErrPurgeNeedsAllVersions = errcode.New("purge_needs_all_versions", "storage can be purged only when no version of the skill is left")
 	// ErrOverrideRequired is Palyra's admin enable without override.
 	ErrOverrideRequired = errcode.New("override_required", "enable needs override: true")
 )
@@ -129,42 +124,7 @@ func (d *Daemon) submitForm(ctx context.Context, documentID string, raw []byte) 
 	return d.callTool(ctx, kd.skillID, kd.tool, in, 0)
 }
 
-// RemoveResponse is the outcome of a remove.
-type RemoveResponse struct {
-	*install.RemoveResult
-	StoragePurged bool           `json:"storage_purged"`
-	PurgedUsage   *storage.Usage `json:"purged_usage,omitempty"`
-}
-
-// remove uninstalls a version (or all) and, with purge, the skill's storage.
-func (d *Daemon) remove(ctx context.Context, id, version, principal string, purge bool) (*RemoveResponse, error) {
-	if purge && version != "" {
-		ls, err := d.host.Installer().List(ctx, install.ListOptions{SkillID: id})
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range ls {
-			if l.Version != version {
-				return nil, fmt.Errorf("%w: %s %s is still installed", ErrPurgeNeedsAllVersions, l.SkillID, l.Version)
-			}
-		}
-	}
-	rr, err := d.host.Installer().Remove(ctx, id, version, principal)
-	if err != nil {
-		return nil, err
-	}
-	out := &RemoveResponse{RemoveResult: rr}
-	if purge && rr.Current == "" {
-		u, err := d.host.Storage().Purge(ctx, rr.SkillID)
-		if err != nil {
-			return out, fmt.Errorf("removed %s but purging its storage failed: %w", rr.SkillID, err)
-		}
-		out.StoragePurged, out.PurgedUsage = true, &u
-	}
-	return out, nil
-}
-
-// isCallError reports the call result carried by err, if any.
+// callResultOf returns the call result carried by err, if any.
 func callResultOf(err error) *CallResponse {
 	var ce *CallError
 	if errors.As(err, &ce) {

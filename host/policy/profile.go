@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -307,4 +308,31 @@ func (p *Profile) Marshal() ([]byte, error) {
 		return nil, fmt.Errorf("policy: marshal profile: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// FileName is the operator profile of a state directory,
+// <state>/policy.toml, used when no other file is named.
+const FileName = "policy.toml"
+
+// Resolve returns the operator profile of a state directory: the file
+// given, else <state>/policy.toml when it exists, else Default(). source
+// says which: the file's path or "default". The CLI, the daemon and
+// host.Open all choose the profile this way.
+func Resolve(stateDir, file string) (prof *Profile, source string, err error) {
+	if file == "" {
+		p := filepath.Join(stateDir, FileName)
+		if _, err := os.Stat(p); err == nil {
+			file = p
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return nil, "", fmt.Errorf("policy: %w", err)
+		}
+	}
+	if file == "" {
+		return Default(), "default", nil
+	}
+	prof, err = Load(file)
+	if err != nil {
+		return nil, "", err
+	}
+	return prof, file, nil
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/events"
@@ -212,14 +213,10 @@ func (c *Client) Install(ctx context.Context, artifact []byte, o install.Install
 	}
 	var out install.InstallResult
 	err := c.do(ctx, http.MethodPost, "/v1/skills", q, "application/octet-stream", bytes.NewReader(artifact), &out)
-	var e *Error
-	if errors.As(err, &e) && len(e.Details) > 0 && json.Unmarshal(e.Details, &out) == nil {
-		return &out, err
-	}
-	if err != nil {
+	if err != nil && !withDetails(err, &out) {
 		return nil, err
 	}
-	return &out, nil
+	return &out, err
 }
 
 // Verify re-verifies an installed version.
@@ -266,7 +263,7 @@ func (c *Client) Disable(ctx context.Context, id string, r StatusRequest) (*inst
 
 // Remove uninstalls a version ("" = all) and, with purge, the skill's
 // storage.
-func (c *Client) Remove(ctx context.Context, id, version string, purge bool) (*daemon.RemoveResponse, error) {
+func (c *Client) Remove(ctx context.Context, id, version string, purge bool) (*host.RemoveResult, error) {
 	q := url.Values{}
 	if version != "" {
 		q.Set("version", version)
@@ -274,14 +271,26 @@ func (c *Client) Remove(ctx context.Context, id, version string, purge bool) (*d
 	if purge {
 		q.Set("purge_storage", "true")
 	}
-	var out daemon.RemoveResponse
+	var out host.RemoveResult
 	return &out, c.do(ctx, http.MethodDelete, "/v1/skills/"+esc(id), q, "", nil, &out)
 }
 
-// Reaudit re-audits every installed version now.
+// Reaudit re-audits every installed version now. When some version could
+// not be re-audited, the report is returned with the error.
 func (c *Client) Reaudit(ctx context.Context) (*install.ReauditReport, error) {
 	var out install.ReauditReport
-	return &out, c.postJSON(ctx, "/v1/reaudit", struct{}{}, &out)
+	err := c.postJSON(ctx, "/v1/reaudit", struct{}{}, &out)
+	if err != nil && !withDetails(err, &out) {
+		return nil, err
+	}
+	return &out, err
+}
+
+// withDetails decodes the result a daemon error carries into out and
+// reports whether there was one.
+func withDetails(err error, out any) bool {
+	var e *Error
+	return errors.As(err, &e) && len(e.Details) > 0 && json.Unmarshal(e.Details, out) == nil
 }
 
 // Call runs a tool. On a failure the sidecar reported, the result (logs,
@@ -289,14 +298,10 @@ func (c *Client) Reaudit(ctx context.Context) (*install.ReauditReport, error) {
 func (c *Client) Call(ctx context.Context, id, tool string, input json.RawMessage, timeout time.Duration) (*daemon.CallResponse, error) {
 	var out daemon.CallResponse
 	err := c.postJSON(ctx, "/v1/skills/"+esc(id)+"/tools/"+esc(tool)+"/call", map[string]any{"input": input, "timeout_ms": timeout.Milliseconds()}, &out)
-	var e *Error
-	if errors.As(err, &e) && len(e.Details) > 0 && json.Unmarshal(e.Details, &out) == nil {
-		return &out, err
-	}
-	if err != nil {
+	if err != nil && !withDetails(err, &out) {
 		return nil, err
 	}
-	return &out, nil
+	return &out, err
 }
 
 // Submit posts an A2UI form submit {componentId, values} for a document.
