@@ -14,12 +14,36 @@ import (
 // and it stops as soon as the three keys are seen. Malformed JSON that it
 // does not need to read past can still give true; Validate refuses it.
 func IsDocument(out []byte) bool {
+	var seenV, seenSurface, seenComponents bool
+	return scanTopKeys(out, func(key string) bool {
+		switch key {
+		case "v":
+			seenV = true
+		case "surface":
+			seenSurface = true
+		case "components":
+			seenComponents = true
+		}
+		return seenV && seenSurface && seenComponents
+	})
+}
+
+// IsUpdate reports whether a tool output looks like an A2UI update: a JSON
+// object with the top-level key "a2ui_update". As with IsDocument, only the
+// top-level keys are read and true does not mean valid: ParseUpdate checks.
+func IsUpdate(out []byte) bool {
+	return scanTopKeys(out, func(key string) bool { return key == UpdateKey })
+}
+
+// scanTopKeys calls done with each top-level key of the JSON object out, in
+// order, until done returns true (then it returns true). It returns false
+// when out is not an object or ends before done says so.
+func scanTopKeys(out []byte, done func(key string) bool) bool {
 	i := skipSpace(out, 0)
 	if i >= len(out) || out[i] != '{' {
 		return false
 	}
 	i++
-	var seenV, seenSurface, seenComponents bool
 	for {
 		i = skipSpace(out, i)
 		if i >= len(out) || out[i] != '"' {
@@ -29,15 +53,7 @@ func IsDocument(out []byte) bool {
 		if !ok {
 			return false
 		}
-		switch topKey(out[i:end]) {
-		case "v":
-			seenV = true
-		case "surface":
-			seenSurface = true
-		case "components":
-			seenComponents = true
-		}
-		if seenV && seenSurface && seenComponents {
+		if done(topKey(out[i:end])) {
 			return true
 		}
 		i = skipSpace(out, end)

@@ -441,3 +441,46 @@ func TestSDKPatches(t *testing.T) {
 		t.Fatalf("patched document: %+v", got)
 	}
 }
+
+// TestSDKUpdate: an SDK update is an output IsUpdate spots and ParseUpdate
+// reads, and its patch applies to the SDK document it was made for.
+func TestSDKUpdate(t *testing.T) {
+	d, err := sdk.New("report", sdk.Text("title", "T"), sdk.Table("table", []string{"Label", "Value"}, [][]any{{"a", 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := sdk.NewUpdate("report",
+		sdk.Add(sdk.Pointer("components", "1", "props", "rows", "-"), []any{"b", 2}),
+		sdk.Replace(sdk.Pointer("components", "0", "props", "value"), "T2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a2ui.IsUpdate(out) {
+		t.Fatalf("IsUpdate(%s) = false", out)
+	}
+	pu, err := a2ui.ParseUpdate(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := a2ui.Apply(base, pu.Patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp := got.Components[1].Props.(*a2ui.TableProps); len(tp.Rows) != 2 || got.Components[0].Props.(*a2ui.TextProps).Value != "T2" {
+		t.Fatalf("patched document %+v", got)
+	}
+	if _, err := sdk.NewUpdate(" "); !errors.Is(err, sdk.ErrInvalid) {
+		t.Fatalf("NewUpdate of a blank surface: %v", err)
+	}
+	if _, err := sdk.NewUpdate("s"); !errors.Is(err, sdk.ErrInvalid) {
+		t.Fatalf("NewUpdate without ops: %v", err)
+	}
+}

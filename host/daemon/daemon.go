@@ -71,6 +71,7 @@ type Daemon struct {
 	wake   *events.Bus
 	stream *events.Bus
 	docs   *docStore
+	calls  *callSummary
 	grpc   *grpc.Server
 
 	ready    atomic.Bool
@@ -116,7 +117,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		}
 		return nil, fmt.Errorf("%w: %s%s: %v", ErrAlreadyRunning, state, pid, err)
 	}
-	d := &Daemon{cfg: cfg, stateDir: state, log: log, lock: lock, wake: &events.Bus{}, stream: &events.Bus{}, stopping: make(chan struct{}), docs: newDocStore(maxDocuments, documentTTL)}
+	d := &Daemon{cfg: cfg, stateDir: state, log: log, lock: lock, wake: &events.Bus{}, stream: &events.Bus{}, stopping: make(chan struct{}), docs: newDocStore(maxDocuments, documentTTL), calls: newCallSummary()}
 	ok := false
 	defer func() {
 		if !ok {
@@ -377,6 +378,7 @@ func (d *Daemon) reauditLoop(ctx context.Context) {
 
 // observeCall feeds a call's record to the metrics.
 func (d *Daemon) observeCall(mx *metrics.Metrics, r host.CallRecord) {
+	d.calls.observe(r, time.Now())
 	if mx == nil {
 		return
 	}

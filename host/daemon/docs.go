@@ -66,6 +66,21 @@ func (s *docStore) get(id string) *keptDoc {
 	return d
 }
 
+// swap replaces the document under prev's id with next (keeping the id and
+// renewing its age) if prev is still the one kept; it reports whether it
+// did. Two patches that raced on one document: the second one loses.
+func (s *docStore) swap(prev, next *keptDoc) bool {
+	next.id = prev.id
+	next.at = time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byID[prev.id] != prev {
+		return false
+	}
+	s.byID[prev.id] = next
+	return true
+}
+
 // crockford is the ULID alphabet.
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 

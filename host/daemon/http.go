@@ -226,6 +226,7 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		return writeJSON(w, http.StatusOK, rep)
 	})
 	d.route(mux, "POST /v1/skills/{id}/tools/{tool}/call", false, d.httpCall)
+	d.route(mux, "GET /v1/skills/{id}/metrics", false, d.httpSkillMetrics)
 	d.route(mux, "POST /v1/a2ui/{doc}/submit", false, func(w http.ResponseWriter, r *http.Request) error {
 		body, err := d.readBody(r, d.cfg.MaxRequestBytes)
 		if err != nil {

@@ -19,15 +19,25 @@ var (
 	ErrDocumentNotFound = errcode.New("a2ui_document_not_found", "no such A2UI document (unknown or expired)")
 	// ErrOverrideRequired is Palyra's admin enable without override.
 	ErrOverrideRequired = errcode.New("override_required", "enable needs override: true")
+	// ErrSurfaceMismatch is an A2UI update for another surface than the
+	// document it replies to.
+	ErrSurfaceMismatch = errcode.New("a2ui_surface_mismatch", "A2UI update is for another surface than its document")
+	// ErrDocumentChanged is an A2UI update that lost a race: the document
+	// it patched was changed by another update meanwhile.
+	ErrDocumentChanged = errcode.New("a2ui_document_changed", "the A2UI document changed while the update was computed; submit again")
 )
 
 // MaxCallTimeout caps the timeout a call request may ask for.
 const MaxCallTimeout = 10 * time.Minute
 
-// A2UIRef names a kept A2UI document.
+// A2UIRef names a kept A2UI document. Patch is set when the tool replied
+// with an update ({"a2ui_update": ...}) rather than a whole document: the
+// document under DocumentID is now the patched one, and a client showing
+// the document before applies Patch to it.
 type A2UIRef struct {
-	DocumentID string `json:"document_id"`
-	Surface    string `json:"surface"`
+	DocumentID string          `json:"document_id"`
+	Surface    string          `json:"surface"`
+	Patch      json.RawMessage `json:"patch,omitempty"`
 }
 
 // CallResponse is the outcome of a tool call over the API.
@@ -56,6 +66,14 @@ func (e *CallError) Unwrap() error { return e.Err }
 
 // callTool runs a tool and validates an A2UI result.
 func (d *Daemon) callTool(ctx context.Context, skillID, toolID string, input json.RawMessage, timeout time.Duration) (*CallResponse, error) {
+	return d.runTool(ctx, skillID, toolID, input, timeout, nil)
+}
+
+// runTool runs a tool. An A2UI document result is validated and kept for
+// form submits. An A2UI update result is applied to base (the document a
+// form submit came from) or, without one, to the empty document of its
+// surface; the patched document is validated and kept in base's place.
+func (d *Daemon) runTool(ctx context.Context, skillID, toolID string, input json.RawMessage, timeout time.Duration, base *keptDoc) (*CallResponse, error) {
 	if timeout < 0 || timeout > MaxCallTimeout {
 		return nil, fmt.Errorf("%w: timeout %s is outside 0..%s", ErrBadRequest, timeout, MaxCallTimeout)
 	}
@@ -75,17 +93,62 @@ func (d *Daemon) callTool(ctx context.Context, skillID, toolID string, input jso
 	if err != nil {
 		return nil, &CallError{Err: err, Result: out}
 	}
-	if a2ui.IsDocument(out.Output) {
-		doc, err := a2ui.Validate(out.Output)
-		if err != nil {
-			bad := *out
-			bad.Output = nil
-			return nil, &CallError{Err: fmt.Errorf("tool %s of %s returned an invalid A2UI document: %w", toolID, out.SkillID, err), Result: &bad}
+	var ref *A2UIRef
+	switch {
+	case a2ui.IsDocument(out.Output):
+		var doc *a2ui.Document
+		if doc, err = a2ui.Validate(out.Output); err != nil {
+			err = fmt.Errorf("tool %s of %s returned an invalid A2UI document: %w", toolID, out.SkillID, err)
+			break
 		}
 		id := d.docs.put(&keptDoc{skillID: out.SkillID, tool: toolID, version: out.Version, doc: doc, raw: out.Output})
-		out.A2UI = &A2UIRef{DocumentID: id, Surface: doc.Surface}
+		ref = &A2UIRef{DocumentID: id, Surface: doc.Surface}
+	case a2ui.IsUpdate(out.Output):
+		ref, err = d.applyUpdate(out, toolID, base)
+		if err != nil {
+			err = fmt.Errorf("tool %s of %s returned an A2UI update that does not apply: %w", toolID, out.SkillID, err)
+		}
 	}
+	if err != nil {
+		bad := *out
+		bad.Output = nil
+		return nil, &CallError{Err: err, Result: &bad}
+	}
+	out.A2UI = ref
 	return out, nil
+}
+
+// applyUpdate applies the A2UI update in out to base (nil: the empty
+// document of the update's surface) and keeps the result: in base's place,
+// or under a new id without a base.
+func (d *Daemon) applyUpdate(out *CallResponse, toolID string, base *keptDoc) (*A2UIRef, error) {
+	u, err := a2ui.ParseUpdate(out.Output)
+	if err != nil {
+		return nil, err
+	}
+	from := []byte(fmt.Sprintf(`{"v":1,"surface":%q,"components":[]}`, u.Surface))
+	if base != nil {
+		if base.doc.Surface != u.Surface {
+			return nil, fmt.Errorf("%w: the update is for surface %q, the document %s is on %q", ErrSurfaceMismatch, u.Surface, base.id, base.doc.Surface)
+		}
+		from = base.raw
+	}
+	raw, doc, err := a2ui.Apply(from, u.Patch)
+	if err != nil {
+		return nil, err
+	}
+	patch, err := json.Marshal(u.Patch)
+	if err != nil {
+		return nil, err
+	}
+	next := &keptDoc{skillID: out.SkillID, tool: toolID, version: out.Version, doc: doc, raw: raw}
+	if base == nil {
+		return &A2UIRef{DocumentID: d.docs.put(next), Surface: doc.Surface, Patch: patch}, nil
+	}
+	if !d.docs.swap(base, next) {
+		return nil, fmt.Errorf("%w: %s", ErrDocumentChanged, base.id)
+	}
+	return &A2UIRef{DocumentID: base.id, Surface: doc.Surface, Patch: patch}, nil
 }
 
 // SubmitInput is the input a tool receives for a form submit on a document
@@ -121,7 +184,7 @@ func (d *Daemon) submitForm(ctx context.Context, documentID string, raw []byte) 
 	if err != nil {
 		return nil, err
 	}
-	return d.callTool(ctx, kd.skillID, kd.tool, in, 0)
+	return d.runTool(ctx, kd.skillID, kd.tool, in, 0, kd)
 }
 
 // callResultOf returns the call result carried by err, if any.

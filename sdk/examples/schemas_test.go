@@ -34,8 +34,12 @@ var schemaCases = []struct {
 	{"kv-counter", "palyra.increment", `{"name":".hidden"}`, false, ""},
 	{"kv-counter", "palyra.get", `{"name":"a.b-c_d"}`, true, `{"name":"a.b-c_d","count":0}`},
 	{"report", "palyra.report", `{"title":"Sales","rows":[{"label":"EU","value":3},{"label":"US","value":4.5}]}`, true,
-		`{"v":1,"surface":"report","components":[{"id":"title","type":"text","props":{"value":"Sales"}},{"id":"table","type":"table","props":{"columns":["Label","Value"],"rows":[["EU",3],["US",4.5]]}},{"id":"chart","type":"chart","props":{"title":"Sales","kind":"bar","series":[{"label":"EU","value":3},{"label":"US","value":4.5}]}},{"id":"total","type":"text","props":{"value":"Total: 7.5","tone":"muted"}}]}`},
+		`{"v":1,"surface":"report","components":[{"id":"title","type":"text","props":{"value":"Sales"}},{"id":"table","type":"table","props":{"columns":["Label","Value"],"rows":[["EU",3],["US",4.5]]}},{"id":"chart","type":"chart","props":{"title":"Sales","kind":"bar","series":[{"label":"EU","value":3},{"label":"US","value":4.5}]}},{"id":"total","type":"text","props":{"value":"Total: 7.5","tone":"muted"}},{"id":"add","type":"form","props":{"title":"Add a row","submit_label":"Add","fields":[{"id":"label","label":"Label","type":"text","required":true},{"id":"value","label":"Value","type":"number","required":true,"min":0,"max":1000000,"step":0.5},{"id":"kind","label":"Chart kind","type":"select","default":"bar","options":[{"label":"Bar","value":"bar"},{"label":"Line","value":"line"},{"label":"Pie","value":"pie"}]}]}}]}`},
 	{"report", "palyra.report", `{"title":"Sales","rows":[{"label":"EU","value":-1}]}`, false, ""},
+	{"report", "palyra.report", `{"a2ui_submit":{"document_id":"01J","surface":"report","component_id":"add","values":{"label":"JP","value":2.5,"kind":"pie"}}}`, true,
+		`{"a2ui_update":{"surface":"report","patch":{"v":1,"ops":[{"op":"add","path":"/components/1/props/rows/-","value":["JP",2.5]},{"op":"add","path":"/components/2/props/series/-","value":{"label":"JP","value":2.5}},{"op":"replace","path":"/components/2/props/kind","value":"pie"},{"op":"replace","path":"/components/3/props/value","value":"Added JP: 2.5"}]}}}`},
+	{"report", "palyra.report", `{"a2ui_submit":{"document_id":"01J","surface":"report","component_id":"add","values":{"label":"JP","value":2.5,"kind":"donut"}}}`, false, ""},
+	{"report", "palyra.report", `{"title":"Sales","rows":[],"a2ui_submit":{}}`, false, ""},
 }
 
 // TestSchemas compiles every tool schema as JSON Schema (draft 2020-12) and

@@ -1493,9 +1493,13 @@ func (x *CallToolRequest) GetTimeoutMs() int64 {
 // A2UIRef names an A2UI document a tool returned, kept by the daemon for
 // form submits.
 type A2UIRef struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	DocumentId    string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	Surface       string                 `protobuf:"bytes,2,opt,name=surface,proto3" json:"surface,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	DocumentId string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
+	Surface    string                 `protobuf:"bytes,2,opt,name=surface,proto3" json:"surface,omitempty"`
+	// patch_json is set when the tool replied with an update
+	// ({"a2ui_update": ...}): the JSON-Patch ({"v":1,"ops":[...]}) that made
+	// the kept document from the one before.
+	PatchJson     []byte `protobuf:"bytes,3,opt,name=patch_json,json=patchJson,proto3" json:"patch_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1544,6 +1548,13 @@ func (x *A2UIRef) GetSurface() string {
 	return ""
 }
 
+func (x *A2UIRef) GetPatchJson() []byte {
+	if x != nil {
+		return x.PatchJson
+	}
+	return nil
+}
+
 // CallToolResponse is a call's outcome.
 type CallToolResponse struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
@@ -1554,7 +1565,8 @@ type CallToolResponse struct {
 	FuelConsumed    uint64                 `protobuf:"varint,5,opt,name=fuel_consumed,json=fuelConsumed,proto3" json:"fuel_consumed,omitempty"`
 	PeakMemoryBytes uint64                 `protobuf:"varint,6,opt,name=peak_memory_bytes,json=peakMemoryBytes,proto3" json:"peak_memory_bytes,omitempty"`
 	WallTimeNs      int64                  `protobuf:"varint,7,opt,name=wall_time_ns,json=wallTimeNs,proto3" json:"wall_time_ns,omitempty"`
-	// a2ui is set when the output is a valid A2UI document.
+	// a2ui is set when the output is a valid A2UI document, or an A2UI
+	// update that applied.
 	A2Ui          *A2UIRef `protobuf:"bytes,8,opt,name=a2ui,proto3" json:"a2ui,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2574,11 +2586,13 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\n" +
 	"input_json\x18\x03 \x01(\fR\tinputJson\x12\x1d\n" +
 	"\n" +
-	"timeout_ms\x18\x04 \x01(\x03R\ttimeoutMs\"D\n" +
+	"timeout_ms\x18\x04 \x01(\x03R\ttimeoutMs\"c\n" +
 	"\aA2UIRef\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\x12\x18\n" +
-	"\asurface\x18\x02 \x01(\tR\asurface\"\xaf\x02\n" +
+	"\asurface\x18\x02 \x01(\tR\asurface\x12\x1d\n" +
+	"\n" +
+	"patch_json\x18\x03 \x01(\fR\tpatchJson\"\xaf\x02\n" +
 	"\x10CallToolResponse\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
