@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/palyra-go/palyra/host/console"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/hooks"
@@ -287,10 +288,37 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		return writeJSON(w, http.StatusOK, out)
 	})
 	d.route(mux, "GET /v1/events", false, d.httpEvents)
+	// Every other path: the web console (static files, public; its API
+	// calls carry the token), except under the API prefixes, where an
+	// unknown route is a JSON error.
+	ui := console.Handler()
 	d.route(mux, "/", true, func(w http.ResponseWriter, r *http.Request) error {
-		return fmt.Errorf("%w: no route %s %s", ErrRouteNotFound, r.Method, r.URL.Path)
+		if isAPIPath(r.URL.Path) {
+			// Only a caller with the token learns which routes exist.
+			if err := d.auth.CheckAuthorization(r.Header.Get("Authorization")); err != nil {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="palyra-host"`)
+				return err
+			}
+			return fmt.Errorf("%w: no route %s %s", ErrRouteNotFound, r.Method, r.URL.Path)
+		}
+		ui.ServeHTTP(w, r)
+		return nil
 	})
 	return mux
+}
+
+// apiPrefixes are the paths of the API; the console serves the rest.
+var apiPrefixes = []string{"/v1/", "/admin/", "/mcp/", "/metrics/", "/healthz/", "/readyz/"}
+
+// isAPIPath reports whether path is under the API (then an unknown route is
+// a JSON route_not_found, not the console's page).
+func isAPIPath(path string) bool {
+	for _, p := range apiPrefixes {
+		if strings.HasPrefix(path, p) || path == strings.TrimSuffix(p, "/") {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrRouteNotFound is a request for a path the API does not serve.

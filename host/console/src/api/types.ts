@@ -1,0 +1,177 @@
+// The JSON shapes of palyra-host's API (the json tags of the Go structs in
+// host/install, host/daemon, host/supervisor, host/hooks, host/events).
+
+export interface RuntimeStatus {
+  status: string;
+  source: string;
+  quarantine_status: string;
+  reason?: string;
+  detected_at_ms?: number;
+  operator_principal?: string;
+}
+
+export interface Listing {
+  skill_id: string;
+  version: string;
+  publisher: string;
+  current: boolean;
+  installed_at_unix_ms: number;
+  artifact_sha256: string;
+  payload_sha256: string;
+  signature_key_id: string;
+  trust_decision: string;
+  source: { kind: string; ref: string };
+  missing_secrets: { scope: string; key: string }[];
+  install_state: string;
+  skill_name: string;
+  tool_count: number;
+  status: string;
+  runtime_status: RuntimeStatus;
+  requirements: { required_protocol_major: number; min_palyra_version: string; max_palyra_version?: string };
+  eligibility: { status: string; eligible: boolean; reasons: string[] };
+  install_dir: string;
+}
+
+export interface SkillList {
+  skills_root: string;
+  count: number;
+  entries: Listing[];
+}
+
+export interface ToolEntry {
+  id: string;
+  name: string;
+  description: string;
+  input_schema?: unknown;
+  output_schema?: unknown;
+  risk?: { default_sensitive?: boolean; requires_approval?: boolean };
+}
+
+export interface Manifest {
+  skill_id: string;
+  name: string;
+  version: string;
+  publisher: string;
+  entrypoints?: { tools?: ToolEntry[] };
+  capabilities?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+export interface AuditCheck {
+  check_id: string;
+  status: string;
+  severity: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditReport {
+  skill_id: string;
+  version: string;
+  passed: boolean;
+  should_quarantine: boolean;
+  trust_decision: string;
+  generated_at_unix_ms: number;
+  checks: AuditCheck[];
+  quarantine_reasons: string[];
+  manifest_warnings?: unknown[];
+  [k: string]: unknown;
+}
+
+export interface HistoryEvent {
+  id: number;
+  at: string;
+  kind: string;
+  skill_id: string;
+  version?: string;
+  status?: string;
+  reason?: string;
+  operator_principal: string;
+  details?: unknown;
+}
+
+export interface SkillInfo {
+  inventory: Listing;
+  manifest: Manifest;
+  signature?: Record<string, unknown>;
+  artifact_entries: { path: string; bytes: number; sha256: string }[];
+  cached_artifact_path: string;
+  artifact_error?: string;
+  artifact_error_code?: string;
+  grants?: unknown;
+  audit_report?: AuditReport;
+  status_history: HistoryEvent[] | null;
+}
+
+export interface SidecarState {
+  skill_id: string;
+  version: string;
+  status: string;
+  pid?: number;
+  restarts: number;
+  crashes: number;
+  in_flight: number;
+  queued: number;
+  last_error?: string;
+  last_used?: string;
+  cache_hit: boolean;
+}
+
+export interface SkillMetrics {
+  skill_id: string;
+  calls_total: number;
+  errors_total: number;
+  by_code: Record<string, number>;
+  by_tool: Record<string, number>;
+  duration_ms: { mean: number; p50: number; p95: number; max: number };
+  fuel_consumed_total: number;
+  peak_memory_bytes_max?: number;
+  last_call_at?: string;
+  capabilities?: Record<string, unknown>;
+}
+
+export interface CallStats {
+  fuel_consumed: number;
+  init_fuel_consumed?: number;
+  peak_memory_bytes: number;
+  wall_time_ns: number;
+  capability_calls: number;
+  prepared: boolean;
+}
+
+export interface CallResponse {
+  invocation_id: string;
+  skill_id: string;
+  version: string;
+  tool_id: string;
+  output: unknown;
+  exit_code: number;
+  stats: CallStats;
+  logs?: { level: string; message: string }[];
+  tool_error?: { code: string; message: string };
+  a2ui?: { document_id: string; surface: string; patch?: unknown };
+}
+
+export interface HookBinding {
+  hook_id: string;
+  event: string;
+  plugin_id: string;
+  tool_id?: string;
+  timeout_ms?: number;
+  enabled: boolean;
+  operator: { display_name?: string; notes?: string; owner_principal?: string; updated_by?: string };
+  created_at_unix_ms: number;
+  updated_at_unix_ms: number;
+}
+
+export interface StreamEvent {
+  id: number;
+  kind: string;
+  skill_id: string;
+  version: string;
+  status?: string;
+  reason?: string;
+  operator_principal?: string;
+  at: string;
+  details?: Record<string, unknown>;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Console e2e: the web console in Debian's Chromium against a real daemon.
+#
+# Starts palyra-host with the example skills (scripts/run.sh, in a fresh
+# temporary state directory, on a random loopback port), waits for it to
+# serve, then runs host/console/e2e/console.e2e.mjs (playwright-core) with
+# PALYRA_URL and PALYRA_TOKEN, and stops the daemon with SIGTERM. The
+# console is the one embedded in the binary (the committed
+# host/console/dist); nothing of the front end is built here. Needs Go,
+# Node.js, `npm ci` run in host/console, and /usr/bin/chromium.
+# Screenshots go to $E2E_ARTIFACTS (default host/console/e2e/artifacts/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[[ -d host/console/node_modules/playwright-core ]] || { echo "console-e2e: run 'npm ci' in host/console first" >&2; exit 2; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/palyra-console-e2e.XXXXXX")
+pid=
+cleanup() {
+  local rc=$?
+  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+    # The daemon (run.sh execs it) leads its own process group; sidecars
+    # have theirs and are stopped by the daemon.
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  if [[ $rc -ne 0 && -f "$tmp/daemon.log" ]]; then
+    echo "console-e2e: daemon log (last 40 lines):" >&2
+    tail -n 40 "$tmp/daemon.log" >&2
+  fi
+  rm -rf "$tmp"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "==> starting palyra-host with the example skills (state $tmp)" >&2
+PALYRA_STATE_DIR="$tmp" setsid ./scripts/run.sh --listen 127.0.0.1:0 >"$tmp/daemon.log" 2>&1 &
+pid=$!
+
+info="$tmp/daemon/daemon.json"
+for _ in $(seq 1 600); do
+  [[ -s "$info" ]] && break
+  kill -0 "$pid" 2>/dev/null || { echo "console-e2e: the daemon exited before serving" >&2; exit 1; }
+  sleep 0.5
+done
+[[ -s "$info" ]] || { echo "console-e2e: no $info after 300 s" >&2; exit 1; }
+
+url=$(node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).url)' "$info")
+token=$(tr -d '\r\n' <"$tmp/daemon/admin-token")
+echo "==> daemon at $url" >&2
+
+status=0
+PALYRA_URL="$url" PALYRA_TOKEN="$token" node host/console/e2e/console.e2e.mjs || status=$?
+
+echo "==> stopping the daemon" >&2
+kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid"
+wait "$pid" 2>/dev/null || true
+pid=
+exit $status
