@@ -36,8 +36,10 @@
 //   - F, admission: verify + audit + install of a 4 MiB artifact, with and
 //     without the precompile step.
 //   - G, daemon API: the trivial WAT tool through palyra-host's HTTP JSON
-//     API and its gRPC API (in-process daemon, loopback TCP, token auth)
-//     against host.Call on the daemon's own host, the same sidecar.
+//     API, its gRPC API and its MCP endpoint (tools/call from the official
+//     go-sdk client over streamable HTTP at /mcp) (in-process daemon,
+//     loopback TCP, token auth) against host.Call on the daemon's own host,
+//     the same sidecar.
 //
 // Contenders run interleaved, call by call with the order rotated each
 // round, after warm-up rounds, so the noise of a shared machine falls on

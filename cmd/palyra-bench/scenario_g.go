@@ -13,20 +13,23 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/report"
 	"github.com/palyra-go/palyra/host/daemon"
+	"github.com/palyra-go/palyra/host/mcpserver"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/internal/mcptest"
 	hostv1 "github.com/palyra-go/palyra/proto/palyra/host/v1"
 )
 
 // scenarioG: the trivial WAT tool through the palyra-host daemon's HTTP
-// JSON API and its gRPC API (token auth, request log, metrics, loopback
-// TCP) against host.Call on the daemon's own host: the same sidecar, so
-// the ratio is the API's overhead.
+// JSON API, its gRPC API and its MCP endpoint (token auth, request log,
+// metrics, loopback TCP) against host.Call on the daemon's own host: the
+// same sidecar, so the ratio is the API's overhead.
 func scenarioG(ctx context.Context, e *env) ([]report.Row, error) {
 	sock, err := os.MkdirTemp("", "pb")
 	if err != nil {
@@ -108,15 +111,70 @@ func scenarioG(ctx context.Context, e *env) ([]report.Row, error) {
 		return nil
 	}
 
+	mcpCall, closeMCP, err := mcpCaller(ctx, url, token)
+	if err != nil {
+		return nil, err
+	}
+	defer closeMCP()
+
 	lib := &contender{name: "host.Call on the daemon's host (library)", call: hostCall(d.Host(), "bench.trivial", "bench.trivial", echoInput, trivialOutput)}
 	ch := &contender{name: "HTTP JSON API POST …/call (keep-alive)", call: httpCall}
 	cg := &contender{name: "gRPC CallTool (same port, h2c)", call: grpcCall}
-	if err := interleave(ctx, e.opts.n(20, 200), e.opts.n(300, 3000), ch, cg, lib); err != nil {
+	cm := &contender{name: "MCP tools/call (streamable HTTP, /mcp)", call: mcpCall}
+	if err := interleave(ctx, e.opts.n(20, 200), e.opts.n(300, 3000), ch, cg, cm, lib); err != nil {
 		return nil, err
 	}
 	l := lib.timing(time.Microsecond)
 	return []report.Row{
 		compare("G", "daemon HTTP API call vs the library's host.Call", ch.timing(time.Microsecond), l, nil, "same sidecar; the difference is auth, routing, JSON, logs, metrics and loopback HTTP/1.1"),
 		compare("G", "daemon gRPC call vs the library's host.Call", cg.timing(time.Microsecond), l, nil, "same sidecar; gRPC over h2c on the same port"),
+		compare("G", "MCP tools/call over /mcp vs the library's host.Call", cm.timing(time.Microsecond), l, nil, "same sidecar; the official MCP go-sdk client and server, JSON-RPC over streamable HTTP"),
 	}, nil
+}
+
+// mcpCaller connects an MCP client (the go-sdk's) to the daemon's /mcp and
+// returns a call of bench.trivial's tool through it, and its closer.
+func mcpCaller(ctx context.Context, url, token string) (func(context.Context) error, func(), error) {
+	tr := &http.Transport{MaxIdleConnsPerHost: 4}
+	hc := &http.Client{Transport: mcptest.Bearer{Token: token, Next: tr}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "palyra-bench", Version: "0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("MCP connect: %w", err)
+	}
+	closer := func() { cs.Close(); tr.CloseIdleConnections() }
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		closer()
+		return nil, nil, fmt.Errorf("MCP tools/list: %w", err)
+	}
+	name := ""
+	for _, t := range tools.Tools {
+		if t.Meta[mcpserver.MetaToolID] == "bench.trivial" {
+			name = t.Name
+		}
+	}
+	if name == "" {
+		closer()
+		return nil, nil, fmt.Errorf("MCP tools/list has no bench.trivial")
+	}
+	var args map[string]any
+	if err := json.Unmarshal(echoInput, &args); err != nil {
+		closer()
+		return nil, nil, err
+	}
+	call := func(ctx context.Context) error {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			return err
+		}
+		if res.IsError || len(res.Content) == 0 {
+			return fmt.Errorf("MCP call failed: %+v", res)
+		}
+		if txt, ok := res.Content[0].(*mcp.TextContent); !ok || txt.Text != trivialOutput {
+			return fmt.Errorf("MCP output %+v", res.Content[0])
+		}
+		return nil
+	}
+	return call, closer, nil
 }

@@ -5,6 +5,7 @@
 //	palyra-host serve [--state-dir DIR] [--listen 127.0.0.1:7142] [--policy FILE] [--config FILE] [--sidecar PATH]
 //	palyra-host token rotate [--state-dir DIR]
 //	palyra-host token path [--state-dir DIR]
+//	palyra-host mcp [--state-dir DIR] [--policy FILE] [--sidecar PATH] [--approval-without-elicitation deny|allow]
 package main
 
 import (
@@ -43,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	root.PersistentFlags().StringVar(&stateDir, "state-dir", "", "state directory (default $PALYRA_STATE_DIR, else $XDG_STATE_HOME/palyra or ~/.local/state/palyra)")
 	root.AddCommand(serveCommand(&stateDir, stdout, stderr), tokenCommand(&stateDir, stdout))
+	root.AddCommand(mcpCommand(&stateDir, os.Stdin, stdout, stderr))
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -15,6 +15,7 @@ import (
 	"github.com/palyra-go/palyra/host/anomaly"
 	"github.com/palyra-go/palyra/host/channels"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/mcpserver"
 )
 
 // Defaults of the daemon's configuration.
@@ -78,6 +79,8 @@ func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
 //	[anomaly]                      # runtime anomaly quarantine (host/anomaly)
 //	window = "5m"
 //	thresholds = { fuel_exhausted = 5, trap = 5, capability_denied = 10 }
+//	[mcp]                          # the MCP endpoint /mcp (host/mcpserver)
+//	approval_without_elicitation = "deny"  # or "allow": tools needing approval, clients without elicitation
 //	[[channels]]                   # channels skills may send to (host/channels)
 //	name = "ops"
 //	type = "webhook"
@@ -92,6 +95,15 @@ type Config struct {
 	MaxArtifactBytes int64           `toml:"max_artifact_bytes"`
 	Anomaly          *anomaly.Policy `toml:"anomaly"`
 	Channels         []channels.Spec `toml:"channels"`
+	MCP              MCPConfig       `toml:"mcp"`
+}
+
+// MCPConfig is the [mcp] table: the MCP endpoint's options.
+type MCPConfig struct {
+	// ApprovalWithoutElicitation is what a call of a tool that needs
+	// approval gets from a client without the elicitation capability:
+	// "deny" (the default: refused with approval_required) or "allow".
+	ApprovalWithoutElicitation mcpserver.Fallback `toml:"approval_without_elicitation"`
 }
 
 // LoadConfig reads and validates a configuration file.
@@ -178,6 +190,11 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%w: anomaly: %w", ErrInvalidConfig, err)
 		}
 	}
+	fb, err := mcpserver.ParseFallback(string(c.MCP.ApprovalWithoutElicitation))
+	if err != nil {
+		return fmt.Errorf("%w: mcp: %w", ErrInvalidConfig, err)
+	}
+	c.MCP.ApprovalWithoutElicitation = fb
 	specs, err := channels.ValidateSpecs(c.Channels)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)

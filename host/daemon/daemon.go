@@ -24,6 +24,7 @@ import (
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/fsutil"
 	"github.com/palyra-go/palyra/host/hooks"
+	"github.com/palyra-go/palyra/host/mcpserver"
 	"github.com/palyra-go/palyra/host/metrics"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
@@ -73,6 +74,9 @@ type Daemon struct {
 	docs   *docStore
 	calls  *callSummary
 	grpc   *grpc.Server
+	// mcp serves the skills' tools over MCP at /mcp (mcp.go).
+	mcp     *mcpserver.Server
+	mcpHTTP http.Handler
 
 	ready    atomic.Bool
 	stopping chan struct{} // closed when shutdown starts: ends event streams
@@ -142,6 +146,10 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	d.metrics = metrics.New(metricsSource{d.host})
 	mx = d.metrics
 	if err := d.registerChannels(); err != nil {
+		d.host.Close(ctx)
+		return nil, err
+	}
+	if err := d.newMCP(); err != nil {
 		d.host.Close(ctx)
 		return nil, err
 	}
@@ -275,6 +283,7 @@ func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	d.loops.Add(1)
 	go func() { defer d.loops.Done(); d.reauditLoop(loopCtx) }()
+	d.startMCP(loopCtx)
 	d.disp.Enqueue(hooks.EventGatewayStartup, map[string]any{"source": "gateway.startup", "url": url})
 
 	serveErr := make(chan error, 1)

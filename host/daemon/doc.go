@@ -7,7 +7,18 @@
 // enable, disable, remove, re-audit, call a tool, A2UI form submits, hook
 // bindings and firing, an event stream as server-sent events or a
 // server-streaming RPC). Both sit on the library (package host): a call
-// through the daemon passes exactly the gates of host.Host.Call.
+// through the daemon passes exactly the gates of host.Host.Call. The same
+// port serves the active skills' tools over MCP's streamable HTTP at /mcp
+// (host/mcpserver; mcp.go), the per-skill call summary
+// (/v1/skills/{id}/metrics) and, on every path outside the API, the web
+// console (host/console), whose static files are public while its API calls
+// carry the token.
+//
+// A2UI. A tool result that is an A2UI document is validated and kept (at
+// most 1024, for an hour) so that a form submit can be checked against the
+// form and delivered to the tool that returned it; a reply that is an
+// update ({"a2ui_update": ...}) is applied to that document, validated, and
+// kept in its place, and its patch is returned for the client to apply.
 //
 // Safety. The daemon binds loopback unless TLS is configured (CheckListen),
 // and a state directory has one daemon (an flock on daemon/daemon.lock).

@@ -12,14 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/palyra-go/palyra/host/daemon"
+	"github.com/palyra-go/palyra/internal/proctest"
 	"github.com/palyra-go/palyra/internal/testskill"
 )
 
@@ -78,33 +77,16 @@ type proc struct {
 	tmp      string // the daemon's TMPDIR: sidecar sockets go there
 	url      string
 	token    string
-	out, err *syncBuffer
+	out, err *proctest.Buffer
 	done     chan struct{}
 	exitErr  error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startDaemon runs palyra-host serve on a random loopback port with config
 // (TOML, may be empty) and waits until it is ready.
 func startDaemon(t testing.TB, state, config string, args ...string) *proc {
 	t.Helper()
-	p := &proc{t: t, state: state, tmp: t.TempDir(), out: &syncBuffer{}, err: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{t: t, state: state, tmp: t.TempDir(), out: &proctest.Buffer{}, err: &proctest.Buffer{}, done: make(chan struct{})}
 	cfgPath := filepath.Join(t.TempDir(), "palyra-host.toml")
 	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
@@ -164,51 +146,12 @@ func startDaemon(t testing.TB, state, config string, args ...string) *proc {
 	}
 }
 
-// children returns the pids of the processes whose parent is pid.
-func children(pid int) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 {
-			if ppid, _ := strconv.Atoi(f[1]); ppid == pid {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
-}
-
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
-}
-
 // stop sends SIGTERM and checks a clean exit: status 0, no child process
 // left, no socket left in the daemon's TMPDIR, no daemon.json left.
 func (p *proc) stop() {
 	t := p.t
 	t.Helper()
-	kids := children(p.cmd.Process.Pid)
+	kids := proctest.Children(p.cmd.Process.Pid)
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -220,15 +163,7 @@ func (p *proc) stop() {
 	if p.exitErr != nil {
 		t.Fatalf("palyra-host exit: %v\nstderr:\n%s", p.exitErr, p.err)
 	}
-	for _, k := range kids {
-		deadline := time.Now().Add(5 * time.Second)
-		for alive(k) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if alive(k) {
-			t.Errorf("child process %d outlived palyra-host", k)
-		}
-	}
+	proctest.WaitGone(t, kids, 5*time.Second)
 	var leftover []string
 	filepath.WalkDir(p.tmp, func(path string, d os.DirEntry, err error) error {
 		if err == nil && path != p.tmp {

@@ -288,6 +288,7 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		return writeJSON(w, http.StatusOK, out)
 	})
 	d.route(mux, "GET /v1/events", false, d.httpEvents)
+	d.route(mux, "/mcp", false, d.httpMCP)
 	// Every other path: the web console (static files, public; its API
 	// calls carry the token), except under the API prefixes, where an
 	// unknown route is a JSON error.

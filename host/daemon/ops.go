@@ -126,7 +126,11 @@ func (d *Daemon) applyUpdate(out *CallResponse, toolID string, base *keptDoc) (*
 	if err != nil {
 		return nil, err
 	}
-	from := []byte(fmt.Sprintf(`{"v":1,"surface":%q,"components":[]}`, u.Surface))
+	surface, err := json.Marshal(u.Surface)
+	if err != nil {
+		return nil, err
+	}
+	from := fmt.Appendf(nil, `{"v":1,"surface":%s,"components":[]}`, surface)
 	if base != nil {
 		if base.doc.Surface != u.Surface {
 			return nil, fmt.Errorf("%w: the update is for surface %q, the document %s is on %q", ErrSurfaceMismatch, u.Surface, base.id, base.doc.Surface)
