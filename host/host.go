@@ -162,6 +162,9 @@ type Result = supervisor.Result
 
 // CallRecord is what Config.OnCall receives after a call.
 type CallRecord struct {
+	// SkillID, Version and ToolID name the call; ToolID is "" when the
+	// skill has no such tool. Calls that resolved to no installed version
+	// (an unknown skill id) make no record.
 	SkillID, Version, ToolID string
 	// Code is the error code of a failed call ("" on success).
 	Code     string
@@ -334,6 +337,15 @@ func (h *Host) Call(ctx context.Context, skillID, toolID string, input json.RawM
 	start := time.Now()
 	id := strings.ToLower(strings.TrimSpace(skillID))
 	res, version, err := h.call(ctx, id, toolID, input)
+	// Counters and records are per installed version: a call that named no
+	// installed skill is not counted, so callers cannot grow them with ids
+	// of their own making; nor is a tool id the skill does not have.
+	if version == "" {
+		return res, err
+	}
+	if errors.Is(err, ErrUnknownTool) {
+		toolID = ""
+	}
 	h.stats.record(id, err)
 	if h.detector == nil && h.cfg.OnCall == nil {
 		return res, err

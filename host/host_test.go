@@ -169,6 +169,15 @@ func TestCallGate(t *testing.T) {
 	if err != nil || len(skills) != 1 || skills[0].SkillID != "palyra.echo" {
 		t.Errorf("Skills: %v %+v", err, skills)
 	}
+	// The counters hold installed skills only: the unknown skill's call was
+	// not counted, the unknown tool's was (as an error of the skill).
+	all := h.AllStats()
+	if _, ok := all["acme.nope"]; ok || len(all) != 1 {
+		t.Errorf("AllStats has %d skills: %v", len(all), all)
+	}
+	if st := all["palyra.echo"]; st.Errors["unknown_tool"] != 1 || st.Calls != 8 {
+		t.Errorf("palyra.echo stats %+v", st)
+	}
 }
 
 func TestTrustRecheckedAtCall(t *testing.T) {

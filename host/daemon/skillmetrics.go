@@ -10,6 +10,9 @@ import (
 	"github.com/palyra-go/palyra/host/broker"
 )
 
+// unknownTool is the ByTool key of calls of a tool the skill does not have.
+const unknownTool = "(unknown tool)"
+
 // recentCalls is how many of a skill's latest call durations the summary
 // keeps for its percentiles.
 const recentCalls = 512
@@ -75,7 +78,11 @@ func (s *callSummary) observe(r host.CallRecord, at time.Time) {
 		m.ErrorsTotal++
 	}
 	m.ByCode[code]++
-	m.ByTool[r.ToolID]++
+	tool := r.ToolID
+	if tool == "" {
+		tool = unknownTool
+	}
+	m.ByTool[tool]++
 	if r.Result != nil {
 		m.FuelConsumedTotal += r.Result.Stats.FuelConsumed
 		m.PeakMemoryBytesMax = max(m.PeakMemoryBytesMax, r.Result.Stats.PeakMemoryBytes)
