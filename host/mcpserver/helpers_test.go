@@ -54,6 +54,12 @@ type testHost struct {
 
 func openHost(t testing.TB) *testHost {
 	t.Helper()
+	return openHostWith(t, supervisor.Config{})
+}
+
+// openHostWith is openHost with the supervisor tuned by sc.
+func openHostWith(t testing.TB, sc supervisor.Config) *testHost {
+	t.Helper()
 	ctx := context.Background()
 	prof, err := policy.Parse(readFixture(t, "policy.toml"))
 	if err != nil {
@@ -64,6 +70,7 @@ func openHost(t testing.TB) *testHost {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(sock) })
+	sc.SocketDir = sock
 	bus := &events.Bus{}
 	// The host's log is shown when the test fails.
 	logs := &proctest.Buffer{}
@@ -75,7 +82,7 @@ func openHost(t testing.TB) *testHost {
 	h, err := host.Open(ctx, host.Config{
 		StateDir: t.TempDir(), SidecarPath: sidecarPath, Policy: prof, Bus: bus,
 		Logger:     hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Warn}),
-		Supervisor: supervisor.Config{SocketDir: sock},
+		Supervisor: sc,
 	})
 	if err != nil {
 		t.Fatal(err)

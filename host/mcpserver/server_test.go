@@ -7,14 +7,18 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/mcpserver"
+	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/internal/mcptest"
+	"github.com/palyra-go/palyra/internal/proctest"
 )
 
 // TestListAndCall lists the probe's tools and calls them: echo, a tool
@@ -400,5 +404,74 @@ func TestCloseCancelsCalls(t *testing.T) {
 	}
 	if _, err := s.Connect(context.Background(), &mcp.InMemoryTransport{}); !errors.Is(err, mcpserver.ErrClosed) {
 		t.Errorf("Connect after Close: %v", err)
+	}
+}
+
+// TestCrashLoopLeavesList: a skill whose sidecar keeps dying (killed from
+// outside, as a crash would end it) is marked crashlooping by the host and
+// its tools leave the list, with a list_changed; an operator's enable
+// brings them back.
+func TestCrashLoopLeavesList(t *testing.T) {
+	h := openHostWith(t, supervisor.Config{CrashLoopThreshold: 2, CrashLoopWindow: time.Minute})
+	h.install(t, probeArtifact(t, "test.a", nil))
+	h.install(t, probeArtifact(t, "test.b", nil))
+	s := newServer(t, h, "")
+	changed := make(chan struct{}, 16)
+	cs := connect(t, s, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}})
+	skillsListed := func() []string {
+		var got []string
+		for _, tl := range listTools(t, cs) {
+			if id := tl.Meta[mcpserver.MetaSkillID].(string); !slices.Contains(got, id) {
+				got = append(got, id)
+			}
+		}
+		slices.Sort(got)
+		return got
+	}
+	waitFor := func(what string, want ...string) {
+		t.Helper()
+		for {
+			if got := skillsListed(); slices.Equal(got, want) {
+				return
+			}
+			select {
+			case <-changed:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("%s: no tools/list_changed leading to %v (listed: %v)", what, want, skillsListed())
+			}
+		}
+	}
+	waitFor("start", "test.a", "test.b")
+	ctx := context.Background()
+	pidOf := func() int {
+		for _, st := range h.Supervisor().States() {
+			if st.SkillID == "test.a" {
+				return st.PID
+			}
+		}
+		return 0
+	}
+	for i := 0; ; i++ {
+		if i == 10 {
+			t.Fatalf("test.a not crashlooping after %d kills: %+v", i, h.Supervisor().States())
+		}
+		_, err := h.Call(ctx, "test.a", "test.echo", json.RawMessage(`{"text":"hi"}`))
+		if errcode.Of(err) == "crashlooping" {
+			break
+		}
+		if pid := pidOf(); pid > 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+			proctest.WaitGone(t, []int{pid}, 10*time.Second)
+		}
+	}
+	waitFor("crashloop", "test.b")
+	if _, err := h.Installer().Enable(ctx, "test.a", "", install.EnableOptions{Override: true, Principal: "user:test"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("enable", "test.a", "test.b")
+	if res := mcptest.Call(t, cs, "test_echo", map[string]any{"text": "back"}); res.IsError {
+		t.Fatalf("call after the enable: %+v", res.Content)
 	}
 }
