@@ -220,4 +220,22 @@ describe('schema form', () => {
     const l = last as State | null;
     expect(l && l.k === 'choice' ? l.branch : -1).toBe(1);
   });
+
+  it('shows an optional boolean as unset/true/false and a required one as a checkbox', () => {
+    const schema = { type: 'object', required: ['r'], properties: { o: { type: 'boolean' }, r: { type: 'boolean' } } };
+    function Bools({ onState }: { onState: (s: State) => void }) {
+      const node = buildModel(schema);
+      const [st, setSt] = useState<State>(() => initialState(node));
+      return <SchemaForm node={node} state={st} errors={{}} onChange={(s) => (setSt(s), onState(s))} />;
+    }
+    let last: State | null = null;
+    act(() => root.render(<Bools onState={(s) => (last = s)} />));
+    const o = $<HTMLSelectElement>('field-o');
+    expect(o.tagName).toBe('SELECT');
+    expect(o.value).toBe('');
+    expect($<HTMLInputElement>('field-r').type).toBe('checkbox');
+    act(() => type(o, 'false'));
+    const l = last as State | null;
+    expect(l && l.k === 'object' ? l.props.o : null).toEqual({ k: 'boolean', v: false });
+  });
 });

@@ -163,13 +163,33 @@ function Field(p: FieldProps): ReactNode {
         </div>
       );
     case 'boolean':
+      // An optional boolean without a default has three states: unset
+      // (left out of the input), true and false.
+      if (!required && node.default === undefined) {
+        const v = state.k === 'boolean' ? state.v : null;
+        return (
+          <div className="field">
+            <Label uid={uid} path={path} node={node} required={false} />
+            <select
+              {...aria(uid, path, node, errors)}
+              value={v === null ? '' : String(v)}
+              onChange={(e) => onChange({ k: 'boolean', v: e.target.value === '' ? null : e.target.value === 'true' })}
+            >
+              <option value="">(not set)</option>
+              <option value="true">true</option>
+              <option value="false">false</option>
+            </select>
+            <Described uid={uid} path={path} node={node} errors={errors} />
+          </div>
+        );
+      }
       return (
         <div className="field field-checkbox">
           <label htmlFor={domId(uid, path)} className="check">
             <input
               {...aria(uid, path, node, errors)}
               type="checkbox"
-              checked={state.k === 'boolean' ? state.v : false}
+              checked={state.k === 'boolean' && state.v === true}
               onChange={(e) => onChange({ k: 'boolean', v: e.target.checked })}
             />{' '}
             {node.title}

@@ -34,7 +34,8 @@ export type State =
   | { k: 'object'; props: Record<string, State> }
   | { k: 'string'; v: string }
   | { k: 'number'; v: string }
-  | { k: 'boolean'; v: boolean }
+  // v is null for an optional boolean left unset (then it is left out).
+  | { k: 'boolean'; v: boolean | null }
   | { k: 'array'; items: State[] }
   | { k: 'choice'; branch: number; states: State[] }
   | { k: 'const' }
@@ -188,7 +189,7 @@ export function initialState(node: Node, required = true): State {
     case 'number':
       return { k: 'number', v: node.default !== undefined ? String(node.default) : '' };
     case 'boolean':
-      return { k: 'boolean', v: node.default ?? false };
+      return { k: 'boolean', v: node.default ?? (required ? false : null) };
     case 'array':
       return node.default ? stateFromValue(node, node.default) : { k: 'array', items: Array.from({ length: node.minItems ?? 0 }, () => initialState(node.items)) };
     case 'choice':
@@ -209,7 +210,8 @@ export interface InputError {
 /**
  * The JSON value of the inputs, or undefined when the value is left out:
  * an optional empty string, an empty number, an empty raw box, an optional
- * empty array, an optional object none of whose fields is set.
+ * empty array, an optional boolean left unset, an optional object none of
+ * whose fields is set.
  */
 export function collect(node: Node, state: State, path: string, errs: InputError[], required = true): unknown {
   switch (node.kind) {
@@ -236,8 +238,10 @@ export function collect(node: Node, state: State, path: string, errs: InputError
       }
       return n;
     }
-    case 'boolean':
-      return state.k === 'boolean' ? state.v : false;
+    case 'boolean': {
+      const v = state.k === 'boolean' ? state.v : null;
+      return v ?? (required ? false : undefined);
+    }
     case 'array': {
       const items = state.k === 'array' ? state.items : [];
       if (items.length === 0 && !required) return undefined;
@@ -281,7 +285,7 @@ export function stateFromValue(node: Node, value: unknown): State {
     case 'number':
       return { k: 'number', v: typeof value === 'number' ? String(value) : '' };
     case 'boolean':
-      return { k: 'boolean', v: value === true };
+      return { k: 'boolean', v: typeof value === 'boolean' ? value : null };
     case 'array':
       return { k: 'array', items: Array.isArray(value) ? value.map((it) => stateFromValue(node.items, it)) : [] };
     case 'choice': {

@@ -169,6 +169,15 @@ describe('collect and validate: form to input', () => {
     expect(value(schema).value).toEqual({ s: 'x', n: 2, b: true, r: 'a', c: 7, t: ['p', 'q'] });
   });
 
+  it('an optional boolean is left out until set; a required one is false until checked', () => {
+    const schema = { type: 'object', required: ['r'], properties: { o: { type: 'boolean' }, r: { type: 'boolean' } } };
+    expect(value(schema).value).toEqual({ r: false });
+    expect(value(schema, () => obj({ o: { k: 'boolean', v: false }, r: { k: 'boolean', v: true } })).value).toEqual({ o: false, r: true });
+    const n = buildModel(schema);
+    expect(collect(n, stateFromValue(n, { r: true }), '', [])).toEqual({ r: true });
+    expect(collect(n, stateFromValue(n, { o: true, r: false }), '', [])).toEqual({ o: true, r: false });
+  });
+
   it('an optional nested object with nothing set is left out', () => {
     const schema = { type: 'object', properties: { o: { type: 'object', properties: { a: { type: 'string' } } } } };
     expect(value(schema).value).toEqual({});
