@@ -123,7 +123,10 @@
 // journal's last event id and the set of versions the supervisor holds as
 // crashlooping, so an install, enable, disable, quarantine or removal by
 // any process on the state directory (the CLI, a second palyra-host) is
-// seen within the poll interval.
+// seen within the poll interval. The SDK sends a notification 10 ms after
+// the change to the sessions connected then, so a session that connects
+// right after a change (the first Sync of Serve included) may get one
+// list_changed for a list it already has; listing again is harmless.
 //
 // # Lifecycle
 //
