@@ -169,9 +169,15 @@ func (e *Engine) Close() error {
 
 // tick increments the epoch every EpochTick while any store may be running
 // guest code. It is owned by the Engine and stopped by Close.
+//
+// A timer re-armed after each increment, not a time.Ticker: a ticker that
+// fires late catches up with a short interval, so n+1 increments could take
+// less than n ticks and a call be interrupted before its deadline; with the
+// timer, increments are always at least a tick apart (deadlineTicks relies
+// on it).
 func (e *Engine) tick() {
 	defer e.tickerDone.Done()
-	t := time.NewTicker(e.cfg.EpochTick)
+	t := time.NewTimer(e.cfg.EpochTick)
 	defer t.Stop()
 	for {
 		if e.active.Load() == 0 {
@@ -189,6 +195,7 @@ func (e *Engine) tick() {
 			return
 		case <-t.C:
 			e.wt.IncrementEpoch()
+			t.Reset(e.cfg.EpochTick)
 		}
 	}
 }
