@@ -106,7 +106,11 @@
 // host's call: the supervisor cancels the sidecar's invoke and the sidecar
 // interrupts the guest (epoch interruption), so a call spinning in a loop
 // ends at once and the same sidecar serves the next call. Close cancels
-// every call still running after its grace. A call whose request carries a
+// every call still running after its grace. Over streamable HTTP, a client
+// that goes away without notifications/cancelled does not cancel its call:
+// the SDK keeps it running so that the client may resume the stream; the
+// call still ends at the skill's wall-clock quota, when the session is
+// deleted, or at Close. A call whose request carries a
 // progressToken and runs longer than ProgressInterval (1 s) gets a
 // notifications/progress every interval until it ends: progress 1, 2, 3, …
 // (no total), message "<name> running for <duration>".
