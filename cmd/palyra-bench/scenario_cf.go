@@ -64,18 +64,8 @@ func scenarioC(ctx context.Context, e *env) ([]report.Row, error) {
 		}
 		defer closeHost()
 		hosts[clear], caches[clear] = h, host.DefaultCacheDir(state)
-		trivial, err := e.trivialArtifact("trivial")
-		if err != nil {
+		if err := e.installTrivialAndEcho(ctx, h); err != nil {
 			return nil, err
-		}
-		echo, err := e.echoArtifact("palyra.echo", e.echoWasm)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range [][]byte{trivial, echo} {
-			if _, err := e.install(ctx, h, a); err != nil {
-				return nil, err
-			}
 		}
 	}
 	skill := func(clear, goGuest bool) *contender {

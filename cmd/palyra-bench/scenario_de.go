@@ -153,18 +153,8 @@ func scenarioE(ctx context.Context, e *env) ([]report.Row, error) {
 		return nil, err
 	}
 	defer closeHost()
-	trivial, err := e.trivialArtifact("trivial")
-	if err != nil {
+	if err := e.installTrivialAndEcho(ctx, h); err != nil {
 		return nil, err
-	}
-	echo, err := e.echoArtifact("palyra.echo", e.echoWasm)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range [][]byte{trivial, echo} {
-		if _, err := e.install(ctx, h, a); err != nil {
-			return nil, err
-		}
 	}
 	resT, err := h.Call(ctx, "bench.trivial", "bench.trivial", echoInput)
 	if err != nil {

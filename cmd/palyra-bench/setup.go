@@ -261,3 +261,22 @@ func (e *env) install(ctx context.Context, h *host.Host, data []byte) (*install.
 	}
 	return res, nil
 }
+
+// installTrivialAndEcho installs the trivial WAT tool (bench.trivial) and
+// the echo example (palyra.echo) on h.
+func (e *env) installTrivialAndEcho(ctx context.Context, h *host.Host) error {
+	trivial, err := e.trivialArtifact("trivial")
+	if err != nil {
+		return err
+	}
+	echo, err := e.echoArtifact("palyra.echo", e.echoWasm)
+	if err != nil {
+		return err
+	}
+	for _, a := range [][]byte{trivial, echo} {
+		if _, err := e.install(ctx, h, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -17,10 +17,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
-	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/statedir"
@@ -56,8 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
-	var listen, policyPath, configPath, sidecar, logLevel string
-	var logJSON bool
+	var listen, configPath string
+	var hf hostFlags
 	c := &cobra.Command{
 		Use:   "serve [--listen ADDR] [--policy FILE] [--config FILE] [--sidecar PATH]",
 		Short: "Serve the state directory's skills until SIGTERM or SIGINT",
@@ -79,17 +77,12 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			side, err := host.FindSidecar(sidecar)
+			state, side, log, err := hf.resolve(*stateDir, stderr)
 			if err != nil {
 				return err
 			}
-			state, err := statedir.Resolve(*stateDir)
-			if err != nil {
-				return err
-			}
-			log := hclog.New(&hclog.LoggerOptions{Name: "palyra-host", Level: hclog.LevelFromString(logLevel), Output: stderr, JSONFormat: logJSON})
 			ctx := cmd.Context()
-			d, err := daemon.Open(ctx, daemon.Options{StateDir: state, Config: cfg, PolicyPath: policyPath, SidecarPath: side, Logger: log})
+			d, err := daemon.Open(ctx, daemon.Options{StateDir: state, Config: cfg, PolicyPath: hf.policyPath, SidecarPath: side, Logger: log})
 			if err != nil {
 				return err
 			}
@@ -104,11 +97,8 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 	}
 	f := c.Flags()
 	f.StringVar(&listen, "listen", "", "address to serve on (default "+daemon.DefaultListen+"; off loopback only with [tls] configured)")
-	f.StringVar(&policyPath, "policy", "", "operator capability profile (default <state>/policy.toml when present, else the safe default)")
 	f.StringVar(&configPath, "config", "", "daemon configuration file (TOML; see host/daemon.Config)")
-	f.StringVar(&sidecar, "sidecar", "", "the palyra-sidecar binary (default $"+host.SidecarEnv+", next to palyra-host, or in $PATH)")
-	f.StringVar(&logLevel, "log-level", "info", "log level: trace, debug, info, warn, error")
-	f.BoolVar(&logJSON, "log-json", false, "write logs as JSON lines")
+	hf.register(f)
 	return c
 }
 

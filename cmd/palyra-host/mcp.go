@@ -7,14 +7,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/mcpserver"
-	"github.com/palyra-go/palyra/host/statedir"
 )
 
 // mcpCloseTimeout bounds stopping the sidecars after the session ended.
@@ -24,8 +22,8 @@ const mcpCloseTimeout = 30 * time.Second
 // MCP tools over stdio, for clients that launch it. It speaks MCP on stdin
 // and stdout only; every log line goes to stderr.
 func mcpCommand(stateDir *string, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	var policyPath, sidecar, logLevel, fallback string
-	var logJSON bool
+	var hf hostFlags
+	var fallback string
 	c := &cobra.Command{
 		Use:   "mcp [--policy FILE] [--sidecar PATH] [--approval-without-elicitation deny|allow]",
 		Short: "Serve the state directory's active skills as MCP tools over stdio",
@@ -40,18 +38,13 @@ func mcpCommand(stateDir *string, stdin io.Reader, stdout, stderr io.Writer) *co
 			if err != nil {
 				return err
 			}
-			side, err := host.FindSidecar(sidecar)
+			state, side, log, err := hf.resolve(*stateDir, stderr)
 			if err != nil {
 				return err
 			}
-			state, err := statedir.Resolve(*stateDir)
-			if err != nil {
-				return err
-			}
-			log := hclog.New(&hclog.LoggerOptions{Name: "palyra-host", Level: hclog.LevelFromString(logLevel), Output: stderr, JSONFormat: logJSON})
 			ctx := cmd.Context()
 			bus := &events.Bus{}
-			h, err := host.Open(ctx, host.Config{StateDir: state, PolicyPath: policyPath, SidecarPath: side, Logger: log, Bus: bus})
+			h, err := host.Open(ctx, host.Config{StateDir: state, PolicyPath: hf.policyPath, SidecarPath: side, Logger: log, Bus: bus})
 			if err != nil {
 				return err
 			}
@@ -77,10 +70,7 @@ func mcpCommand(stateDir *string, stdin io.Reader, stdout, stderr io.Writer) *co
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&policyPath, "policy", "", "operator capability profile (default <state>/policy.toml when present, else the safe default)")
-	f.StringVar(&sidecar, "sidecar", "", "the palyra-sidecar binary (default $"+host.SidecarEnv+", next to palyra-host, or in $PATH)")
-	f.StringVar(&logLevel, "log-level", "info", "log level (logs go to stderr): trace, debug, info, warn, error")
-	f.BoolVar(&logJSON, "log-json", false, "write logs as JSON lines")
+	hf.register(f)
 	f.StringVar(&fallback, "approval-without-elicitation", string(mcpserver.FallbackDeny), "a tool that needs approval, called by a client without elicitation: deny (refuse with approval_required) or allow")
 	return c
 }

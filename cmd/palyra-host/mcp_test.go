@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -151,26 +150,8 @@ func (s *stdioServer) exit() error {
 // exit on stdin EOF with every sidecar gone.
 func TestMCPStdio(t *testing.T) {
 	state, h := stateWithSkills(t, "test.mcpprobe", "test.other")
-	changed := make(chan struct{}, 16)
-	progress := make(chan *mcp.ProgressNotificationParams, 64)
-	var mu sync.Mutex
-	approve := true
-	var asked []string
-	srv := startMCP(t, state, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			progress <- r.Params
-		},
-		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			asked = append(asked, r.Params.Message)
-			if approve {
-				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-			}
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		},
-	})
+	rec := mcptest.NewRecorder()
+	srv := startMCP(t, state, rec.Options())
 	cs := srv.cs
 	ctx := context.Background()
 
@@ -223,21 +204,17 @@ func TestMCPStdio(t *testing.T) {
 	if res := mcptest.Call(t, cs, "test_guarded", map[string]any{"text": "ok"}); res.IsError {
 		t.Errorf("approved call: %v", res.Content)
 	}
-	mu.Lock()
-	approve = false
-	mu.Unlock()
+	rec.SetApprove(false)
 	if code := mcptest.ErrorCode(t, mcptest.Call(t, cs, "test_guarded", map[string]any{"text": "no"})); code != "approval_declined" {
 		t.Errorf("declined call: code %q", code)
 	}
-	mu.Lock()
-	if len(asked) != 2 || !strings.Contains(asked[1], `{"text":"no"}`) || !strings.Contains(asked[1], "test.guarded") {
+	if asked := rec.Asked(); len(asked) != 2 || !strings.Contains(asked[1], `{"text":"no"}`) || !strings.Contains(asked[1], "test.guarded") {
 		t.Errorf("approval requests: %q", asked)
 	}
-	mu.Unlock()
 
 	// A long call: progress notifications, then a cancel that ends it.
 	pid := srv.cmd.Process.Pid
-	mcptest.CancelAfterProgress(t, cs, progress, "test_echo", map[string]any{"text": "spin!"}, "p1")
+	mcptest.CancelAfterProgress(t, cs, rec.Progress, "test_echo", map[string]any{"text": "spin!"}, "p1")
 	// The skill still works: the sidecar stopped the guest.
 	if res := mcptest.Call(t, cs, "test_echo", map[string]any{"text": "after"}); res.IsError {
 		t.Fatalf("call after the cancel: %v", res.Content)
@@ -257,7 +234,7 @@ func TestMCPStdio(t *testing.T) {
 	}
 	for {
 		select {
-		case <-changed:
+		case <-rec.Changed:
 		case <-time.After(30 * time.Second):
 			t.Fatal("no list_changed after the quarantine")
 		}
@@ -294,24 +271,31 @@ func TestMCPStdio(t *testing.T) {
 	}
 }
 
+// startSpinning starts palyra-host mcp on state and a call that runs until
+// stopped, and returns once the call reported progress; done gets the
+// call's end.
+func startSpinning(t *testing.T, state string) (srv *stdioServer, done <-chan error) {
+	t.Helper()
+	rec := mcptest.NewRecorder()
+	srv = startMCP(t, state, rec.Options())
+	ended := make(chan error, 1)
+	go func() {
+		_, err := srv.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_echo", Arguments: map[string]any{"text": "spin!"}, Meta: mcp.Meta{"progressToken": "spin"}})
+		ended <- err
+	}()
+	select {
+	case <-rec.Progress:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no progress")
+	}
+	return srv, ended
+}
+
 // TestMCPStdioSIGTERM: SIGTERM during a long call ends the process with
 // status 0 and its sidecars gone.
 func TestMCPStdioSIGTERM(t *testing.T) {
 	state, _ := stateWithSkills(t, "test.mcpprobe")
-	progress := make(chan struct{}, 8)
-	srv := startMCP(t, state, &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
-		progress <- struct{}{}
-	}})
-	done := make(chan error, 1)
-	go func() {
-		_, err := srv.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_echo", Arguments: map[string]any{"text": "spin!"}, Meta: mcp.Meta{"progressToken": 7}})
-		done <- err
-	}()
-	select {
-	case <-progress:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no progress")
-	}
+	srv, done := startSpinning(t, state)
 	kids := proctest.Children(srv.cmd.Process.Pid)
 	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -331,20 +315,7 @@ func TestMCPStdioSIGTERM(t *testing.T) {
 // process, with status 0 and its sidecars gone.
 func TestMCPStdioEOFDuringCall(t *testing.T) {
 	state, _ := stateWithSkills(t, "test.mcpprobe")
-	progress := make(chan struct{}, 8)
-	srv := startMCP(t, state, &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
-		progress <- struct{}{}
-	}})
-	done := make(chan error, 1)
-	go func() {
-		_, err := srv.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_echo", Arguments: map[string]any{"text": "spin!"}, Meta: mcp.Meta{"progressToken": 9}})
-		done <- err
-	}()
-	select {
-	case <-progress:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no progress")
-	}
+	srv, done := startSpinning(t, state)
 	kids := proctest.Children(srv.cmd.Process.Pid)
 	if err := srv.exit(); err != nil {
 		t.Errorf("exit after stdin EOF: %v", err)

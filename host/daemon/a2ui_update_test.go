@@ -67,6 +67,18 @@ func TestA2UIUpdate(t *testing.T) {
 	if st != http.StatusBadRequest || errCode(t, body) != "a2ui_invalid_submit" {
 		t.Fatalf("bad kind: HTTP %d %s", st, body)
 	}
+
+	// The skill's call summary: the call and the two submits the tool got.
+	var sm daemon.SkillMetrics
+	p.must(http.StatusOK, http.MethodGet, "/v1/skills/palyra.report/metrics", nil, &sm)
+	if sm.SkillID != "palyra.report" || sm.CallsTotal != 3 || sm.ErrorsTotal != 0 || sm.ByTool["palyra.report"] != 3 ||
+		sm.ByCode["ok"] != 3 || sm.FuelConsumedTotal == 0 || sm.DurationMS.Max <= 0 || sm.LastCallAt.IsZero() {
+		t.Errorf("metrics: %+v", sm)
+	}
+	st, body = p.do(http.MethodGet, "/v1/skills/acme.nope/metrics", nil, nil)
+	if st != http.StatusNotFound || errCode(t, body) != "skill_not_found" {
+		t.Errorf("metrics of an unknown skill: HTTP %d %s", st, body)
+	}
 }
 
 // TestA2UIUpdateDirect: an update returned by a plain call applies to the

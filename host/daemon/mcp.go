@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/palyra-go/palyra/host/mcpserver"
 )
@@ -14,9 +15,14 @@ import (
 // API's call does: host.Host.Call's gates, then A2UI validation, and a
 // document result is kept for form submits (its id is in the embedded
 // resource's _meta, palyra/a2ui_document_id). The tool list follows the
-// journal as the follower publishes it, and the catalog's generation is
-// polled besides. Shutdown ends every MCP session with the other requests:
+// journal as the follower publishes it (crash-loop marks included: they
+// are status changes), and the catalog's generation is polled every 30 s
+// besides, as a safety net. Shutdown ends every MCP session with the other requests:
 // in-flight calls may finish within shutdown_timeout, then are cancelled.
+
+// mcpSafetyPoll is how often the daemon's MCP server checks the catalog
+// without a wake.
+const mcpSafetyPoll = 30 * time.Second
 
 // mcpHandler serves /mcp, bodies capped at max_request_bytes.
 type mcpHandler struct {
@@ -34,7 +40,11 @@ func (m mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // newMCP makes the daemon's MCP server (Open); startMCP runs it (Serve).
 func (d *Daemon) newMCP() error {
 	srv, err := mcpserver.New(mcpserver.Options{
-		Catalog: mcpserver.HostCatalog(d.host), Call: d.mcpCall, Wake: d.stream,
+		// The journal follower already reads the journal every 500 ms
+		// (changes by other processes included) and publishes each event on
+		// d.stream, which wakes the server: its own poll is only a safety
+		// net, not a second reader of the journal at the same pace.
+		Catalog: mcpserver.HostCatalog(d.host), Call: d.mcpCall, Wake: d.stream, PollInterval: mcpSafetyPoll,
 		ApprovalWithoutElicitation: d.cfg.MCP.ApprovalWithoutElicitation, Logger: d.log,
 	})
 	if err != nil {
@@ -87,7 +97,8 @@ func (d *Daemon) mcpOutput(r *CallResponse) *mcpserver.Output {
 	out := &mcpserver.Output{Output: r.Output, SkillID: r.SkillID, Version: r.Version, InvocationID: r.InvocationID, ToolError: r.ToolError}
 	if r.A2UI != nil {
 		out.A2UI = &mcpserver.A2UIRef{Surface: r.A2UI.Surface, DocumentID: r.A2UI.DocumentID}
-		if kd := d.docs.get(r.A2UI.DocumentID); kd != nil {
+		// An update's output is not the document: the kept one is.
+		if kd := d.docs.get(r.A2UI.DocumentID); kd != nil && r.A2UI.Patch != nil {
 			out.A2UI.Document = kd.raw
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -88,26 +87,8 @@ func TestMCPHTTP(t *testing.T) {
 		}
 	}
 
-	changed := make(chan struct{}, 16)
-	progress := make(chan *mcp.ProgressNotificationParams, 64)
-	var mu sync.Mutex
-	approve := true
-	var asked []string
-	cs := p.mcpClient(&mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			progress <- r.Params
-		},
-		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			asked = append(asked, r.Params.Message)
-			if approve {
-				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-			}
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		},
-	})
+	rec := mcptest.NewRecorder()
+	cs := p.mcpClient(rec.Options())
 	ctx := context.Background()
 	lr, err := cs.ListTools(ctx, nil)
 	if err != nil {
@@ -149,17 +130,13 @@ func TestMCPHTTP(t *testing.T) {
 	if res := mcpCall(t, cs, "test_guarded", map[string]any{"text": "ok"}); res.IsError {
 		t.Errorf("approved: %v", res.Content)
 	}
-	mu.Lock()
-	approve = false
-	mu.Unlock()
+	rec.SetApprove(false)
 	if code := mcptest.ErrorCode(t, mcpCall(t, cs, "test_guarded", map[string]any{"text": "no"})); code != "approval_declined" {
 		t.Errorf("declined: code %q", code)
 	}
-	mu.Lock()
-	if len(asked) != 2 || !strings.Contains(asked[0], "test.mcpprobe") || !strings.Contains(asked[0], `{"text":"ok"}`) {
+	if asked := rec.Asked(); len(asked) != 2 || !strings.Contains(asked[0], "test.mcpprobe") || !strings.Contains(asked[0], `{"text":"ok"}`) {
 		t.Errorf("approval requests %q", asked)
 	}
-	mu.Unlock()
 	// A session without elicitation is refused.
 	plain := p.mcpClient(nil)
 	if code := mcptest.ErrorCode(t, mcpCall(t, plain, "test_guarded", map[string]any{})); code != "approval_required" {
@@ -167,7 +144,7 @@ func TestMCPHTTP(t *testing.T) {
 	}
 
 	// A long call: progress, then a cancel that ends it in the sidecar.
-	mcptest.CancelAfterProgress(t, cs, progress, "test_echo", map[string]any{"text": "spin!"}, "h1")
+	mcptest.CancelAfterProgress(t, cs, rec.Progress, "test_echo", map[string]any{"text": "spin!"}, "h1")
 	// The sidecar stopped the guest: nothing in flight, the same sidecar
 	// (no crash, no kill) answers the next call.
 	type sidecar struct {
@@ -202,7 +179,7 @@ func TestMCPHTTP(t *testing.T) {
 	p.must(http.StatusOK, http.MethodPost, "/v1/skills/test.other/quarantine", map[string]any{"reason": "mcp test"}, nil)
 	for {
 		select {
-		case <-changed:
+		case <-rec.Changed:
 		case <-time.After(30 * time.Second):
 			t.Fatal("no list_changed after the quarantine")
 		}

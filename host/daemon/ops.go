@@ -19,9 +19,6 @@ var (
 	ErrDocumentNotFound = errcode.New("a2ui_document_not_found", "no such A2UI document (unknown or expired)")
 	// ErrOverrideRequired is Palyra's admin enable without override.
 	ErrOverrideRequired = errcode.New("override_required", "enable needs override: true")
-	// ErrSurfaceMismatch is an A2UI update for another surface than the
-	// document it replies to.
-	ErrSurfaceMismatch = errcode.New("a2ui_surface_mismatch", "A2UI update is for another surface than its document")
 	// ErrDocumentChanged is an A2UI update that lost a race: the document
 	// it patched was changed by another update meanwhile.
 	ErrDocumentChanged = errcode.New("a2ui_document_changed", "the A2UI document changed while the update was computed; submit again")
@@ -93,66 +90,44 @@ func (d *Daemon) runTool(ctx context.Context, skillID, toolID string, input json
 	if err != nil {
 		return nil, &CallError{Err: err, Result: out}
 	}
-	var ref *A2UIRef
-	switch {
-	case a2ui.IsDocument(out.Output):
-		var doc *a2ui.Document
-		if doc, err = a2ui.Validate(out.Output); err != nil {
-			err = fmt.Errorf("tool %s of %s returned an invalid A2UI document: %w", toolID, out.SkillID, err)
-			break
-		}
-		id := d.docs.put(&keptDoc{skillID: out.SkillID, tool: toolID, version: out.Version, doc: doc, raw: out.Output})
-		ref = &A2UIRef{DocumentID: id, Surface: doc.Surface}
-	case a2ui.IsUpdate(out.Output):
-		ref, err = d.applyUpdate(out, toolID, base)
-		if err != nil {
-			err = fmt.Errorf("tool %s of %s returned an A2UI update that does not apply: %w", toolID, out.SkillID, err)
-		}
+	var prev *a2ui.Result
+	if base != nil {
+		prev = &a2ui.Result{Doc: base.doc, JSON: base.raw}
+	}
+	shown, err := a2ui.ReadResult(out.Output, prev)
+	if err == nil && shown != nil {
+		out.A2UI, err = d.keep(out, toolID, shown, base)
 	}
 	if err != nil {
 		bad := *out
 		bad.Output = nil
-		return nil, &CallError{Err: err, Result: &bad}
+		return nil, &CallError{Err: fmt.Errorf("tool %s of %s returned A2UI the host refuses: %w", toolID, out.SkillID, err), Result: &bad}
 	}
-	out.A2UI = ref
 	return out, nil
 }
 
-// applyUpdate applies the A2UI update in out to base (nil: the empty
-// document of the update's surface) and keeps the result: in base's place,
-// or under a new id without a base.
-func (d *Daemon) applyUpdate(out *CallResponse, toolID string, base *keptDoc) (*A2UIRef, error) {
-	u, err := a2ui.ParseUpdate(out.Output)
-	if err != nil {
-		return nil, err
-	}
-	surface, err := json.Marshal(u.Surface)
-	if err != nil {
-		return nil, err
-	}
-	from := fmt.Appendf(nil, `{"v":1,"surface":%s,"components":[]}`, surface)
-	if base != nil {
-		if base.doc.Surface != u.Surface {
-			return nil, fmt.Errorf("%w: the update is for surface %q, the document %s is on %q", ErrSurfaceMismatch, u.Surface, base.id, base.doc.Surface)
+// keep keeps the document a call showed, for form submits: under a new id,
+// or in base's place when the call replied to one of base's forms with an
+// update.
+func (d *Daemon) keep(out *CallResponse, toolID string, shown *a2ui.Result, base *keptDoc) (*A2UIRef, error) {
+	next := &keptDoc{skillID: out.SkillID, tool: toolID, version: out.Version, doc: shown.Doc, raw: shown.JSON}
+	ref := &A2UIRef{Surface: shown.Doc.Surface}
+	if shown.Patch != nil {
+		patch, err := json.Marshal(shown.Patch)
+		if err != nil {
+			return nil, err
 		}
-		from = base.raw
+		ref.Patch = patch
 	}
-	raw, doc, err := a2ui.Apply(from, u.Patch)
-	if err != nil {
-		return nil, err
-	}
-	patch, err := json.Marshal(u.Patch)
-	if err != nil {
-		return nil, err
-	}
-	next := &keptDoc{skillID: out.SkillID, tool: toolID, version: out.Version, doc: doc, raw: raw}
-	if base == nil {
-		return &A2UIRef{DocumentID: d.docs.put(next), Surface: doc.Surface, Patch: patch}, nil
+	if shown.Patch == nil || base == nil {
+		ref.DocumentID = d.docs.put(next)
+		return ref, nil
 	}
 	if !d.docs.swap(base, next) {
 		return nil, fmt.Errorf("%w: %s", ErrDocumentChanged, base.id)
 	}
-	return &A2UIRef{DocumentID: base.id, Surface: doc.Surface, Patch: patch}, nil
+	ref.DocumentID = base.id
+	return ref, nil
 }
 
 // SubmitInput is the input a tool receives for a form submit on a document

@@ -145,10 +145,13 @@ func summarize(ds []time.Duration) DurationSummary {
 // httpSkillMetrics answers GET /v1/skills/{id}/metrics; an unknown skill
 // is skill_not_found.
 func (d *Daemon) httpSkillMetrics(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := d.host.Installer().Info(r.Context(), id, ""); err != nil {
+	// One inventory read to refuse an unknown id (Info would also read and
+	// inspect the artifact).
+	e, err := d.host.Installer().Inventory().Skill(r.Context(), r.PathValue("id"), "")
+	if err != nil {
 		return err
 	}
+	id := e.SkillID
 	m := d.calls.get(id)
 	m.Capabilities = d.host.Stats(id).Capabilities
 	return writeJSON(w, http.StatusOK, m)

@@ -41,12 +41,11 @@ type A2UIRef struct {
 
 // HostCall is the CallFunc of a host: host.Host.Call (status and trust
 // re-checked, grants and limits recomputed, input and output validated
-// against the manifest's schemas), then, as the daemon's API does, an
-// output that is an A2UI document (a2ui.IsDocument) is validated
-// (a2ui.Validate), and one that is an A2UI update (a2ui.IsUpdate) is
-// applied to the empty document of its surface (a2ui.Apply, which
-// validates the result): either failure fails the call with the
-// validator's error. Nothing keeps the documents (no form submits).
+// against the manifest's schemas), then, as the daemon's API does, the
+// output is read with a2ui.ReadResult: a document is validated, an update
+// is applied to the empty document of its surface; a refusal fails the
+// call with the validator's error. Nothing keeps the documents (no form
+// submits).
 func HostCall(h *host.Host) CallFunc {
 	return func(ctx context.Context, skillID, toolID string, input json.RawMessage) (*Output, error) {
 		res, err := h.Call(ctx, skillID, toolID, input)
@@ -57,28 +56,14 @@ func HostCall(h *host.Host) CallFunc {
 		if err != nil {
 			return out, err
 		}
-		switch {
-		case a2ui.IsDocument(out.Output):
-			doc, verr := a2ui.Validate(out.Output)
-			if verr != nil {
-				err = fmt.Errorf("tool %s of %s returned an invalid A2UI document: %w", toolID, out.SkillID, verr)
-				break
+		shown, err := a2ui.ReadResult(out.Output, nil)
+		if err != nil {
+			err = fmt.Errorf("tool %s of %s returned A2UI the host refuses: %w", toolID, out.SkillID, err)
+		} else if shown != nil {
+			out.A2UI = &A2UIRef{Surface: shown.Doc.Surface}
+			if shown.Patch != nil {
+				out.A2UI.Document = shown.JSON
 			}
-			out.A2UI = &A2UIRef{Surface: doc.Surface}
-		case a2ui.IsUpdate(out.Output):
-			u, verr := a2ui.ParseUpdate(out.Output)
-			var raw []byte
-			var doc *a2ui.Document
-			if verr == nil {
-				surface, _ := json.Marshal(u.Surface)
-				empty := fmt.Appendf(nil, `{"v":1,"surface":%s,"components":[]}`, surface)
-				raw, doc, verr = a2ui.Apply(empty, u.Patch)
-			}
-			if verr != nil {
-				err = fmt.Errorf("tool %s of %s returned an A2UI update that does not apply: %w", toolID, out.SkillID, verr)
-				break
-			}
-			out.A2UI = &A2UIRef{Surface: doc.Surface, Document: raw}
 		}
 		if err != nil {
 			out.Output = nil

@@ -80,7 +80,7 @@ func openHostWith(t testing.TB, sc supervisor.Config) *testHost {
 		}
 	})
 	h, err := host.Open(ctx, host.Config{
-		StateDir: t.TempDir(), SidecarPath: sidecarPath, Policy: prof, Bus: bus,
+		StateDir: t.TempDir(), SidecarPath: filepath.Join(bin, "palyra-sidecar"), Policy: prof, Bus: bus,
 		Logger:     hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Warn}),
 		Supervisor: sc,
 	})

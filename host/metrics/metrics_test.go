@@ -2,16 +2,11 @@ package metrics
 
 import (
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +17,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/broker"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/internal/codescan"
 )
 
 // fakeSource is a Source with fixed counters.
@@ -388,40 +384,9 @@ func TestLint(t *testing.T) {
 // code they define with errcode.New must be listed. The sources are parsed,
 // not linked: sidecar/runtime is cgo.
 func TestSidecarCodes(t *testing.T) {
-	var defined []string
-	for _, dir := range []string{"../../sidecar", "../../sidecar/runtime"} {
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no Go files in %s: %v", dir, err)
-		}
-		for _, name := range files {
-			if strings.HasSuffix(name, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok || len(call.Args) != 2 {
-					return true
-				}
-				sel, ok := call.Fun.(*ast.SelectorExpr)
-				if !ok || sel.Sel.Name != "New" {
-					return true
-				}
-				if id, ok := sel.X.(*ast.Ident); !ok || id.Name != "errcode" {
-					return true
-				}
-				if lit, ok := call.Args[0].(*ast.BasicLit); ok {
-					if s, err := strconv.Unquote(lit.Value); err == nil {
-						defined = append(defined, s)
-					}
-				}
-				return true
-			})
-		}
+	defined, err := codescan.Codes("../../sidecar", "../../sidecar/runtime")
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(defined) < 10 {
 		t.Fatalf("found only %d codes: is the parse broken?", len(defined))

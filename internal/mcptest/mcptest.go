@@ -8,7 +8,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,4 +104,55 @@ func CancelAfterProgress(t testing.TB, cs *mcp.ClientSession, progress <-chan *m
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("the cancelled call took %v", d)
 	}
+}
+
+// Recorder is a client's handlers that record what the server sends it:
+// tools/list_changed notifications on Changed, progress notifications on
+// Progress, and elicitations, answered with approve (true at first: accept
+// with {"approve": true}; false: decline) and kept for Asked.
+type Recorder struct {
+	Changed  chan struct{}
+	Progress chan *mcp.ProgressNotificationParams
+
+	mu      sync.Mutex
+	approve bool
+	asked   []string
+}
+
+// NewRecorder returns a Recorder that approves.
+func NewRecorder() *Recorder {
+	return &Recorder{Changed: make(chan struct{}, 16), Progress: make(chan *mcp.ProgressNotificationParams, 64), approve: true}
+}
+
+// Options are the client options with r's handlers.
+func (r *Recorder) Options() *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { r.Changed <- struct{}{} },
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			r.Progress <- req.Params
+		},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.asked = append(r.asked, req.Params.Message)
+			if r.approve {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+			}
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	}
+}
+
+// SetApprove sets the answer to the next elicitations.
+func (r *Recorder) SetApprove(approve bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.approve = approve
+}
+
+// Asked returns the messages of the elicitations so far.
+func (r *Recorder) Asked() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.asked)
 }
