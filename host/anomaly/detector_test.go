@@ -12,7 +12,7 @@ import (
 var t0 = time.Date(2025, 1, 2, 12, 0, 1, 0, time.UTC)
 
 func policy(window time.Duration, th map[string]int) Policy {
-	return Policy{Window: Duration{window}, Thresholds: th}
+	return Policy{Window: Duration{Duration: window}, Thresholds: th}
 }
 
 // at returns t0 plus d.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/internal/tomltext"
 )
 
 // Kinds of anomaly: the keys of Policy.Thresholds.
@@ -89,22 +90,8 @@ const (
 var ErrInvalidPolicy = errcode.New("invalid_anomaly_policy", "anomaly: invalid policy")
 
 // Duration is a time.Duration written in TOML as a Go duration string
-// ("5m", "90s").
-type Duration struct{ time.Duration }
-
-// UnmarshalText parses a Go duration string.
-func (d *Duration) UnmarshalText(b []byte) error {
-	s := strings.TrimSpace(string(b))
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("%w: window %s is not a duration such as \"5m\"", ErrInvalidPolicy, quote(s))
-	}
-	d.Duration = v
-	return nil
-}
-
-// MarshalText writes the duration as a Go duration string.
-func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+// ("5m", "90s"): the host's one such type (also the daemon's).
+type Duration = tomltext.Duration
 
 // Policy says how many anomalies of each kind within Window quarantine a
 // skill version.
@@ -128,7 +115,7 @@ type Policy struct {
 // mostly harmless; repeated, it is what exfiltration attempts look like.
 func DefaultPolicy() Policy {
 	return Policy{
-		Window: Duration{DefaultWindow},
+		Window: Duration{Duration: DefaultWindow},
 		Thresholds: map[string]int{
 			KindFuelExhausted:    5,
 			KindTrap:             5,

@@ -99,7 +99,7 @@ thresholds = { fuel_exhausted = 5, trap = 3, capability_denied = 10 }
 
 	err = toml.Unmarshal([]byte(`window = "five minutes"`), &back)
 	// go-toml reports the error as text, without the chain.
-	if err == nil || !strings.Contains(err.Error(), `window "five minutes" is not a duration`) {
+	if err == nil || !strings.Contains(err.Error(), `"five minutes" is not a duration`) {
 		t.Errorf("bad window: %v", err)
 	}
 }

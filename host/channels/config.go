@@ -2,7 +2,6 @@ package channels
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/internal/tomltext"
 )
 
 // MaxConfigBytes bounds a channels configuration file.
@@ -57,11 +57,7 @@ func ParseConfig(data []byte) ([]Spec, error) {
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		var sm *toml.StrictMissingError
-		if errors.As(err, &sm) {
-			return nil, fmt.Errorf("%w: unknown key: %s", ErrInvalidConfig, strings.TrimSpace(sm.String()))
-		}
-		return nil, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+		return nil, fmt.Errorf("%w: %s", ErrInvalidConfig, tomltext.Describe(err))
 	}
 	return ValidateSpecs(f.Channels)
 }

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +14,7 @@ import (
 	"github.com/palyra-go/palyra/host/anomaly"
 	"github.com/palyra-go/palyra/host/channels"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/internal/tomltext"
 	"github.com/palyra-go/palyra/host/mcpserver"
 )
 
@@ -38,21 +38,8 @@ const (
 var ErrInvalidConfig = errcode.New("daemon_config_invalid", "invalid daemon configuration")
 
 // Duration is a time.Duration written as a Go duration string ("6h", "250ms")
-// in the configuration file.
-type Duration struct{ time.Duration }
-
-// UnmarshalText parses a Go duration string.
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(strings.TrimSpace(string(b)))
-	if err != nil {
-		return fmt.Errorf("%q is not a duration such as \"30s\" or \"6h\"", b)
-	}
-	d.Duration = v
-	return nil
-}
-
-// MarshalText writes the duration as a Go duration string.
-func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+// in the configuration file: the host's one such type (also anomaly's).
+type Duration = tomltext.Duration
 
 // TLS names the certificate and key the daemon serves with. A listen address
 // that is not loopback needs them.
@@ -134,11 +121,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		var sm *toml.StrictMissingError
-		if errors.As(err, &sm) {
-			return nil, fmt.Errorf("%w: unknown key: %s", ErrInvalidConfig, strings.TrimSpace(sm.String()))
-		}
-		return nil, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+		return nil, fmt.Errorf("%w: %s", ErrInvalidConfig, tomltext.Describe(err))
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -152,7 +135,7 @@ func (c *Config) Validate() error {
 		c.Listen = DefaultListen
 	}
 	if c.ReauditInterval == nil {
-		c.ReauditInterval = &Duration{DefaultReauditInterval}
+		c.ReauditInterval = &Duration{Duration: DefaultReauditInterval}
 	}
 	if c.HookTimeout.Duration == 0 {
 		c.HookTimeout.Duration = DefaultHookTimeout
