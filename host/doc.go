@@ -1,5 +1,5 @@
 // Package host is what a Go application imports to install and call
-// Palyra-Go skills. It is pure Go: it never imports sidecar/runtime or
+// Palyra-Go skills. It is pure Go: it never imports sidecar/internal/wasmrt or
 // wasmtime-go; skills run in palyra-sidecar processes under a supervisor
 // (host/supervisor).
 //
@@ -42,7 +42,7 @@
 // # go-plugin interop
 //
 // An application that already uses hashicorp/go-plugin can launch
-// palyra-sidecar with its own goplugin.ClientConfig: package sidecar/plugin
+// palyra-sidecar with its own goplugin.ClientConfig: package sidecar/sidecarplugin
 // exports the handshake (sidecarplugin.Handshake), the plugin map
 // (sidecarplugin.ClientPlugins(broker), dispensed under
 // sidecarplugin.PluginName as a *sidecarplugin.Client) and the message caps.

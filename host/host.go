@@ -34,7 +34,7 @@ import (
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/host/vault"
-	sidecarplugin "github.com/palyra-go/palyra/sidecar/plugin"
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 // Sentinels of the call gate. The supervisor's (overloaded, timeout,

@@ -6,24 +6,24 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
-	"github.com/palyra-go/palyra/sidecar/runtime"
+	"github.com/palyra-go/palyra/sidecar/internal/wasmrt"
 )
 
 // limitsFromProto converts wire limits; nil is all defaults.
-func limitsFromProto(l *sidecarv1.Limits) (runtime.Limits, error) {
+func limitsFromProto(l *sidecarv1.Limits) (wasmrt.Limits, error) {
 	if l == nil {
-		return runtime.Limits{}, nil
+		return wasmrt.Limits{}, nil
 	}
 	if l.GetMemoryBytes() < 0 || l.GetTableElements() < 0 || l.GetInstances() < 0 ||
 		l.GetTables() < 0 || l.GetMemories() < 0 || l.GetTimeout().AsDuration() < 0 {
-		return runtime.Limits{}, fmt.Errorf("%w: negative limit", ErrInvalidRequest)
+		return wasmrt.Limits{}, fmt.Errorf("%w: negative limit", ErrInvalidRequest)
 	}
 	if l.GetTimeout() != nil {
 		if err := l.GetTimeout().CheckValid(); err != nil {
-			return runtime.Limits{}, fmt.Errorf("%w: limits.timeout: %w", ErrInvalidRequest, err)
+			return wasmrt.Limits{}, fmt.Errorf("%w: limits.timeout: %w", ErrInvalidRequest, err)
 		}
 	}
-	return runtime.Limits{
+	return wasmrt.Limits{
 		Fuel:               l.GetFuel(),
 		MemoryBytes:        l.GetMemoryBytes(),
 		TableElements:      l.GetTableElements(),
@@ -35,8 +35,8 @@ func limitsFromProto(l *sidecarv1.Limits) (runtime.Limits, error) {
 	}, nil
 }
 
-func grantsFromProto(g *sidecarv1.Grants) runtime.Grants {
-	return runtime.Grants{
+func grantsFromProto(g *sidecarv1.Grants) wasmrt.Grants {
+	return wasmrt.Grants{
 		HTTPHosts:       g.GetHttpHosts(),
 		SecretKeys:      g.GetSecretKeys(),
 		StoragePrefixes: g.GetStoragePrefixes(),
@@ -44,36 +44,36 @@ func grantsFromProto(g *sidecarv1.Grants) runtime.Grants {
 	}
 }
 
-func cacheStatusToProto(s runtime.CacheStatus) sidecarv1.CacheStatus {
+func cacheStatusToProto(s wasmrt.CacheStatus) sidecarv1.CacheStatus {
 	switch s {
-	case runtime.CacheDisabled:
+	case wasmrt.CacheDisabled:
 		return sidecarv1.CacheStatus_CACHE_STATUS_DISABLED
-	case runtime.CacheHit:
+	case wasmrt.CacheHit:
 		return sidecarv1.CacheStatus_CACHE_STATUS_HIT
-	case runtime.CacheMiss:
+	case wasmrt.CacheMiss:
 		return sidecarv1.CacheStatus_CACHE_STATUS_MISS
-	case runtime.CacheRejected:
+	case wasmrt.CacheRejected:
 		return sidecarv1.CacheStatus_CACHE_STATUS_REJECTED
 	}
 	return sidecarv1.CacheStatus_CACHE_STATUS_UNSPECIFIED
 }
 
-var logSources = map[runtime.LogSource]sidecarv1.LogSource{
-	runtime.SourceLog:    sidecarv1.LogSource_LOG_SOURCE_LOG,
-	runtime.SourceStdout: sidecarv1.LogSource_LOG_SOURCE_STDOUT,
-	runtime.SourceStderr: sidecarv1.LogSource_LOG_SOURCE_STDERR,
+var logSources = map[wasmrt.LogSource]sidecarv1.LogSource{
+	wasmrt.SourceLog:    sidecarv1.LogSource_LOG_SOURCE_LOG,
+	wasmrt.SourceStdout: sidecarv1.LogSource_LOG_SOURCE_STDOUT,
+	wasmrt.SourceStderr: sidecarv1.LogSource_LOG_SOURCE_STDERR,
 }
 
 // logLevelToProto maps runtime levels (trace = 0) to wire levels (trace = 1).
-func logLevelToProto(l runtime.LogLevel) sidecarv1.LogLevel {
-	if l < runtime.LevelTrace || l > runtime.LevelError {
+func logLevelToProto(l wasmrt.LogLevel) sidecarv1.LogLevel {
+	if l < wasmrt.LevelTrace || l > wasmrt.LevelError {
 		return sidecarv1.LogLevel_LOG_LEVEL_UNSPECIFIED
 	}
 	return sidecarv1.LogLevel(int32(l) + 1)
 }
 
 // resultToProto fills resp from res (which Invoke never returns nil).
-func resultToProto(res *runtime.Result, resp *sidecarv1.InvokeResponse) {
+func resultToProto(res *wasmrt.Result, resp *sidecarv1.InvokeResponse) {
 	if res == nil {
 		return
 	}

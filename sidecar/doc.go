@@ -11,7 +11,7 @@
 //
 // and an application can make its own binary act as the sidecar the same way
 // (call Main, or Run with its own ServeConfig, when the process was started
-// as a sidecar). The supervisor side lives in package sidecar/plugin, which
+// as a sidecar). The supervisor side lives in package sidecar/sidecarplugin, which
 // does not link wasmtime.
 //
 // # Modes

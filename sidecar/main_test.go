@@ -21,7 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
-	sidecarplugin "github.com/palyra-go/palyra/sidecar/plugin"
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 // binPath is the palyra-sidecar binary TestMain builds once; hostTmp is the

@@ -19,8 +19,8 @@ import (
 
 	"github.com/palyra-go/palyra/host/errcode"
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
-	"github.com/palyra-go/palyra/sidecar/plugin"
-	"github.com/palyra-go/palyra/sidecar/runtime"
+	"github.com/palyra-go/palyra/sidecar/internal/wasmrt"
+	"github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 // DefaultStopGrace is the default of ServeConfig.StopGrace.
@@ -28,11 +28,11 @@ const DefaultStopGrace = 2 * time.Second
 
 // ServeConfig configures a sidecar process. The zero value is usable.
 type ServeConfig struct {
-	// Engine configures the process's runtime.Engine. Its CacheDir is
+	// Engine configures the process's wasmrt.Engine. Its CacheDir is
 	// replaced by LoadSkillRequest.cache_dir. The precompile mode must run
 	// with the same Engine settings as the sidecars that load its output,
 	// since they are part of the cache key.
-	Engine runtime.Config
+	Engine wasmrt.Config
 
 	// Logger receives the sidecar's logs. Default: JSON on stderr at Info,
 	// which go-plugin forwards to the supervisor's logger. Records are
@@ -98,8 +98,8 @@ func Serve(cfg ServeConfig) {
 		})
 	}
 	goplugin.Serve(&goplugin.ServeConfig{
-		HandshakeConfig: plugin.Handshake,
-		Plugins: plugin.ServerPlugins(func(d *plugin.BrokerDialer) sidecarv1.SidecarServiceServer {
+		HandshakeConfig: sidecarplugin.Handshake,
+		Plugins: sidecarplugin.ServerPlugins(func(d *sidecarplugin.BrokerDialer) sidecarv1.SidecarServiceServer {
 			s := newServer(cfg, log, d, stopped)
 			mu.Lock()
 			srv = s
@@ -230,7 +230,7 @@ func runPrecompile(args []string, cfg ServeConfig, stdout, stderr io.Writer) int
 		return 2
 	}
 	start := time.Now()
-	res := PrecompileResult{ABIVersion: runtime.ABIVersion}
+	res := PrecompileResult{ABIVersion: wasmrt.ABIVersion}
 	err := func() error {
 		wasm, err := readModuleFile(*wasmPath)
 		if err != nil {
@@ -243,7 +243,7 @@ func runPrecompile(args []string, cfg ServeConfig, stdout, stderr io.Writer) int
 		}
 		ecfg := cfg.Engine
 		ecfg.CacheDir = *cacheDir
-		ci, err := runtime.Precompile(ecfg, wasm)
+		ci, err := wasmrt.Precompile(ecfg, wasm)
 		if err != nil {
 			return err
 		}

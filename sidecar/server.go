@@ -20,8 +20,8 @@ import (
 
 	"github.com/palyra-go/palyra/host/errcode"
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
-	"github.com/palyra-go/palyra/sidecar/plugin"
-	"github.com/palyra-go/palyra/sidecar/runtime"
+	"github.com/palyra-go/palyra/sidecar/internal/wasmrt"
+	"github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 // MaxModuleBytes caps the module a sidecar reads from module_path.
@@ -61,20 +61,20 @@ const (
 // skill is what LoadSkill set up.
 type skill struct {
 	req        *sidecarv1.LoadSkillRequest // module bytes dropped
-	engine     *runtime.Engine
-	module     *runtime.Module
-	grants     runtime.Grants
-	validators map[string]runtime.Validator
-	broker     runtime.Broker
+	engine     *wasmrt.Engine
+	module     *wasmrt.Module
+	grants     wasmrt.Grants
+	validators map[string]wasmrt.Validator
+	broker     wasmrt.Broker
 }
 
-// server implements SidecarService with a runtime.Engine. One per process.
+// server implements SidecarService with a wasmrt.Engine. One per process.
 type server struct {
 	sidecarv1.UnimplementedSidecarServiceServer
 
 	cfg     ServeConfig
 	log     hclog.Logger
-	dialer  *plugin.BrokerDialer
+	dialer  *sidecarplugin.BrokerDialer
 	stopped func() // ends the gRPC server once Stop has answered
 
 	mu    sync.Mutex
@@ -85,7 +85,7 @@ type server struct {
 	invocations atomic.Uint64
 }
 
-func newServer(cfg ServeConfig, log hclog.Logger, dialer *plugin.BrokerDialer, stopped func()) *server {
+func newServer(cfg ServeConfig, log hclog.Logger, dialer *sidecarplugin.BrokerDialer, stopped func()) *server {
 	return &server{cfg: cfg, log: log, dialer: dialer, stopped: stopped}
 }
 
@@ -178,7 +178,7 @@ func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *s
 		return nil, nil, fmt.Errorf("%w: got %s, want %s", ErrModuleHashMismatch, got, want)
 	}
 
-	validators := make(map[string]runtime.Validator, len(req.GetTools()))
+	validators := make(map[string]wasmrt.Validator, len(req.GetTools()))
 	for _, t := range req.GetTools() {
 		if t.GetId() == "" {
 			return nil, nil, fmt.Errorf("%w: tool with empty id", ErrInvalidRequest)
@@ -186,14 +186,14 @@ func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *s
 		if _, dup := validators[t.GetId()]; dup {
 			return nil, nil, fmt.Errorf("%w: duplicate tool %q", ErrInvalidRequest, t.GetId())
 		}
-		v, err := runtime.NewSchemaValidator(t.GetInputSchema(), t.GetOutputSchema())
+		v, err := wasmrt.NewSchemaValidator(t.GetInputSchema(), t.GetOutputSchema())
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.GetId(), err)
 		}
 		validators[t.GetId()] = v
 	}
 
-	var broker runtime.Broker
+	var broker wasmrt.Broker
 	if id := req.GetBrokerId(); id != 0 {
 		b, err := s.dialer.Broker(id)
 		if err != nil {
@@ -204,7 +204,7 @@ func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *s
 
 	ecfg := s.cfg.Engine
 	ecfg.CacheDir = req.GetCacheDir()
-	engine, err := runtime.NewEngine(ecfg)
+	engine, err := wasmrt.NewEngine(ecfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -213,17 +213,17 @@ func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *s
 		_ = engine.Close()
 		return nil, nil, err
 	}
-	mcfg := runtime.ModuleConfig{
+	mcfg := wasmrt.ModuleConfig{
 		Entrypoint:        req.GetEntrypoint(),
 		Limits:            limits,
 		PreparedInstances: int(req.GetPreparedInstances()),
 		InitFuel:          req.GetInitFuel(),
 		InitTimeout:       req.GetInitTimeout().AsDuration(),
 	}
-	if req.GetPreparedInstances() > runtime.MaxPreparedInstances {
+	if req.GetPreparedInstances() > wasmrt.MaxPreparedInstances {
 		_ = engine.Close()
 		return nil, nil, fmt.Errorf("%w: prepared_instances %d over %d", ErrInvalidRequest,
-			req.GetPreparedInstances(), runtime.MaxPreparedInstances)
+			req.GetPreparedInstances(), wasmrt.MaxPreparedInstances)
 	}
 	module, err := engine.Load(wasm, mcfg)
 	if err != nil {
@@ -238,7 +238,7 @@ func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *s
 		ModuleSha256: module.SHA256(),
 		Entrypoint:   module.Entrypoint(),
 		CacheStatus:  cacheStatusToProto(ci.Status),
-		CacheHit:     ci.Status == runtime.CacheHit,
+		CacheHit:     ci.Status == wasmrt.CacheHit,
 		CachePath:    ci.Path,
 	}
 	if ci.WriteErr != nil {
@@ -282,7 +282,7 @@ func (s *server) Invoke(ctx context.Context, req *sidecarv1.InvokeRequest) (*sid
 	}
 	log := s.log.With("skill_id", req.GetSkillId(), "tool_id", req.GetToolId(), "invocation_id", req.GetInvocationId())
 
-	inv := runtime.Invocation{
+	inv := wasmrt.Invocation{
 		ID:      req.GetInvocationId(),
 		SkillID: req.GetSkillId(),
 		ToolID:  req.GetToolId(),
@@ -312,11 +312,11 @@ func (s *server) Invoke(ctx context.Context, req *sidecarv1.InvokeRequest) (*sid
 	resultToProto(res, resp)
 	if err != nil {
 		resp.ErrorCode, resp.ErrorMessage = fail(err)
-		var te *runtime.ToolError
+		var te *wasmrt.ToolError
 		if errors.As(err, &te) {
 			resp.ToolError = &sidecarv1.ToolError{Code: utf8(te.Code), Message: utf8(te.Message)}
 		}
-		var tr *runtime.TrapError
+		var tr *wasmrt.TrapError
 		if errors.As(err, &tr) {
 			resp.TrapCode = tr.Code
 		}
@@ -374,7 +374,7 @@ func (s *server) Health(context.Context, *sidecarv1.HealthRequest) (*sidecarv1.H
 func (s *server) Describe(context.Context, *sidecarv1.DescribeRequest) (*sidecarv1.DescribeResponse, error) {
 	st, sk := s.status()
 	resp := &sidecarv1.DescribeResponse{
-		AbiVersion: runtime.ABIVersion,
+		AbiVersion: wasmrt.ABIVersion,
 		Pid:        int32(os.Getpid()),
 		GoVersion:  goruntime.Version(),
 		Status:     st,
@@ -427,28 +427,28 @@ func (s *server) closeAll() string {
 	return id
 }
 
-// brokerAdapter is a runtime.Broker over a plugin.Broker, mapping
+// brokerAdapter is a wasmrt.Broker over a sidecarplugin.Broker, mapping
 // capability errors both ways.
-type brokerAdapter struct{ b plugin.Broker }
+type brokerAdapter struct{ b sidecarplugin.Broker }
 
-func (a brokerAdapter) Call(ctx context.Context, req runtime.CapabilityRequest) ([]byte, error) {
-	resp, err := a.b.Call(ctx, plugin.CapabilityRequest{
+func (a brokerAdapter) Call(ctx context.Context, req wasmrt.CapabilityRequest) ([]byte, error) {
+	resp, err := a.b.Call(ctx, sidecarplugin.CapabilityRequest{
 		InvocationID: req.InvocationID,
 		SkillID:      req.SkillID,
 		ToolID:       req.ToolID,
-		Kind:         plugin.CapabilityKind(req.Kind),
+		Kind:         sidecarplugin.CapabilityKind(req.Kind),
 		Handle:       req.Handle,
 		Grant:        req.Grant,
 		Request:      req.Request,
 	})
-	var ce *plugin.CapabilityError
+	var ce *sidecarplugin.CapabilityError
 	if errors.As(err, &ce) {
-		return nil, &runtime.CapabilityError{Code: runtime.ABICode(ce.Code), Message: ce.Message}
+		return nil, &wasmrt.CapabilityError{Code: wasmrt.ABICode(ce.Code), Message: ce.Message}
 	}
 	return resp, err
 }
 
 // serverOptions are the options of the sidecar's gRPC server.
 func serverOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{grpc.MaxRecvMsgSize(plugin.MaxRequestBytes)}
+	return []grpc.ServerOption{grpc.MaxRecvMsgSize(sidecarplugin.MaxRequestBytes)}
 }

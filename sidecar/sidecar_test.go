@@ -18,8 +18,8 @@ import (
 
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
 	"github.com/palyra-go/palyra/sidecar"
-	sidecarplugin "github.com/palyra-go/palyra/sidecar/plugin"
-	"github.com/palyra-go/palyra/sidecar/runtime"
+	"github.com/palyra-go/palyra/sidecar/internal/wasmrt"
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 func TestAnswerByPath(t *testing.T) {
@@ -115,8 +115,8 @@ func TestEchoSchemasAndTools(t *testing.T) {
 	}
 	// The runtime's sentinels match the remote error by code.
 	_, err = s.Invoke(ctx, &sidecarv1.InvokeRequest{SkillId: "test.echo", ToolId: "test.echo", Input: []byte(`{}`)})
-	if !errors.Is(err, runtime.ErrInvalidInput) {
-		t.Errorf("errors.Is(%v, runtime.ErrInvalidInput) = false", err)
+	if !errors.Is(err, wasmrt.ErrInvalidInput) {
+		t.Errorf("errors.Is(%v, wasmrt.ErrInvalidInput) = false", err)
 	}
 }
 
@@ -344,7 +344,7 @@ func TestHealthDescribeStop(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Describe: %v", err)
 	}
-	if d.GetAbiVersion() != runtime.ABIVersion || int(d.GetPid()) != s.pid || d.GetSkillVersion() != "1.2.3" ||
+	if d.GetAbiVersion() != wasmrt.ABIVersion || int(d.GetPid()) != s.pid || d.GetSkillVersion() != "1.2.3" ||
 		d.GetModuleSha256() != req.GetModuleSha256() || d.GetEntrypoint() != "palyra_plugin_main" ||
 		strings.Join(d.GetToolIds(), ",") != "a,b" || d.GetPreparedInstances() != 2 ||
 		d.GetLimits().GetFuel() != 1_000_000 || d.GetGrants().GetHttpHosts()[0] != "api.example.com" ||
@@ -379,7 +379,7 @@ func TestPrecompileThenCacheHit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("precompile: %v (%+v)", err, res)
 	}
-	if res.SHA256 != sum || res.CacheStatus != "miss" || res.CachePath == "" || res.ABIVersion != runtime.ABIVersion {
+	if res.SHA256 != sum || res.CacheStatus != "miss" || res.CachePath == "" || res.ABIVersion != wasmrt.ABIVersion {
 		t.Errorf("precompile = %+v", res)
 	}
 	if _, err := os.Stat(res.CachePath); err != nil {
@@ -420,31 +420,31 @@ func TestRunDirectly(t *testing.T) {
 	}
 }
 
-// TestABICodesInStep keeps sidecar/plugin's copy of the ABI codes equal to
+// TestABICodesInStep keeps sidecar/sidecarplugin's copy of the ABI codes equal to
 // the runtime's.
 func TestABICodesInStep(t *testing.T) {
 	pairs := []struct {
 		p sidecarplugin.ABICode
-		r runtime.ABICode
+		r wasmrt.ABICode
 	}{
-		{sidecarplugin.CodeNotGranted, runtime.CodeNotGranted},
-		{sidecarplugin.CodeDenied, runtime.CodeDenied},
-		{sidecarplugin.CodeInvalidRequest, runtime.CodeInvalidRequest},
-		{sidecarplugin.CodeTooLarge, runtime.CodeTooLarge},
-		{sidecarplugin.CodeUpstreamFailure, runtime.CodeUpstreamFailure},
-		{sidecarplugin.CodeTimeout, runtime.CodeTimeout},
-		{sidecarplugin.CodeQuotaExceeded, runtime.CodeQuotaExceeded},
-		{sidecarplugin.CodeUnavailable, runtime.CodeUnavailable},
-		{sidecarplugin.CodeInternal, runtime.CodeInternal},
+		{sidecarplugin.CodeNotGranted, wasmrt.CodeNotGranted},
+		{sidecarplugin.CodeDenied, wasmrt.CodeDenied},
+		{sidecarplugin.CodeInvalidRequest, wasmrt.CodeInvalidRequest},
+		{sidecarplugin.CodeTooLarge, wasmrt.CodeTooLarge},
+		{sidecarplugin.CodeUpstreamFailure, wasmrt.CodeUpstreamFailure},
+		{sidecarplugin.CodeTimeout, wasmrt.CodeTimeout},
+		{sidecarplugin.CodeQuotaExceeded, wasmrt.CodeQuotaExceeded},
+		{sidecarplugin.CodeUnavailable, wasmrt.CodeUnavailable},
+		{sidecarplugin.CodeInternal, wasmrt.CodeInternal},
 	}
 	for _, p := range pairs {
 		if int32(p.p) != int32(p.r) || p.p.String() != p.r.String() {
 			t.Errorf("plugin %d %q != runtime %d %q", p.p, p.p, p.r, p.r)
 		}
 	}
-	kinds := map[sidecarplugin.CapabilityKind]runtime.CapabilityKind{
-		sidecarplugin.KindHTTP: runtime.KindHTTP, sidecarplugin.KindSecret: runtime.KindSecret,
-		sidecarplugin.KindStorage: runtime.KindStorage, sidecarplugin.KindChannel: runtime.KindChannel,
+	kinds := map[sidecarplugin.CapabilityKind]wasmrt.CapabilityKind{
+		sidecarplugin.KindHTTP: wasmrt.KindHTTP, sidecarplugin.KindSecret: wasmrt.KindSecret,
+		sidecarplugin.KindStorage: wasmrt.KindStorage, sidecarplugin.KindChannel: wasmrt.KindChannel,
 	}
 	for p, r := range kinds {
 		if string(p) != string(r) {

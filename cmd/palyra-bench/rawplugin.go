@@ -12,7 +12,7 @@ import (
 	goplugin "github.com/hashicorp/go-plugin"
 
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
-	sidecarplugin "github.com/palyra-go/palyra/sidecar/plugin"
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 // rawClient is a running raw go-plugin baseline process: the plugin a Go

@@ -19,7 +19,7 @@ func TestSupervisorSideIsPureGo(t *testing.T) {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		if strings.Contains(dep, "wasmtime") || strings.HasPrefix(dep, "github.com/palyra-go/palyra/sidecar/runtime") {
+		if strings.Contains(dep, "wasmtime") || strings.HasPrefix(dep, "github.com/palyra-go/palyra/sidecar/internal/wasmrt") {
 			t.Errorf("the supervisor side depends on %s", dep)
 		}
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/fsutil"
 	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/internal/fsutil"
 	"github.com/spf13/cobra"
 )
 

@@ -14,9 +14,9 @@ import (
 
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/fsutil"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/internal/fsutil"
 	"github.com/spf13/cobra"
 )
 

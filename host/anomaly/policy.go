@@ -38,7 +38,7 @@ const (
 )
 
 // kindOf maps the error codes that signal an anomaly to their kind. The
-// codes are those of sidecar/runtime, host/supervisor, host/broker,
+// codes are those of sidecar/internal/wasmrt, host/supervisor, host/broker,
 // host/broker/egress and host (errcode.New in each).
 var kindOf = map[string]string{
 	"fuel_exhausted":        KindFuelExhausted,

@@ -106,9 +106,9 @@ thresholds = { fuel_exhausted = 5, trap = 3, capability_denied = 10 }
 
 // TestCodesExist checks that every code KindOf knows is one the program
 // defines with errcode.New, so a renamed code cannot silently switch a kind
-// off. The sources are parsed, not linked: sidecar/runtime is cgo.
+// off. The sources are parsed, not linked: sidecar/internal/wasmrt is cgo.
 func TestCodesExist(t *testing.T) {
-	codes, err := codescan.Codes("..", "../supervisor", "../broker", "../broker/egress", "../manifest", "../../sidecar/runtime")
+	codes, err := codescan.Codes("..", "../supervisor", "../broker", "../broker/egress", "../manifest", "../../sidecar/internal/wasmrt")
 	if err != nil {
 		t.Fatal(err)
 	}

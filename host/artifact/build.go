@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/palyra-go/palyra/host/internal/skillpath"
 	"github.com/palyra-go/palyra/host/manifest"
-	"github.com/palyra-go/palyra/host/skillpath"
 )
 
 // File is one module or asset given to Build. Path is relative to the

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/skillpath"
+	"github.com/palyra-go/palyra/host/internal/skillpath"
 )
 
 // The sentinels of the package. Every error returned by this package wraps

@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/internal/skillpath"
 	"github.com/palyra-go/palyra/host/manifest"
-	"github.com/palyra-go/palyra/host/skillpath"
 )
 
 // Inspection is the result of steps 1–11 of the verification order: an

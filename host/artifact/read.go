@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/palyra-go/palyra/host/skillpath"
+	"github.com/palyra-go/palyra/host/internal/skillpath"
 )
 
 // Limits on untrusted artifacts. They are Palyra's, and apply both when an

@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/palyra-go/palyra/host/wasmbin"
+	"github.com/palyra-go/palyra/host/internal/wasmbin"
 
 	"github.com/palyra-go/palyra/sdk/abi"
 )
@@ -36,7 +36,7 @@ const (
 
 // hostFunc is one function the runtime provides, with the signature it is
 // linked with. The table mirrors sdk/ABI.md §2 and the sidecar's linker
-// (sidecar/runtime), which this package must not import: the supervisor
+// (sidecar/internal/wasmrt), which this package must not import: the supervisor
 // stays pure Go (DESIGN decision 3). abi_test.go checks it against ABI.md.
 type hostFunc struct {
 	params, results []wasmbin.ValType

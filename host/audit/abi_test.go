@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/palyra-go/palyra/host/wasmbin"
+	"github.com/palyra-go/palyra/host/internal/wasmbin"
 )
 
 const abiDoc = "../../sdk/ABI.md"

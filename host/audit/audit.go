@@ -71,7 +71,7 @@ type Options struct {
 // manifest, a missing trust decision or negative options (ErrInvalidInput),
 // an invalid profile (wrapping policy.ErrInvalidProfile), or ctx done.
 //
-// Audit reads module bytes with host/wasmbin under its default limits, so
+// Audit reads module bytes with host/internal/wasmbin under its default limits, so
 // its time and memory are linear in the size of the modules; ctx is checked
 // between modules. It modifies nothing it is given and is safe for
 // concurrent use. With a fixed Options.Now and Options.Getenv, the same

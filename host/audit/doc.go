@@ -2,7 +2,7 @@
 // stands between "the signature is good" and "this code may run". It reads a
 // verified artifact (host/artifact), its manifest (host/manifest) and the
 // operator's capability profile (host/policy), parses every WebAssembly
-// module with host/wasmbin, and reports each finding as a check. Any failed
+// module with host/internal/wasmbin, and reports each finding as a check. Any failed
 // check means the skill must be quarantined, with the failed checks'
 // messages as the reasons (DESIGN decision 7: fail closed, say why).
 //

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/palyra-go/palyra/host/wasmbin"
+	"github.com/palyra-go/palyra/host/internal/wasmbin"
 )
 
 // Entrypoint names of sdk/ABI.md §1.

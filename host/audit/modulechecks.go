@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/internal/wasmbin"
 	"github.com/palyra-go/palyra/host/manifest"
-	"github.com/palyra-go/palyra/host/wasmbin"
 )
 
 // pageBytes is the size of a WebAssembly page.

@@ -18,7 +18,7 @@ import (
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/sdk/abi"
-	sidecarplugin "github.com/palyra-go/palyra/sidecar/plugin"
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 // ErrCapabilityDenied is what the host reports for a call that failed after

@@ -21,7 +21,7 @@ import (
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/sdk/abi"
-	sidecarplugin "github.com/palyra-go/palyra/sidecar/plugin"
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 // secrets is an in-memory SecretStore.

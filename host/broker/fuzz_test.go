@@ -10,7 +10,7 @@ import (
 	"github.com/palyra-go/palyra/host/channels"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/storage"
-	sidecarplugin "github.com/palyra-go/palyra/sidecar/plugin"
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 // FuzzCall feeds guest request documents (untrusted JSON) to every kind:

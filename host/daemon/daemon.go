@@ -20,14 +20,14 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/channels"
+	"github.com/palyra-go/palyra/host/daemon/internal/telemetry"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/events"
-	"github.com/palyra-go/palyra/host/fsutil"
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/mcpserver"
-	"github.com/palyra-go/palyra/host/metrics"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
 // ErrAlreadyRunning is a second daemon on a state directory.
@@ -66,7 +66,7 @@ type Daemon struct {
 	auth    *Authenticator
 	hooks   *hooks.Store
 	disp    *hooks.Dispatcher
-	metrics *metrics.Metrics
+	metrics *telemetry.Metrics
 	// wake carries the installer's events: each one wakes the journal
 	// follower, which publishes on stream in journal order.
 	wake   *events.Bus
@@ -134,7 +134,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	if d.auth, err = NewAuthenticator(TokenPath(state)); err != nil {
 		return nil, err
 	}
-	var mx *metrics.Metrics
+	var mx *telemetry.Metrics
 	hcfg := host.Config{
 		StateDir: state, PolicyPath: opts.PolicyPath, Logger: log, SidecarPath: opts.SidecarPath,
 		Supervisor: opts.Supervisor, Bus: d.wake, Anomaly: cfg.Anomaly,
@@ -143,7 +143,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	if d.host, err = host.Open(ctx, hcfg); err != nil {
 		return nil, err
 	}
-	d.metrics = metrics.New(metricsSource{d.host})
+	d.metrics = telemetry.New(metricsSource{d.host})
 	mx = d.metrics
 	if err := d.registerChannels(); err != nil {
 		d.host.Close(ctx)
@@ -385,13 +385,13 @@ func (d *Daemon) reauditLoop(ctx context.Context) {
 	}
 }
 
-// observeCall feeds a call's record to the metrics.
-func (d *Daemon) observeCall(mx *metrics.Metrics, r host.CallRecord) {
+// observeCall feeds a call's record to the telemetry.
+func (d *Daemon) observeCall(mx *telemetry.Metrics, r host.CallRecord) {
 	d.calls.observe(r, time.Now())
 	if mx == nil {
 		return
 	}
-	c := metrics.Call{SkillID: r.SkillID, Version: r.Version, ToolID: r.ToolID, Code: r.Code, Duration: r.Duration}
+	c := telemetry.Call{SkillID: r.SkillID, Version: r.Version, ToolID: r.ToolID, Code: r.Code, Duration: r.Duration}
 	if r.Result != nil {
 		c.FuelConsumed, c.PeakMemoryBytes = r.Result.Stats.FuelConsumed, r.Result.Stats.PeakMemoryBytes
 	}
@@ -401,7 +401,7 @@ func (d *Daemon) observeCall(mx *metrics.Metrics, r host.CallRecord) {
 	}
 }
 
-// metricsSource adapts the host to metrics.Source.
+// metricsSource adapts the host to telemetry.Source.
 type metricsSource struct{ h *host.Host }
 
 func (s metricsSource) AllStats() map[string]host.SkillStats { return s.h.AllStats() }

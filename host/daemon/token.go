@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/fsutil"
+	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
 // Token errors.

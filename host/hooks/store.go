@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/palyra-go/palyra/host/fsutil"
+	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
 // File names under the state directory.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/fsutil"
+	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
 // testStore returns a store in a fresh state directory with a fixed clock.

@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"github.com/palyra-go/palyra/host/artifact"
-	"github.com/palyra-go/palyra/host/fsutil"
 	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
 // Names inside <state>/skills/<skill_id>/. Version directories are named

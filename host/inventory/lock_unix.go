@@ -11,7 +11,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/palyra-go/palyra/host/fsutil"
+	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
 // writerLock is an exclusive flock on "<db>.lock", held by a process's

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/palyra-go/palyra/host/skillpath"
+	"github.com/palyra-go/palyra/host/internal/skillpath"
 )
 
 // Warning is a manifest finding that does not block (facts §1.8).

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/internal/skillpath"
 	"github.com/palyra-go/palyra/host/manifest"
-	"github.com/palyra-go/palyra/host/skillpath"
 )
 
 const manifestsDir = "../../testdata/manifests"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/palyra-go/palyra/host/skillpath"
+	"github.com/palyra-go/palyra/host/internal/skillpath"
 )
 
 // validator checks the rules of facts §1 on a decoded manifest. Values are

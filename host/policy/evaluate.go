@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/palyra-go/palyra/host/internal/skillpath"
 	"github.com/palyra-go/palyra/host/manifest"
-	"github.com/palyra-go/palyra/host/skillpath"
 )
 
 // Decision is the outcome of evaluating a manifest against a profile: what

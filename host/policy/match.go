@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/palyra-go/palyra/host/skillpath"
+	"github.com/palyra-go/palyra/host/internal/skillpath"
 )
 
 // This file holds the pattern languages of the profile and the coverage

@@ -20,7 +20,7 @@ import (
 
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
-	sidecarplugin "github.com/palyra-go/palyra/sidecar/plugin"
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 // The benchmarks compare, in one run, the supervisor's sidecars with a raw

@@ -21,5 +21,5 @@
 // Close stops every sidecar (graceful Stop, then Kill), removes their
 // socket directories and waits for every goroutine the supervisor owns.
 //
-// The package is pure Go: it never imports sidecar/runtime or wasmtime.
+// The package is pure Go: it never imports sidecar/internal/wasmrt or wasmtime.
 package supervisor

@@ -27,7 +27,7 @@ import (
 
 	"github.com/palyra-go/palyra/host/errcode"
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
-	sidecarplugin "github.com/palyra-go/palyra/sidecar/plugin"
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 // Sentinels of the supervisor. Failures the sidecar reports (fuel_exhausted,

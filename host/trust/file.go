@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/palyra-go/palyra/host/fsutil"
+	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
 // File is a trust store on disk, shared safely by goroutines and processes.

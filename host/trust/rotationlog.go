@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/palyra-go/palyra/host/fsutil"
+	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
 // RotationLogSuffix is appended to the store path to name the rotation log,

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/palyra-go/palyra/host/fsutil"
+	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
 // Key sources and their limits.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/palyra-go/palyra/host/fsutil"
+	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
 // fillVault writes a vault file holding count entries whose ciphertexts are

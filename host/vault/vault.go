@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/palyra-go/palyra/host/fsutil"
+	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
 // MaxLockWait bounds how long Set and Delete wait for another process's

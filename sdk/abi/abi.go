@@ -1,6 +1,6 @@
 // Package abi holds the constants of the Palyra skills ABI v1 (sdk/ABI.md)
-// that both sides of the boundary use: the host (sidecar/runtime), the
-// supervisor (sidecar/plugin, host/audit) and the Go guest SDK. It is pure
+// that both sides of the boundary use: the host (sidecar/internal/wasmrt), the
+// supervisor (sidecar/sidecarplugin, host/audit) and the Go guest SDK. It is pure
 // Go with no dependencies, so every one of them — the guest compiled for
 // wasip1 included — imports the same values instead of keeping a copy.
 package abi

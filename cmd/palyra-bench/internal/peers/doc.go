@@ -28,9 +28,9 @@
 // not enforced; every *-count is 0 and *-handle -1; capability-call is
 // not_granted (-1, nothing is granted) with its error detail as the pending
 // response; log records are accepted and dropped; output-write appends to a
-// per-call buffer of at most 1 MiB. No code is shared with sidecar/runtime:
+// per-call buffer of at most 1 MiB. No code is shared with sidecar/internal/wasmrt:
 // these hosts are independent. This is the one package outside
-// sidecar/runtime that links wasmtime-go: as a peer measured beside the
+// sidecar/internal/wasmrt that links wasmtime-go: as a peer measured beside the
 // host, never as a part of it (the host stays pure Go).
 //
 // A guest's tool error (entrypoint result non-zero, sdk/ABI.md §4; for the

@@ -19,7 +19,7 @@
 ;; that cannot grow) traps with unreachable, so it never reads as a decision.
 ;;
 ;; Regenerate hookprobe.wasm from the repository root with
-;;   go run ./internal/tools/wat2wasm host/daemon/testdata/hookprobe
+;;   go run ./sidecar/internal/tools/wat2wasm host/daemon/testdata/hookprobe
 (module
   (import "palyra:skills/host@1" "input-len" (func $input_len (result i32)))
   (import "palyra:skills/host@1" "input-read" (func $input_read (param i32 i32) (result i32)))

@@ -12,7 +12,7 @@
 ;; A failure of the ABI itself traps with unreachable.
 ;;
 ;; Regenerate mcpprobe.wasm from the repository root with
-;;   go run ./internal/tools/wat2wasm host/mcpserver/testdata/mcpprobe
+;;   go run ./sidecar/internal/tools/wat2wasm host/mcpserver/testdata/mcpprobe
 (module
   (import "palyra:skills/host@1" "input-len" (func $input_len (result i32)))
   (import "palyra:skills/host@1" "input-read" (func $input_read (param i32 i32) (result i32)))

@@ -11,7 +11,7 @@ import (
 	goplugin "github.com/hashicorp/go-plugin"
 
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
-	sidecarplugin "github.com/palyra-go/palyra/sidecar/plugin"
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 type raw struct {

@@ -1,0 +1,122 @@
+package wasmrt_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
+	"github.com/palyra-go/palyra/sidecar/internal/wasmrt"
+)
+
+// BenchmarkGoGuestCall is one call of the test Go guest's echo op, fresh
+// versus prepared (see benchFreshVsPrepared).
+func BenchmarkGoGuestCall(b *testing.B) {
+	benchFreshVsPrepared(b, goGuest(b), wasmrt.Invocation{Input: op("echo")})
+}
+
+// BenchmarkEchoExample is one call of sdk/examples/echo's palyra.echo tool,
+// built with the Go guest SDK, fresh versus prepared as above.
+func BenchmarkEchoExample(b *testing.B) {
+	wasm, err := os.ReadFile(examplebuild.MustBuild(b, "echo"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchFreshVsPrepared(b, wasm, wasmrt.Invocation{ID: "bench", SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"hello"}`)})
+}
+
+// benchFreshVsPrepared measures inv on wasm with a fresh instance per call
+// ("fresh": _initialize on the call's path) and with prepared instances
+// ("prepared": the timer stops until the pool is full again, so each call
+// measures what a call finds when calls are not back to back).
+func benchFreshVsPrepared(b *testing.B, wasm []byte, inv wasmrt.Invocation) {
+	e := goEngine(b)
+	for _, bc := range []struct {
+		name     string
+		prepared int
+	}{{"fresh", 0}, {"prepared", 2}} {
+		b.Run(bc.name, func(b *testing.B) {
+			m := load(b, e, wasm, wasmrt.ModuleConfig{PreparedInstances: bc.prepared})
+			ctx := context.Background()
+			served := 0
+			b.ResetTimer()
+			for range b.N {
+				if bc.prepared > 0 {
+					b.StopTimer()
+					for m.ReadyInstances() < bc.prepared {
+						time.Sleep(20 * time.Microsecond)
+					}
+					b.StartTimer()
+				}
+				res, err := m.Invoke(ctx, inv)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Stats.Prepared {
+					served++
+				}
+			}
+			b.ReportMetric(float64(served)/float64(b.N), "prepared/op")
+		})
+	}
+}
+
+// BenchmarkWATCall is the floor: a fresh store and instance and one call
+// of a tiny WAT module.
+func BenchmarkWATCall(b *testing.B) {
+	e := newEngine(b, wasmrt.Config{})
+	for _, bc := range []struct {
+		name, fixture string
+		cfg           wasmrt.ModuleConfig
+	}{
+		{"answer", "answer", wasmrt.ModuleConfig{Entrypoint: "answer"}},
+		{"echo", "echo", wasmrt.ModuleConfig{}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			m := loadFixture(b, e, bc.fixture, bc.cfg)
+			ctx := context.Background()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := m.Invoke(ctx, wasmrt.Invocation{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoad loads the Go guest: from a verified cache entry (HMAC check
+// of the .cwasm plus NewModuleDeserializeFile) or by compiling it.
+func BenchmarkLoad(b *testing.B) {
+	wasm := goGuest(b)
+	dir := filepath.Join(b.TempDir(), "cache")
+	if _, err := wasmrt.Precompile(wasmrt.Config{CacheDir: dir}, wasm); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		cfg  wasmrt.Config
+		want wasmrt.CacheStatus
+	}{
+		{"cache", wasmrt.Config{CacheDir: dir}, wasmrt.CacheHit},
+		{"compile", wasmrt.Config{}, wasmrt.CacheDisabled},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			e := newEngine(b, bc.cfg)
+			b.ResetTimer()
+			for range b.N {
+				m, err := e.Load(wasm, wasmrt.ModuleConfig{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if m.Cache().Status != bc.want {
+					b.Fatalf("cache %v", m.Cache().Status)
+				}
+				_ = m.Close()
+			}
+		})
+	}
+}

@@ -1,0 +1,184 @@
+package wasmrt
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/palyra-go/palyra/sdk/abi"
+)
+
+// ABIVersion is the ABI this runtime implements (sdk/ABI.md §10).
+const ABIVersion = abi.Version
+
+// ABI limits (sdk/ABI.md §3–§6).
+const (
+	MaxInputBytes             = abi.MaxInputBytes          // input document (§3)
+	MaxOutputBytes            = abi.MaxOutputBytes         // output buffer (§4)
+	MaxRequestBytes           = abi.MaxRequestBytes        // capability request (§5)
+	MaxResponseBytes          = abi.MaxResponseBytes       // capability response (§5)
+	DefaultMaxCapabilityCalls = abi.DefaultCapabilityCalls // per invocation (§5)
+	MaxLogRecordBytes         = abi.MaxLogRecordBytes      // one log record (§6)
+	MaxLogBytes               = abi.MaxLogBytes
+	maxToolErrorCode          = abi.MaxErrorCodeBytes    // §4
+	maxToolErrorMessage       = abi.MaxErrorMessageBytes // §4
+	maxGrantsPerKind          = 10000                    // handles of a kind stay in its range
+	maxCapabilityErrorMessage = 1 << 10
+)
+
+// CapabilityKind is the kind of capability a handle stands for.
+type CapabilityKind string
+
+// Capability kinds, with handle bases 10000, 20000, 30000 and 40000.
+const (
+	KindHTTP    CapabilityKind = "http"
+	KindSecret  CapabilityKind = "secret"
+	KindStorage CapabilityKind = "storage"
+	KindChannel CapabilityKind = "channel"
+)
+
+type capKind int
+
+const (
+	kindHTTP capKind = iota
+	kindSecret
+	kindStorage
+	kindChannel
+	kindCount
+)
+
+var (
+	kindImportNames = [kindCount]string{"http", "secret", "storage", "channel"}
+	kindNames       = [kindCount]CapabilityKind{KindHTTP, KindSecret, KindStorage, KindChannel}
+	kindBases       = [kindCount]int32{abi.HTTPHandleBase, abi.SecretHandleBase, abi.StorageHandleBase, abi.ChannelHandleBase}
+)
+
+// Grants are what the call may use, one list per kind: HTTP hosts (or
+// "*.domain" patterns), secret keys, storage prefixes and channels, as the
+// supervisor computed them (manifest ∩ policy). The runtime canonicalizes
+// each list (trimmed, empties dropped, sorted byte-wise, de-duplicated) and
+// numbers handles from it, exactly as Palyra does.
+type Grants struct {
+	HTTPHosts       []string
+	SecretKeys      []string
+	StoragePrefixes []string
+	Channels        []string
+}
+
+// grantLists are canonical grant lists indexed by capKind.
+type grantLists [kindCount][]string
+
+func canonicalGrants(g Grants) (grantLists, error) {
+	var out grantLists
+	for k, list := range [kindCount][]string{g.HTTPHosts, g.SecretKeys, g.StoragePrefixes, g.Channels} {
+		c := make([]string, 0, len(list))
+		for _, s := range list {
+			if s = strings.TrimSpace(s); s != "" {
+				c = append(c, s)
+			}
+		}
+		slices.Sort(c)
+		c = slices.Compact(c)
+		if len(c) > maxGrantsPerKind {
+			return out, fmt.Errorf("%w: %d %s grants, at most %d", ErrInvalidInput, len(c), kindNames[k], maxGrantsPerKind)
+		}
+		out[k] = c
+	}
+	return out, nil
+}
+
+// handle is <kind>-handle: base + index, or -1.
+func (g *grantLists) handle(k capKind, index int32) int32 {
+	if index < 0 || int(index) >= len(g[k]) {
+		return -1
+	}
+	return kindBases[k] + index
+}
+
+// lookup maps a handle back to its kind and grant.
+func (g *grantLists) lookup(handle int32) (CapabilityKind, string, bool) {
+	for k := range kindCount {
+		i := handle - kindBases[k]
+		if i >= 0 && int(i) < len(g[k]) {
+			return kindNames[k], g[k][i], true
+		}
+	}
+	return "", "", false
+}
+
+type grantEntry struct {
+	Handle  int32  `json:"handle"`
+	Host    string `json:"host,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Prefix  string `json:"prefix,omitempty"`
+	Channel string `json:"channel,omitempty"`
+}
+
+type inputDocument struct {
+	ABI            string          `json:"abi"`
+	InvocationID   string          `json:"invocation_id"`
+	SkillID        string          `json:"skill_id"`
+	ToolID         string          `json:"tool_id"`
+	Input          json.RawMessage `json:"input"`
+	Grants         inputGrants     `json:"grants"`
+	DeadlineUnixMS int64           `json:"deadline_unix_ms"`
+}
+
+type inputGrants struct {
+	HTTP     []grantEntry `json:"http"`
+	Secrets  []grantEntry `json:"secrets"`
+	Storage  []grantEntry `json:"storage"`
+	Channels []grantEntry `json:"channels"`
+}
+
+// buildInputDocument returns the document of sdk/ABI.md §3. input must be
+// valid JSON or empty (null).
+func buildInputDocument(inv *Invocation, g *grantLists, deadline time.Time) ([]byte, error) {
+	in := json.RawMessage("null")
+	if len(inv.Input) > 0 {
+		in = inv.Input
+	}
+	doc := inputDocument{
+		ABI:            ABIVersion,
+		InvocationID:   inv.ID,
+		SkillID:        inv.SkillID,
+		ToolID:         inv.ToolID,
+		Input:          in,
+		DeadlineUnixMS: deadline.UnixMilli(),
+	}
+	lists := [kindCount]*[]grantEntry{&doc.Grants.HTTP, &doc.Grants.Secrets, &doc.Grants.Storage, &doc.Grants.Channels}
+	for k := range kindCount {
+		entries := make([]grantEntry, len(g[k]))
+		for i, s := range g[k] {
+			e := grantEntry{Handle: kindBases[k] + int32(i)}
+			switch capKind(k) {
+			case kindHTTP:
+				e.Host = s
+			case kindSecret:
+				e.Key = s
+			case kindStorage:
+				e.Prefix = s
+			case kindChannel:
+				e.Channel = s
+			}
+			entries[i] = e
+		}
+		*lists[k] = entries
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidInput, err)
+	}
+	if len(b) > MaxInputBytes {
+		return nil, fmt.Errorf("%w: input document of %d bytes is over the %d-byte limit", ErrInvalidInput, len(b), MaxInputBytes)
+	}
+	return b, nil
+}
+
+func fillRandom(b []byte) {
+	// crypto/rand.Read never returns an error (Go 1.24+).
+	_, _ = rand.Read(b)
+}

@@ -1,0 +1,113 @@
+package wasmrt
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+)
+
+// This file holds the host-side parsing of guest-supplied JSON. Each
+// function bounds its input before parsing, never panics, and copies what
+// it keeps (guest memory is only borrowed). They are fuzzed directly.
+
+// parseCapabilityRequest checks a capability request document: at most
+// MaxRequestBytes, well-formed JSON, an object. It returns a copy, or the
+// ABI code and a reason.
+func parseCapabilityRequest(raw []byte) (json.RawMessage, ABICode, string) {
+	if len(raw) > MaxRequestBytes {
+		return nil, CodeTooLarge, fmt.Sprintf("request of %d bytes is over the %d-byte limit", len(raw), MaxRequestBytes)
+	}
+	if !json.Valid(raw) {
+		return nil, CodeInvalidRequest, "request is not well-formed JSON"
+	}
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, CodeInvalidRequest, "request is not a JSON object"
+	}
+	return bytes.Clone(raw), 0, ""
+}
+
+// errorDocument is the pending response after a failed capability-call:
+// {"error":{"code":"...","message":"..."}}.
+func errorDocument(code ABICode, msg string) []byte {
+	var doc struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	doc.Error.Code = code.String()
+	doc.Error.Message = truncateUTF8(msg, maxCapabilityErrorMessage)
+	b, err := json.Marshal(doc)
+	if err != nil { // cannot happen: two strings
+		return []byte(`{"error":{"code":"internal","message":""}}`)
+	}
+	return b
+}
+
+var toolCodeRE = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+// parseToolError reads the output buffer of a failed call (sdk/ABI.md §4).
+// A JSON object with a snake_case "code" of at most 64 bytes gives that code
+// and its "message" (a string, cut to 4 KiB); anything else gives the code
+// "tool_error" and the buffer itself, cut to 4 KiB, as the message.
+func parseToolError(buf []byte) (code, msg string) {
+	if t := bytes.TrimLeft(buf, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		var doc struct {
+			Code    *string `json:"code"`
+			Message *string `json:"message"`
+		}
+		if json.Unmarshal(buf, &doc) == nil && doc.Code != nil &&
+			len(*doc.Code) <= maxToolErrorCode && toolCodeRE.MatchString(*doc.Code) {
+			m := ""
+			if doc.Message != nil {
+				m = *doc.Message
+			}
+			return *doc.Code, truncateUTF8(m, maxToolErrorMessage)
+		}
+	}
+	if len(buf) > maxToolErrorMessage {
+		buf = buf[:maxToolErrorMessage]
+	}
+	return "tool_error", truncateUTF8(string(buf), maxToolErrorMessage)
+}
+
+// parseOutput reads the output buffer of a successful call (sdk/ABI.md §4):
+// an empty buffer is the JSON null; anything else must be one JSON value.
+// It returns a copy, and the value decoded for validation when decode is
+// set (numbers as json.Number).
+func parseOutput(buf []byte, decode bool) (json.RawMessage, any, error) {
+	if len(bytes.TrimSpace(buf)) == 0 {
+		return json.RawMessage("null"), nil, nil
+	}
+	if len(buf) > MaxOutputBytes {
+		return nil, nil, fmt.Errorf("%w: %d bytes, limit %d", ErrOutputTooLarge, len(buf), MaxOutputBytes)
+	}
+	if !json.Valid(buf) {
+		return nil, nil, fmt.Errorf("%w: output is not well-formed JSON", ErrInvalidOutput)
+	}
+	out := json.RawMessage(bytes.Clone(buf))
+	if !decode {
+		return out, nil, nil
+	}
+	v, err := decodeJSON(out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidOutput, err)
+	}
+	return out, v, nil
+}
+
+// decodeJSON decodes one JSON value with numbers as json.Number, the form
+// JSON Schema validators expect.
+func decodeJSON(b []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, fmt.Errorf("more than one JSON value")
+	}
+	return v, nil
+}

@@ -1,0 +1,169 @@
+package sidecarplugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	goplugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
+)
+
+// PluginName is the name under which the sidecar plugin is served and
+// dispensed.
+const PluginName = "sidecar"
+
+// Handshake is the go-plugin handshake of a Palyra-Go sidecar. The magic
+// cookie keeps the sidecar binary from being run by hand or by another
+// go-plugin host by mistake; it is a UX feature, not a security feature.
+// ProtocolVersion changes when the wire contract (palyra.sidecar.v1) changes
+// incompatibly.
+var Handshake = goplugin.HandshakeConfig{
+	ProtocolVersion:  1,
+	MagicCookieKey:   "PALYRA_SIDECAR_PLUGIN",
+	MagicCookieValue: "7c1f0e9a4b2d8356e0a1f4c9d2b7e85a3f6c0d1e9b4a7258",
+}
+
+// Message size caps. The sidecar runs untrusted code, so the supervisor caps
+// what it accepts from it; the sidecar caps what it accepts in turn.
+const (
+	// MaxResponseBytes caps a message the supervisor receives from a
+	// sidecar: an InvokeResponse holds at most 1 MiB of output and 64 KiB
+	// of logs (sdk/ABI.md), so 8 MiB leaves ample room.
+	MaxResponseBytes = 8 << 20
+	// MaxRequestBytes caps a message the sidecar receives from the
+	// supervisor, which may carry module bytes.
+	MaxRequestBytes = 256 << 20
+	// MaxCapabilityRequestBytes caps a CapabilityCallRequest the broker
+	// receives (a 1 MiB request document plus its envelope).
+	MaxCapabilityRequestBytes = (1 << 20) + (64 << 10)
+	// MaxCapabilityResponseBytes caps a broker's response document
+	// (sdk/ABI.md §5).
+	MaxCapabilityResponseBytes = 4 << 20
+)
+
+// ServerFactory makes the SidecarService implementation of a sidecar. dialer
+// reaches the supervisor's Broker by the id given in LoadSkillRequest; the
+// implementation must Close it when it stops.
+type ServerFactory func(dialer *BrokerDialer) sidecarv1.SidecarServiceServer
+
+// GRPCPlugin is the go-plugin plugin of the sidecar contract. The supervisor
+// sets Broker (see ClientPlugins); the sidecar sets NewServer (see
+// ServerPlugins). It is a value to configure, not to share between clients
+// after use.
+type GRPCPlugin struct {
+	goplugin.NetRPCUnsupportedPlugin
+
+	// Broker, on the supervisor side, serves the capability-calls of the
+	// sidecar's guests. Nil makes every capability-call "unavailable".
+	Broker Broker
+
+	// NewServer, on the sidecar side, makes the service implementation.
+	NewServer ServerFactory
+}
+
+// ClientPlugins returns the plugin set a supervisor passes to
+// goplugin.ClientConfig.Plugins. broker may be nil.
+func ClientPlugins(broker Broker) goplugin.PluginSet {
+	return goplugin.PluginSet{PluginName: &GRPCPlugin{Broker: broker}}
+}
+
+// ServerPlugins returns the plugin set a sidecar passes to
+// goplugin.ServeConfig.Plugins.
+func ServerPlugins(newServer ServerFactory) goplugin.PluginSet {
+	return goplugin.PluginSet{PluginName: &GRPCPlugin{NewServer: newServer}}
+}
+
+// GRPCServer implements goplugin.GRPCPlugin: it registers SidecarService on
+// s. go-plugin calls it once, in the sidecar.
+func (p *GRPCPlugin) GRPCServer(b *goplugin.GRPCBroker, s *grpc.Server) error {
+	if p.NewServer == nil {
+		return errors.New("sidecar plugin: no server factory")
+	}
+	sidecarv1.RegisterSidecarServiceServer(s, p.NewServer(&BrokerDialer{broker: b}))
+	return nil
+}
+
+// GRPCClient implements goplugin.GRPCPlugin: it returns a *Client. When the
+// plugin has a Broker, it is served on a GRPCBroker id of its own for as long
+// as the plugin client lives (go-plugin stops it on Kill).
+func (p *GRPCPlugin) GRPCClient(_ context.Context, b *goplugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	c := &Client{rpc: sidecarv1.NewSidecarServiceClient(conn)}
+	if p.Broker != nil {
+		id := b.NextId()
+		srv := NewBrokerServer(p.Broker)
+		go b.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
+			opts = append(opts, grpc.MaxRecvMsgSize(MaxCapabilityRequestBytes))
+			s := grpc.NewServer(opts...)
+			sidecarv1.RegisterBrokerServiceServer(s, srv)
+			return s
+		})
+		c.brokerID = id
+	}
+	return c, nil
+}
+
+// BrokerDialer reaches the supervisor's BrokerService from the sidecar. It
+// dials each GRPCBroker id once and keeps the connection: go-plugin's
+// GRPCBroker consumes one announcement per Dial, so a second Dial of the same
+// id would block. It is safe for concurrent use; Close ends every connection.
+type BrokerDialer struct {
+	broker *goplugin.GRPCBroker
+
+	mu     sync.Mutex
+	conns  map[uint32]*grpc.ClientConn
+	closed bool
+}
+
+// Broker returns the Broker served on id, dialing it on first use.
+func (d *BrokerDialer) Broker(id uint32) (Broker, error) {
+	if id == 0 {
+		return nil, errors.New("sidecar plugin: broker id 0")
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, errors.New("sidecar plugin: broker dialer closed")
+	}
+	conn, ok := d.conns[id]
+	if !ok {
+		if d.broker == nil {
+			return nil, errors.New("sidecar plugin: no GRPCBroker")
+		}
+		var err error
+		conn, err = d.broker.DialWithOptions(id,
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxCapabilityResponseBytes+(64<<10))))
+		if err != nil {
+			return nil, fmt.Errorf("sidecar plugin: dial broker %d: %w", id, err)
+		}
+		if d.conns == nil {
+			d.conns = make(map[uint32]*grpc.ClientConn)
+		}
+		d.conns[id] = conn
+	}
+	return NewBrokerClient(conn), nil
+}
+
+// Close closes every broker connection. It is idempotent.
+func (d *BrokerDialer) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	var errs []error
+	for id, c := range d.conns {
+		if err := c.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("sidecar plugin: close broker %d: %w", id, err))
+		}
+		delete(d.conns, id)
+	}
+	return errors.Join(errs...)
+}
+
+// Interface guards.
+var (
+	_ goplugin.GRPCPlugin = (*GRPCPlugin)(nil)
+	_ goplugin.Plugin     = (*GRPCPlugin)(nil)
+)
