@@ -9,12 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -37,23 +35,6 @@ import (
 	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
-// Sentinels of the call gate. The supervisor's (overloaded, timeout,
-// sidecar_crashed, crashlooping) and the sidecar's outcomes (fuel_exhausted,
-// trap, tool_error, ...) pass through with their own codes.
-var (
-	ErrSkillNotFound   = errcode.New("skill_not_found", "skill not found")
-	ErrQuarantined     = errcode.New("skill_quarantined", "skill is quarantined")
-	ErrDisabled        = errcode.New("skill_disabled", "skill is disabled")
-	ErrCrashLooping    = supervisor.ErrCrashLooping
-	ErrNoStatus        = errcode.New("skill_status_missing", "skill version has no status row")
-	ErrUnknownTool     = errcode.New("unknown_tool", "the skill has no such tool")
-	ErrInvalidInput    = errcode.New("invalid_input", "tool input does not match its input_schema")
-	ErrInvalidOutput   = errcode.New("invalid_output", "tool output does not match its output_schema")
-	ErrOutputTooLarge  = errcode.New("output_too_large", "tool output exceeds the host's cap")
-	ErrPolicyViolation = policy.ErrViolation
-	ErrNoModule        = errcode.New("skill_module_missing", "the skill names no module to run")
-	ErrClosed          = errcode.New("host_closed", "the host is closed")
-)
 
 // DefaultMaxOutputBytes caps a tool's output (sdk/ABI.md: 1 MiB).
 const DefaultMaxOutputBytes = 1 << 20
@@ -242,70 +223,6 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 		}
 	}
 	return h, nil
-}
-
-// PrecompileTimeout bounds one run of `palyra-sidecar precompile`.
-const PrecompileTimeout = 2 * time.Minute
-
-// DefaultCacheDir is the precompiled-module cache of a state directory.
-func DefaultCacheDir(stateDir string) string {
-	return filepath.Join(stateDir, "cache", "modules")
-}
-
-// PrecompileHook returns the install.Config.Precompile hook that compiles
-// each staged module with the sidecar binary into cacheDir (created 0700),
-// so that the first call of a new skill loads it from the cache.
-func PrecompileHook(sidecarPath, cacheDir string) (func(ctx context.Context, modulePath, sha string) error, error) {
-	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
-		return nil, fmt.Errorf("host: cache dir: %w", err)
-	}
-	return func(ctx context.Context, modulePath, sha string) error {
-		return Precompile(ctx, sidecarPath, modulePath, cacheDir, sha)
-	}, nil
-}
-
-// Precompile runs `sidecarPath precompile --wasm modulePath --cache-dir
-// cacheDir --sha256 sha` as a child process (killed with the host, bounded
-// by PrecompileTimeout), so that compiling an untrusted module happens
-// outside the host process. It is the install hook the Host sets when it
-// knows a sidecar binary.
-func Precompile(ctx context.Context, sidecarPath, modulePath, cacheDir, sha string) error {
-	ctx, cancel := context.WithTimeout(ctx, PrecompileTimeout)
-	defer cancel()
-	args := []string{"precompile", "--wasm", modulePath, "--cache-dir", cacheDir}
-	if sha != "" {
-		args = append(args, "--sha256", sha)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, sidecarPath, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	// Pdeathsig fires when the forking OS thread exits; a fresh goroutine
-	// is never on a thread Go ends (see supervisor.start).
-	done := make(chan error, 1)
-	go func() { done <- cmd.Run() }()
-	runErr := <-done
-	var res struct {
-		CacheStatus string `json:"cache_status"`
-		ErrorCode   string `json:"error_code"`
-		Error       string `json:"error"`
-	}
-	jerr := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &res)
-	switch {
-	case ctx.Err() != nil:
-		return fmt.Errorf("palyra-sidecar precompile: %w", ctx.Err())
-	case runErr != nil && jerr == nil && res.Error != "":
-		return fmt.Errorf("%s: %s", res.ErrorCode, res.Error)
-	case runErr != nil:
-		msg := strings.TrimSpace(stderr.String())
-		if len(msg) > 256 {
-			msg = msg[:256]
-		}
-		return fmt.Errorf("palyra-sidecar precompile: %v: %s", runErr, msg)
-	case jerr != nil:
-		return fmt.Errorf("palyra-sidecar precompile: bad output: %v", jerr)
-	}
-	return nil
 }
 
 // Installer returns the host's installer (lifecycle operations: enable,
