@@ -35,7 +35,6 @@ import (
 	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
-
 // DefaultMaxOutputBytes caps a tool's output (sdk/ABI.md: 1 MiB).
 const DefaultMaxOutputBytes = 1 << 20
 

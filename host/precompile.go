@@ -76,4 +76,3 @@ func Precompile(ctx context.Context, sidecarPath, modulePath, cacheDir, sha stri
 	}
 	return nil
 }
-
