@@ -25,12 +25,12 @@ type RemoveResult struct {
 // PurgeFunc deletes every key of a skill's storage and reports what it held.
 type PurgeFunc func(ctx context.Context, skillID string) (storage.Usage, error)
 
-// RemoveSkill removes version of skill id ("" = every version) through in
+// removeSkill removes version of skill id ("" = every version) through in
 // and, with purgeStorage, deletes the skill's storage with purge once no
 // version is left. A purge that would leave another version installed is
 // refused with ErrPurgeNeedsAllVersions before anything is removed. The
-// daemon (Host.Remove) and the CLI's local mode both remove this way.
-func RemoveSkill(ctx context.Context, in *install.Installer, id, version, principal string, purgeStorage bool, purge PurgeFunc) (*RemoveResult, error) {
+// daemon and the CLI's local mode both remove this way (Host.Remove).
+func removeSkill(ctx context.Context, in *install.Installer, id, version, principal string, purgeStorage bool, purge PurgeFunc) (*RemoveResult, error) {
 	if purgeStorage && version != "" {
 		ls, err := in.List(ctx, install.ListOptions{SkillID: id})
 		if err != nil {
@@ -58,8 +58,8 @@ func RemoveSkill(ctx context.Context, in *install.Installer, id, version, princi
 	return out, nil
 }
 
-// Remove removes version of skill id ("" = every version) and, with
-// purgeStorage, the skill's storage (see RemoveSkill).
-func (h *Host) Remove(ctx context.Context, id, version, principal string, purgeStorage bool) (*RemoveResult, error) {
-	return RemoveSkill(ctx, h.in, id, version, principal, purgeStorage, h.storage.Purge)
+// remove removes version of skill id ("" = every version) and, with
+// purgeStorage, the skill's storage (see removeSkill).
+func (h *Host) remove(ctx context.Context, id, version, principal string, purgeStorage bool) (*RemoveResult, error) {
+	return removeSkill(ctx, h.in, id, version, principal, purgeStorage, h.storage.Purge)
 }

@@ -1,0 +1,144 @@
+package host
+
+import (
+	"context"
+
+	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/statedir"
+)
+
+// The lifecycle verbs of the Service on the local host: each one is the
+// installer's, with who acts taken from the context.
+
+// Install implements Service.
+func (h *Host) Install(ctx context.Context, req InstallRequest) (*InstallResult, error) {
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	opts := install.InstallOptions{
+		AllowTOFU: req.AllowTOFU, Force: req.Force, AcceptCapabilities: req.AcceptCapabilities,
+		TrustedPublishers: req.TrustedPublishers, Source: req.Source,
+	}
+	// An install names its principal only when the caller did; else the
+	// installer records its own (system:install).
+	if p, ok := principalIn(ctx); ok {
+		opts.Principal = p
+	}
+	return h.in.Install(ctx, req.Artifact, opts)
+}
+
+// List implements Service.
+func (h *Host) List(ctx context.Context, req ListRequest) (*SkillList, error) {
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	ls, err := h.in.List(ctx, install.ListOptions{
+		SkillID: req.SkillID, Publisher: req.Publisher, CurrentOnly: req.CurrentOnly,
+		QuarantinedOnly: req.QuarantinedOnly, EligibleOnly: req.EligibleOnly,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ls == nil {
+		ls = []SkillListing{}
+	}
+	return &SkillList{SkillsRoot: statedir.SkillsDir(h.in.StateDir()), Count: len(ls), Entries: ls}, nil
+}
+
+// Info implements Service.
+func (h *Host) Info(ctx context.Context, ref SkillRef) (*SkillInfo, error) {
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	return h.in.Info(ctx, ref.SkillID, ref.Version)
+}
+
+// Verify implements Service.
+func (h *Host) Verify(ctx context.Context, ref SkillRef) (*VerifyResult, error) {
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	return h.in.Verify(ctx, ref.SkillID, ref.Version)
+}
+
+// Audit implements Service.
+func (h *Host) Audit(ctx context.Context, ref SkillRef) (*AuditResult, error) {
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	return h.in.AuditInstalled(ctx, ref.SkillID, ref.Version)
+}
+
+// Enable implements Service.
+func (h *Host) Enable(ctx context.Context, req EnableRequest) (*StatusResult, error) {
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	return h.in.Enable(ctx, req.SkillID, req.Version, install.EnableOptions{Override: req.Override, Reason: req.Reason, Principal: PrincipalFrom(ctx)})
+}
+
+// Disable implements Service.
+func (h *Host) Disable(ctx context.Context, req StatusRequest) (*StatusResult, error) {
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	return h.in.Disable(ctx, req.SkillID, req.Version, req.Reason, PrincipalFrom(ctx))
+}
+
+// Quarantine implements Service.
+func (h *Host) Quarantine(ctx context.Context, req StatusRequest) (*StatusResult, error) {
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	return h.in.Quarantine(ctx, req.SkillID, req.Version, req.Reason, PrincipalFrom(ctx))
+}
+
+// Remove implements Service: the version (every version when req.Version
+// is empty) leaves the inventory, its sidecar stops, and with
+// PurgeStorage the skill's storage is deleted once no version is left.
+func (h *Host) Remove(ctx context.Context, req RemoveRequest) (*RemoveResult, error) {
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	return h.remove(ctx, req.SkillID, req.Version, PrincipalFrom(ctx), req.PurgeStorage)
+}
+
+// Reaudit implements Service.
+func (h *Host) Reaudit(ctx context.Context) (*ReauditReport, error) {
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	return h.in.Reaudit(ctx)
+}
+
+// Sidecars implements Service: the supervisor's view of every sidecar
+// (none without a SidecarPath).
+func (h *Host) Sidecars(ctx context.Context) ([]SidecarState, error) {
+	if err := h.open(); err != nil {
+		return nil, err
+	}
+	if h.sup == nil {
+		return []SidecarState{}, nil
+	}
+	st := h.sup.States()
+	if st == nil {
+		st = []SidecarState{}
+	}
+	return st, nil
+}
+
+// open refuses a verb on a closed host.
+func (h *Host) open() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// principalIn returns the principal ctx names, if any.
+func principalIn(ctx context.Context) (string, bool) {
+	p, _ := ctx.Value(principalKey{}).(string)
+	return p, p != ""
+}
