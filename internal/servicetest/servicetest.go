@@ -1,0 +1,474 @@
+// Package servicetest is the conformance suite of host.Service: one table of
+// cases, every verb with its success and its error codes, that runs against
+// any implementation. The local host and the daemon's client (talking to a
+// real palyra-host process) both run it, and must give the same results and
+// the same error codes; a verb added to the Service gets its cases here.
+package servicetest
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/testskill"
+)
+
+// Publisher is the publisher every artifact of the suite is signed as; Key
+// is its key. Implementations under test start with an empty state dir:
+// the first install pins the key (trust on first use).
+const Publisher = "conf"
+
+// Key signs every artifact of the suite.
+var Key = testskill.Key(42)
+
+// otherKey signs the artifacts of an untrusted publisher.
+var otherKey = testskill.Key(43)
+
+// Case is one conformance case: it runs against a Service and returns the
+// code of the error it ends with ("" for success) and what it observed.
+// Cases run in order and share the service's state: each one names the
+// skills it uses.
+type Case struct {
+	Name string
+	// Code is the error code the case must end with ("" = success).
+	Code string
+	Run  func(ctx context.Context, t *testing.T, s host.Service) error
+}
+
+// Count is the number of cases in the suite.
+func Count() int { return len(cases()) }
+
+// Run runs every case against s, in order, each as a subtest, and returns
+// the codes observed by case name (for comparing two implementations).
+func Run(t *testing.T, s host.Service) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	for _, c := range cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(host.WithPrincipal(context.Background(), "conformance"), time.Minute)
+			defer cancel()
+			err := c.Run(ctx, t, s)
+			code := errcode.Of(err)
+			got[c.Name] = code
+			if code != c.Code {
+				t.Fatalf("code %q, want %q (error: %v)", code, c.Code, err)
+			}
+			if c.Code != "" {
+				// Whatever its origin, the error matches the one sentinel
+				// of its code.
+				if s := errcode.Lookup(c.Code); s == nil || !errors.Is(err, s) {
+					t.Fatalf("errors.Is(%v, sentinel of %s) is false", err, c.Code)
+				}
+			}
+		})
+	}
+	return got
+}
+
+func repoFile(t *testing.T, rel string) []byte {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// artifact builds a skill with one tool, conf.echo, that copies its input
+// (testdata/wasm/echo.wat), signed by key.
+func artifact(t *testing.T, id, version, publisher string, key ed25519.PrivateKey) []byte {
+	t.Helper()
+	m := fmt.Sprintf(`manifest_version = 2
+skill_id = %q
+name = "Conformance echo"
+version = %q
+publisher = %q
+
+[[entrypoints.tools]]
+id = "%s.echo"
+name = "echo"
+description = "Copies its input"
+input_schema = { type = "object", properties = { text = { type = "string" } } }
+output_schema = { type = "object" }
+
+[capabilities.quotas]
+wall_clock_timeout_ms = 5000
+
+[compat]
+required_protocol_major = 1
+min_palyra_version = "0.1.0"
+`, id, version, publisher, publisher)
+	return testskill.Build(t, m, repoFile(t, "testdata/wasm/echo.wasm"), key)
+}
+
+func install(ctx context.Context, t *testing.T, s host.Service, id string) error {
+	res, err := s.Install(ctx, host.InstallRequest{Artifact: artifact(t, id, "1.0.0", Publisher, Key), AllowTOFU: true})
+	if err != nil {
+		return err
+	}
+	if !res.Installed || res.Status != "active" || res.SkillID != id || res.Version != "1.0.0" {
+		t.Fatalf("install: %+v", res)
+	}
+	return nil
+}
+
+func call(ctx context.Context, s host.Service, id, input string) (*host.CallResult, error) {
+	return s.Call(ctx, host.CallRequest{SkillID: id, ToolID: "conf.echo", Input: json.RawMessage(input)})
+}
+
+func expectEcho(t *testing.T, res *host.CallResult, err error, want string) error {
+	t.Helper()
+	if err != nil {
+		return err
+	}
+	// The echo tool copies its whole input envelope (sdk/ABI.md §3).
+	var got struct {
+		Input   any    `json:"input"`
+		SkillID string `json:"skill_id"`
+	}
+	var exp any
+	if json.Unmarshal(res.Output, &got) != nil || json.Unmarshal([]byte(want), &exp) != nil || !jsonEqual(got.Input, exp) || got.SkillID != res.SkillID {
+		t.Fatalf("output %s, want %s", res.Output, want)
+	}
+	if res.InvocationID == "" || res.Version != "1.0.0" || res.ToolID != "conf.echo" {
+		t.Fatalf("call result %+v", res)
+	}
+	return nil
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+const (
+	skillA = "conf.alpha" // installed first; quarantined, enabled, disabled
+	skillB = "conf.beta"  // removed at the end
+)
+
+func cases() []Case {
+	return []Case{
+		{Name: "install", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			if err := install(ctx, t, s, skillA); err != nil {
+				return err
+			}
+			return install(ctx, t, s, skillB)
+		}},
+		{Name: "install_again_without_force", Code: "already_installed", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			return install(ctx, t, s, skillA)
+		}},
+		{Name: "install_untrusted_publisher", Code: "untrusted_publisher", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Install(ctx, host.InstallRequest{Artifact: artifact(t, "other.untrusted", "1.0.0", "other", otherKey)})
+			return err
+		}},
+		{Name: "install_changed_publisher_key", Code: "tofu_key_mismatch", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Install(ctx, host.InstallRequest{Artifact: artifact(t, "conf.impostor", "1.0.0", Publisher, otherKey), AllowTOFU: true})
+			return err
+		}},
+		{Name: "install_not_a_zip", Code: "invalid_zip", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Install(ctx, host.InstallRequest{Artifact: []byte("this is not a zip archive")})
+			return err
+		}},
+		{Name: "list", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			l, err := s.List(ctx, host.ListRequest{})
+			if err != nil {
+				return err
+			}
+			var ids []string
+			for _, e := range l.Entries {
+				ids = append(ids, e.SkillID+"@"+e.Version+":"+e.Status)
+			}
+			slices.Sort(ids)
+			if want := []string{skillA + "@1.0.0:active", skillB + "@1.0.0:active"}; !slices.Equal(ids, want) || l.Count != 2 {
+				t.Fatalf("list: %v (count %d), want %v", ids, l.Count, want)
+			}
+			return nil
+		}},
+		{Name: "list_filtered", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			l, err := s.List(ctx, host.ListRequest{SkillID: skillB})
+			if err != nil {
+				return err
+			}
+			if l.Count != 1 || l.Entries[0].SkillID != skillB {
+				t.Fatalf("list %s: %+v", skillB, l.Entries)
+			}
+			return nil
+		}},
+		{Name: "info", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			i, err := s.Info(ctx, host.SkillRef{SkillID: skillA})
+			if err != nil {
+				return err
+			}
+			if i.Inventory.SkillID != skillA || i.Inventory.Version != "1.0.0" || len(i.Manifest) == 0 {
+				t.Fatalf("info: %+v", i.Inventory)
+			}
+			return nil
+		}},
+		{Name: "info_unknown_skill", Code: "skill_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Info(ctx, host.SkillRef{SkillID: "conf.nope"})
+			return err
+		}},
+		{Name: "info_unknown_version", Code: "skill_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Info(ctx, host.SkillRef{SkillID: skillA, Version: "9.9.9"})
+			return err
+		}},
+		{Name: "verify", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Verify(ctx, host.SkillRef{SkillID: skillA})
+			return err
+		}},
+		{Name: "verify_unknown_skill", Code: "skill_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Verify(ctx, host.SkillRef{SkillID: "conf.nope"})
+			return err
+		}},
+		{Name: "audit", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			r, err := s.Audit(ctx, host.SkillRef{SkillID: skillA})
+			if err == nil && !r.Passed {
+				t.Fatalf("audit did not pass: %+v", r)
+			}
+			return err
+		}},
+		{Name: "audit_unknown_skill", Code: "skill_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Audit(ctx, host.SkillRef{SkillID: "conf.nope"})
+			return err
+		}},
+		{Name: "call", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := call(ctx, s, skillA, `{"text":"hi"}`)
+			return expectEcho(t, res, err, `{"text":"hi"}`)
+		}},
+		{Name: "call_unknown_skill", Code: "skill_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := call(ctx, s, "conf.nope", `{}`)
+			return err
+		}},
+		{Name: "call_unknown_tool", Code: "unknown_tool", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Call(ctx, host.CallRequest{SkillID: skillA, ToolID: "conf.nope", Input: json.RawMessage(`{}`)})
+			return err
+		}},
+		{Name: "call_invalid_input", Code: "invalid_input", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := call(ctx, s, skillA, `{"text":7}`)
+			return err
+		}},
+		{Name: "call_timeout_out_of_range", Code: "bad_request", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Call(ctx, host.CallRequest{SkillID: skillA, ToolID: "conf.echo", Input: json.RawMessage(`{}`), Timeout: host.MaxCallTimeout + time.Second})
+			return err
+		}},
+		{Name: "tools", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			c, err := s.Tools(ctx)
+			if err != nil {
+				return err
+			}
+			var got []string
+			for _, tl := range c.Tools {
+				got = append(got, tl.SkillID+"/"+tl.Tool.ID)
+			}
+			if want := []string{skillA + "/conf.echo", skillB + "/conf.echo"}; !slices.Equal(got, want) || c.Generation == "" {
+				t.Fatalf("tools %v (generation %q), want %v", got, c.Generation, want)
+			}
+			return nil
+		}},
+		{Name: "quarantine", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			r, err := s.Quarantine(ctx, host.StatusRequest{SkillID: skillA, Reason: "conformance"})
+			if err == nil && (r.Status != "quarantined" || !r.Changed || r.Principal != "conformance") {
+				t.Fatalf("quarantine: %+v", r)
+			}
+			return err
+		}},
+		{Name: "call_quarantined", Code: "skill_quarantined", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := call(ctx, s, skillA, `{}`)
+			return err
+		}},
+		{Name: "tools_leave_out_quarantined", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			c, err := s.Tools(ctx)
+			if err != nil {
+				return err
+			}
+			for _, tl := range c.Tools {
+				if tl.SkillID == skillA {
+					t.Fatalf("quarantined %s is in the catalog", skillA)
+				}
+			}
+			return nil
+		}},
+		{Name: "enable", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			r, err := s.Enable(ctx, host.EnableRequest{SkillID: skillA, Reason: "reviewed", Override: true})
+			if err == nil && r.Status != "active" {
+				t.Fatalf("enable: %+v", r)
+			}
+			if err != nil {
+				return err
+			}
+			res, err := call(ctx, s, skillA, `{"text":"back"}`)
+			return expectEcho(t, res, err, `{"text":"back"}`)
+		}},
+		{Name: "enable_quarantined_without_override", Code: "override_required", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			if _, err := s.Quarantine(ctx, host.StatusRequest{SkillID: skillB, Reason: "check override"}); err != nil {
+				t.Fatal(err)
+			}
+			_, err := s.Enable(ctx, host.EnableRequest{SkillID: skillB})
+			if _, err := s.Enable(ctx, host.EnableRequest{SkillID: skillB, Override: true}); err != nil {
+				t.Fatal(err)
+			}
+			return err
+		}},
+		{Name: "enable_unknown_skill", Code: "skill_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Enable(ctx, host.EnableRequest{SkillID: "conf.nope"})
+			return err
+		}},
+		{Name: "disable", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			r, err := s.Disable(ctx, host.StatusRequest{SkillID: skillA, Reason: "maintenance"})
+			if err == nil && r.Status != "disabled" {
+				t.Fatalf("disable: %+v", r)
+			}
+			return err
+		}},
+		{Name: "call_disabled", Code: "skill_disabled", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := call(ctx, s, skillA, `{}`)
+			return err
+		}},
+		{Name: "quarantine_unknown_skill", Code: "skill_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Quarantine(ctx, host.StatusRequest{SkillID: "conf.nope", Reason: "x"})
+			return err
+		}},
+		{Name: "enable_again", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Enable(ctx, host.EnableRequest{SkillID: skillA, Reason: "done", Override: true})
+			return err
+		}},
+		{Name: "sidecars", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			st, err := s.Sidecars(ctx)
+			if err != nil {
+				return err
+			}
+			for _, x := range st {
+				if x.SkillID == skillA && x.Version == "1.0.0" {
+					return nil
+				}
+			}
+			t.Fatalf("no sidecar state for %s: %+v", skillA, st)
+			return nil
+		}},
+		{Name: "skill_metrics", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			m, err := s.SkillMetrics(ctx, skillA)
+			if err != nil {
+				return err
+			}
+			// call, call_unknown_tool, call_invalid_input,
+			// call_timeout_out_of_range is refused before it is a call;
+			// call_quarantined, enable's call, call_disabled.
+			if m.SkillID != skillA || m.CallsTotal < 5 || m.ByCode["ok"] < 2 || m.ByCode["unknown_tool"] != 1 || m.ByCode["skill_quarantined"] != 1 {
+				t.Fatalf("metrics: %+v", m)
+			}
+			return nil
+		}},
+		{Name: "skill_metrics_unknown_skill", Code: "skill_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.SkillMetrics(ctx, "conf.nope")
+			return err
+		}},
+		{Name: "submit_unknown_document", Code: "a2ui_document_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.SubmitForm(ctx, host.SubmitRequest{DocumentID: "01J0000000000000000000000X", ComponentID: "f", Values: map[string]any{}})
+			return err
+		}},
+		{Name: "bind_hook", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			b, err := s.BindHook(ctx, host.HookBinding{HookID: "conf.on-enable", Event: "skill:enabled", PluginID: skillB, ToolID: "conf.echo", Enabled: true})
+			if err == nil && (b.HookID != "conf.on-enable" || b.Operator.UpdatedBy != "conformance") {
+				t.Fatalf("bind: %+v", b)
+			}
+			return err
+		}},
+		{Name: "bind_hook_bad_event", Code: "invalid_hook_binding", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.BindHook(ctx, host.HookBinding{HookID: "conf.bad", Event: "no such event!", PluginID: skillB, Enabled: true})
+			return err
+		}},
+		{Name: "hooks", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			bs, err := s.Hooks(ctx)
+			if err != nil {
+				return err
+			}
+			if len(bs) != 1 || bs[0].HookID != "conf.on-enable" || !bs[0].Enabled {
+				t.Fatalf("hooks: %+v", bs)
+			}
+			return nil
+		}},
+		{Name: "fire_hooks", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			r, err := s.FireHooks(ctx, host.FireRequest{Event: "skill:enabled", Payload: json.RawMessage(`{"skill_id":"x"}`)})
+			if err != nil {
+				return err
+			}
+			if r.Event != "skill:enabled" || len(r.Outcomes) != 1 || r.Outcomes[0].HookID != "conf.on-enable" || r.Outcomes[0].Err != "" {
+				t.Fatalf("fire: %+v", r)
+			}
+			return nil
+		}},
+		{Name: "fire_hooks_bad_event", Code: "unknown_hook_event", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.FireHooks(ctx, host.FireRequest{Event: "no such event!"})
+			return err
+		}},
+		{Name: "disable_hook", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			b, err := s.SetHookEnabled(ctx, "conf.on-enable", false)
+			if err == nil && b.Enabled {
+				t.Fatalf("hook still enabled: %+v", b)
+			}
+			return err
+		}},
+		{Name: "enable_unknown_hook", Code: "hook_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.SetHookEnabled(ctx, "conf.nope", true)
+			return err
+		}},
+		{Name: "remove_hook", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			return s.RemoveHook(ctx, "conf.on-enable")
+		}},
+		{Name: "remove_unknown_hook", Code: "hook_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			return s.RemoveHook(ctx, "conf.on-enable")
+		}},
+		{Name: "events_replay", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			var kinds []string
+			err := s.Events(ctx, host.EventsRequest{After: 0}, func(e host.Event) error {
+				if e.SkillID == skillA {
+					kinds = append(kinds, e.Kind)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			want := "skill:installed skill:verified skill:quarantined skill:enabled skill:disabled skill:enabled"
+			if got := strings.Join(kinds, " "); got != want {
+				t.Fatalf("events of %s: %q, want %q", skillA, got, want)
+			}
+			return nil
+		}},
+		{Name: "reaudit", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			r, err := s.Reaudit(ctx)
+			if err == nil && (r.Checked != 2 || r.Quarantined != 0) {
+				t.Fatalf("reaudit: %+v", r)
+			}
+			return err
+		}},
+		{Name: "remove", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			r, err := s.Remove(ctx, host.RemoveRequest{SkillID: skillB, PurgeStorage: true})
+			if err == nil && (!r.StoragePurged || r.Current != "") {
+				t.Fatalf("remove: %+v", r)
+			}
+			return err
+		}},
+		{Name: "call_removed", Code: "skill_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := call(ctx, s, skillB, `{}`)
+			return err
+		}},
+		{Name: "remove_unknown_skill", Code: "skill_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Remove(ctx, host.RemoveRequest{SkillID: skillB})
+			return err
+		}},
+	}
+}
