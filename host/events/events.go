@@ -15,6 +15,9 @@ const (
 	SkillDisabled    = "skill:disabled"
 	SkillQuarantined = "skill:quarantined"
 	SkillRemoved     = "skill:removed"
+	// SkillCrashLooping: the supervisor stopped restarting a version's
+	// sidecar (the inventory status crashlooping).
+	SkillCrashLooping = "skill:crashlooping"
 )
 
 // DefaultBuffer is the buffer of a subscription made with a buffer ≤ 0.

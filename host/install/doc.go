@@ -116,7 +116,9 @@
 // it, and published on Config.Bus after the commit, with the journal id:
 // skill:installed or skill:updated (and skill:quarantined for a
 // quarantined install), skill:enabled, skill:disabled, skill:quarantined,
-// skill:removed.
+// skill:removed, skill:crashlooping (MarkCrashLooping, which the host calls
+// when its supervisor gives up on a sidecar: status rows have no other
+// writer than the Installer).
 //
 // # Errors
 //

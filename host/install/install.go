@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/audit"
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/inventory"
@@ -109,26 +111,33 @@ type InstallResult struct {
 
 // Install admits the artifact in data and installs it.
 //
-// The steps, in order (see the package documentation for why):
+// Install runs these steps in order (the package documentation says why).
+// Each one is a method of installation:
 //
-//  1. persist opts.TrustedPublishers in the trust store;
+//  1. allowlist: persist opts.TrustedPublishers in the trust store;
 //  2. verify: structure, payload hash, signature, and the trust decision
 //     (made against an in-memory copy of the store, so a refusal pins
 //     nothing); a failure returns its error and installs nothing;
-//  3. audit and policy: a failure does not stop the install, it decides
-//     that the version is kept quarantined;
-//  4. under the skill's lock: refuse an installed version
+//  3. admit: audit and policy; a failure does not stop the install, it
+//     decides that the version is kept quarantined;
+//  4. checkInstalled, under the skill's lock: refuse an installed version
 //     (ErrAlreadyInstalled) unless opts.Force, and refuse a capability
 //     escalation over the current version (ErrCapabilityEscalation, with
 //     the result carrying the diff) unless opts.AcceptCapabilities;
-//  5. make the trust decision again on the trust store file, saving a new
-//     TOFU pin;
-//  6. stage the version directory, fsync it, rename it into place (a
-//     forced reinstall first moves the old directory aside);
-//  7. one inventory transaction: the record, the current version (the
-//     highest), the status row and its journal event;
-//  8. delete the old directory of a forced reinstall, release the lock,
-//     publish skill:installed or skill:updated (and skill:quarantined).
+//  5. pinTrust: make the trust decision again on the trust store file,
+//     saving a new TOFU pin;
+//  6. stageFiles, precompile, place: stage the version directory, fsync
+//     it, run Config.Precompile on it, rename it into place (a forced
+//     reinstall first moves the old directory aside);
+//  7. commit: one inventory transaction: the record, the current version
+//     (the highest), the status row and its journal event;
+//  8. finish: delete the old directory of a forced reinstall, publish
+//     skill:installed or skill:updated (and skill:quarantined).
+//
+// Whatever fails before the commit is undone by one deferred call
+// (installation.undo): the staging directory or the new version directory
+// is deleted and a set-aside copy put back. The skill's lock is released
+// last, on every path.
 //
 // A quarantined install is kept: Install returns the result (Status
 // quarantined, Reasons) together with an error wrapping ErrAuditFailed, or
@@ -142,6 +151,72 @@ func (in *Installer) Install(ctx context.Context, data []byte, opts InstallOptio
 	if err := in.check(ctx); err != nil {
 		return nil, err
 	}
+	t := in.newInstallation(data, opts)
+	defer t.undo()
+	for _, step := range []func(context.Context) error{
+		t.allowlist,
+		t.verify,
+		t.admit,
+		t.checkInstalled,
+		t.pinTrust,
+		t.stageFiles,
+		t.precompile,
+		t.place,
+	} {
+		if err := step(ctx); err != nil {
+			return t.refused, err
+		}
+	}
+	// From here on the caller's cancellation no longer applies: the files
+	// are in place and must be committed or undone.
+	cctx := context.WithoutCancel(ctx)
+	if err := t.commit(cctx); err != nil {
+		return nil, err
+	}
+	return t.finish(cctx)
+}
+
+// installation is the state one Install shares between its steps. Each
+// step fills in what the later ones and undo need.
+type installation struct {
+	in        *Installer
+	data      []byte
+	opts      InstallOptions
+	principal string
+
+	// Set by verify and admit.
+	vr          *artifact.VerifyReport
+	id, version string
+	adm         *admission
+	res         *InstallResult
+	// refused is the result Install returns with a refusal that carries
+	// one (a capability escalation); nil otherwise.
+	refused *InstallResult
+
+	// Set by checkInstalled.
+	lk            *skillLock
+	current, same *inventory.Entry
+
+	// Set by stageFiles and place.
+	skillDir, versionDir string
+	now                  time.Time
+	// staged is the staging directory while it exists under its staging
+	// name ("" before stageFiles and once place moved it).
+	staged string
+	// setAside is where place moved the old directory of a forced
+	// reinstall ("" when nothing was moved).
+	setAside string
+	// placed reports that the new directory is at versionDir.
+	placed bool
+
+	// Set by commit.
+	kept      *inventory.StatusRecord
+	committed bool
+}
+
+// newInstallation starts the state of one Install, applying the defaults
+// of opts.
+func (in *Installer) newInstallation(data []byte, opts InstallOptions) *installation {
 	principal := strings.TrimSpace(opts.Principal)
 	if principal == "" {
 		principal = PrincipalInstall
@@ -149,108 +224,158 @@ func (in *Installer) Install(ctx context.Context, data []byte, opts InstallOptio
 	if opts.Source.Kind == "" {
 		opts.Source.Kind = inventory.SourceLocalArtifact
 	}
-	if err := in.addTrusted(ctx, opts.TrustedPublishers); err != nil {
-		return nil, err
-	}
+	return &installation{in: in, data: data, opts: opts, principal: principal}
+}
 
-	// 2. Verify, with trust decided in memory.
-	decider, err := in.memoryDecider(ctx)
-	if err != nil {
-		return nil, err
+// undo reverts what the steps did unless the install committed: it
+// deletes the staging directory or the new version directory and puts the
+// set-aside copy of a forced reinstall back. Then it releases the skill's
+// lock. Failures are left to Recover.
+func (t *installation) undo() {
+	if !t.committed {
+		if t.staged != "" {
+			_ = os.RemoveAll(t.staged)
+		}
+		if t.placed {
+			removeDir(t.skillDir, t.versionDir)
+		}
+		if t.setAside != "" {
+			if err := os.Rename(t.setAside, t.versionDir); err == nil {
+				_ = syncDir(t.skillDir)
+			}
+		}
 	}
-	vr, err := in.verifyBytes(ctx, data, decider, opts.AllowTOFU)
-	if err != nil {
-		return nil, err
+	if t.lk != nil {
+		t.lk.unlock()
 	}
-	ins := vr.Inspection
-	m := ins.Manifest
-	id, err := normalizeID(m.SkillID)
-	if err != nil {
-		return nil, err
-	}
-	version, err := normalizeVersion(m.Version)
-	if err != nil {
-		return nil, err
-	}
+}
 
-	// 3. Audit and policy.
-	adm, err := in.evaluate(ctx, vr)
-	if err != nil {
-		return nil, err
-	}
+// allowlist persists opts.TrustedPublishers in the trust store.
+func (t *installation) allowlist(ctx context.Context) error {
+	return t.in.addTrusted(ctx, t.opts.TrustedPublishers)
+}
 
-	sum := sha256.Sum256(data)
-	res := &InstallResult{
-		SkillID:        id,
-		Version:        version,
+// verify checks the artifact's structure, payload hash and signature, and
+// decides trust against an in-memory copy of the trust store, so that a
+// refusal pins nothing. It normalizes the skill id and version.
+func (t *installation) verify(ctx context.Context) error {
+	decider, err := t.in.memoryDecider(ctx)
+	if err != nil {
+		return err
+	}
+	if t.vr, err = t.in.verifyBytes(ctx, t.data, decider, t.opts.AllowTOFU); err != nil {
+		return err
+	}
+	m := t.vr.Inspection.Manifest
+	if t.id, err = normalizeID(m.SkillID); err != nil {
+		return err
+	}
+	t.version, err = normalizeVersion(m.Version)
+	return err
+}
+
+// admit audits the verified artifact and evaluates it against the profile
+// (a failure decides the quarantine, it does not stop the install), and
+// starts the result.
+func (t *installation) admit(ctx context.Context) error {
+	adm, err := t.in.evaluate(ctx, t.vr)
+	if err != nil {
+		return err
+	}
+	t.adm = adm
+	ins, m := t.vr.Inspection, t.vr.Inspection.Manifest
+	sum := sha256.Sum256(t.data)
+	t.res = &InstallResult{
+		SkillID:        t.id,
+		Version:        t.version,
 		Publisher:      m.Publisher,
 		ArtifactSHA256: hex.EncodeToString(sum[:]),
 		PayloadSHA256:  ins.PayloadSHA256,
 		SignatureKeyID: ins.Signature.KeyID,
-		TrustDecision:  vr.TrustDecision,
-		Source:         opts.Source,
+		TrustDecision:  t.vr.TrustDecision,
+		Source:         t.opts.Source,
 		Reasons:        []string{},
 		CapabilityDiff: []string{},
 		ToolCount:      len(m.Entrypoints.Tools),
 		Grants:         adm.decision.Grants,
 		Audit:          adm.report,
 		Policy:         adm.decision,
-		MissingSecrets: in.missingSecrets(ctx, m),
+		MissingSecrets: t.in.missingSecrets(ctx, m),
 	}
+	return nil
+}
 
-	// 4. Under the skill's lock: existing versions.
-	lk, err := in.lock(ctx, id)
+// checkInstalled takes the skill's lock (held until undo), recovers what a
+// crashed operation on the skill left, and compares with the installed
+// versions: the same version is refused unless opts.Force, and a
+// capability escalation over the current version unless
+// opts.AcceptCapabilities (the result, with the diff, is returned with
+// that refusal).
+func (t *installation) checkInstalled(ctx context.Context) error {
+	lk, err := t.in.lock(ctx, t.id)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer lk.unlock()
-	if _, err := in.recoverSkill(ctx, id, &RecoverReport{}); err != nil {
-		return nil, err
+	t.lk = lk
+	if _, err := t.in.recoverSkill(ctx, t.id, &RecoverReport{}); err != nil {
+		return err
 	}
-	installed, err := in.db.Skills(ctx, inventory.Filter{SkillID: id})
+	installed, err := t.in.db.Skills(ctx, inventory.Filter{SkillID: t.id})
 	if err != nil {
-		return nil, fmt.Errorf("install: %w", err)
+		return fmt.Errorf("install: %w", err)
 	}
-	var current, same *inventory.Entry
 	for i := range installed {
 		if installed[i].Current {
-			current = &installed[i]
+			t.current = &installed[i]
 		}
-		if installed[i].Version == version {
-			same = &installed[i]
+		if installed[i].Version == t.version {
+			t.same = &installed[i]
 		}
 	}
-	if same != nil && !opts.Force {
-		return nil, fmt.Errorf("install: %s %s: %w (use force to reinstall)", id, version, ErrAlreadyInstalled)
+	if t.same != nil && !t.opts.Force {
+		return fmt.Errorf("install: %s %s: %w (use force to reinstall)", t.id, t.version, ErrAlreadyInstalled)
 	}
+	res := t.res
 	res.EventKind = inventory.EventInstalled
-	if current != nil {
-		res.EventKind = inventory.EventUpdated
-		res.PreviousVersion = current.Version
-		res.Escalation = policy.Diff(in.decisionOf(current.Manifest), adm.decision)
-		res.CapabilityDiff = res.Escalation.Lines()
-		if !res.Escalation.Empty() && !opts.AcceptCapabilities {
-			return res, fmt.Errorf("install: %s %s over %s (accept capabilities to install): %w",
-				id, version, current.Version, res.Escalation.Err())
-		}
+	if t.current == nil {
+		return nil
 	}
+	res.EventKind = inventory.EventUpdated
+	res.PreviousVersion = t.current.Version
+	res.Escalation = policy.Diff(t.in.decisionOf(t.current.Manifest), t.adm.decision)
+	res.CapabilityDiff = res.Escalation.Lines()
+	if !res.Escalation.Empty() && !t.opts.AcceptCapabilities {
+		t.refused = res
+		return fmt.Errorf("install: %s %s over %s (accept capabilities to install): %w",
+			t.id, t.version, t.current.Version, res.Escalation.Err())
+	}
+	return nil
+}
 
-	// 5. The trust decision on the file, saving a new pin.
-	dec, err := in.trust.Decide(ctx, m.Publisher, ins.PublicKey, opts.AllowTOFU)
+// pinTrust makes the trust decision again on the trust store file, under
+// its lock, saving a new TOFU pin: the last step before files are written.
+func (t *installation) pinTrust(ctx context.Context) error {
+	ins := t.vr.Inspection
+	dec, err := t.in.trust.Decide(ctx, ins.Manifest.Publisher, ins.PublicKey, t.opts.AllowTOFU)
 	if err != nil {
-		return nil, fmt.Errorf("install: %w", err)
+		return fmt.Errorf("install: %w", err)
 	}
-	res.TrustDecision = string(dec)
+	t.res.TrustDecision = string(dec)
 	crashPoint("trust:decided")
+	return nil
+}
 
-	// 6. Stage and rename into place.
-	skillDir := filepath.Join(in.skillsDir, id)
-	versionDir := filepath.Join(skillDir, version)
-	now := in.now()
+// stageFiles writes the version directory, with its metadata, under a
+// staging name in the skill's directory, every file and directory fsynced.
+func (t *installation) stageFiles(context.Context) error {
+	res := t.res
+	t.skillDir = filepath.Join(t.in.skillsDir, t.id)
+	t.versionDir = filepath.Join(t.skillDir, t.version)
+	t.now = t.in.now()
 	meta := Metadata{
 		SchemaVersion:  1,
-		InstalledAtMS:  now.UnixMilli(),
-		Source:         opts.Source,
+		InstalledAtMS:  t.now.UnixMilli(),
+		Source:         t.opts.Source,
 		ArtifactSHA256: res.ArtifactSHA256,
 		PayloadSHA256:  res.PayloadSHA256,
 		Publisher:      res.Publisher,
@@ -258,44 +383,56 @@ func (in *Installer) Install(ctx context.Context, data []byte, opts InstallOptio
 		TrustDecision:  res.TrustDecision,
 		MissingSecrets: res.MissingSecrets,
 	}
-	staged, err := stage(skillDir, data, ins, meta)
+	staged, err := stage(t.skillDir, t.data, t.vr.Inspection, meta)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := in.precompileStaged(ctx, staged, ins.Entries, adm); err != nil {
-		_ = os.RemoveAll(staged)
-		return nil, err
-	}
-	setAside := ""
-	if same != nil {
-		setAside = filepath.Join(skillDir, setAsidePrefix+version)
-		if err := os.Rename(versionDir, setAside); errors.Is(err, os.ErrNotExist) {
-			setAside = "" // the old directory is gone (re-audit quarantines such a version)
-		} else if err != nil {
-			_ = os.RemoveAll(staged)
-			return nil, fmt.Errorf("install: set aside %s: %w", versionDir, err)
+	t.staged = staged
+	return nil
+}
+
+// precompile runs Config.Precompile on the staged modules; a failure of
+// the hook quarantines the version, only cancellation fails the install.
+func (t *installation) precompile(ctx context.Context) error {
+	return t.in.precompileStaged(ctx, t.staged, t.vr.Inspection.Entries, t.adm)
+}
+
+// place renames the staged directory to the version's name, each rename
+// made durable. For a forced reinstall the installed directory is first
+// moved aside (a directory already gone is not an error: re-audit
+// quarantines such a version).
+func (t *installation) place(context.Context) error {
+	if t.same != nil {
+		aside := filepath.Join(t.skillDir, setAsidePrefix+t.version)
+		switch err := os.Rename(t.versionDir, aside); {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return fmt.Errorf("install: set aside %s: %w", t.versionDir, err)
+		default:
+			t.setAside = aside
 		}
-		if err := syncDir(skillDir); err != nil {
-			in.undo(skillDir, "", setAside, versionDir)
-			_ = os.RemoveAll(staged)
-			return nil, err
+		if err := syncDir(t.skillDir); err != nil {
+			return err
 		}
 		crashPoint("set-aside")
 	}
-	if err := os.Rename(staged, versionDir); err != nil {
-		_ = os.RemoveAll(staged)
-		in.undo(skillDir, "", setAside, versionDir)
-		return nil, fmt.Errorf("install: move %s into place: %w", versionDir, err)
+	if err := os.Rename(t.staged, t.versionDir); err != nil {
+		return fmt.Errorf("install: move %s into place: %w", t.versionDir, err)
 	}
-	if err := syncDir(skillDir); err != nil {
-		in.undo(skillDir, versionDir, setAside, versionDir)
-		return nil, err
+	t.staged, t.placed = "", true
+	if err := syncDir(t.skillDir); err != nil {
+		return err
 	}
 	crashPoint("renamed")
+	return nil
+}
 
-	// 7. One transaction. From here on the caller's cancellation no longer
-	// applies: the files are in place and must be committed or undone.
-	cctx := context.WithoutCancel(ctx)
+// commit writes, in one inventory transaction, the record, the current
+// version (the highest), the status row and its journal event. A
+// quarantine or disable recorded for this version before (a forced
+// reinstall, or a remove and reinstall) is kept: only enable lifts it.
+func (t *installation) commit(ctx context.Context) error {
+	id, version, res, adm := t.id, t.version, t.res, t.adm
 	rec := inventory.Record{
 		SkillID:        id,
 		Version:        version,
@@ -304,45 +441,41 @@ func (in *Installer) Install(ctx context.Context, data []byte, opts InstallOptio
 		PayloadSHA256:  res.PayloadSHA256,
 		SignatureKeyID: res.SignatureKeyID,
 		TrustDecision:  res.TrustDecision,
-		SourceKind:     opts.Source.Kind,
-		SourceRef:      opts.Source.Ref,
-		InstalledAt:    now,
+		SourceKind:     t.opts.Source.Kind,
+		SourceRef:      t.opts.Source.Ref,
+		InstalledAt:    t.now,
 		InstallDir:     "skills/" + id + "/" + version,
 		ToolCount:      res.ToolCount,
 		MissingSecrets: res.MissingSecrets,
 	}
-	if rec.Manifest, err = json.Marshal(m); err != nil {
-		in.undo(skillDir, versionDir, setAside, versionDir)
-		return nil, fmt.Errorf("install: encode manifest: %w", err)
+	var err error
+	if rec.Manifest, err = json.Marshal(t.vr.Inspection.Manifest); err != nil {
+		return fmt.Errorf("install: encode manifest: %w", err)
 	}
 	if rec.AuditReport, err = json.Marshal(adm.report); err != nil {
-		in.undo(skillDir, versionDir, setAside, versionDir)
-		return nil, fmt.Errorf("install: encode audit report: %w", err)
+		return fmt.Errorf("install: encode audit report: %w", err)
 	}
 	if rec.Grants, err = json.Marshal(adm.decision.Grants); err != nil {
-		in.undo(skillDir, versionDir, setAside, versionDir)
-		return nil, fmt.Errorf("install: encode grants: %w", err)
+		return fmt.Errorf("install: encode grants: %w", err)
 	}
 	details, err := json.Marshal(map[string]any{
 		"artifact_sha256":  res.ArtifactSHA256,
 		"payload_sha256":   res.PayloadSHA256,
 		"trust_decision":   res.TrustDecision,
 		"previous_version": res.PreviousVersion,
-		"replaced":         same != nil,
+		"replaced":         t.same != nil,
 		"capability_diff":  res.CapabilityDiff,
-		"source":           opts.Source,
+		"source":           t.opts.Source,
 	})
 	if err != nil {
-		in.undo(skillDir, versionDir, setAside, versionDir)
-		return nil, fmt.Errorf("install: encode event details: %w", err)
+		return fmt.Errorf("install: encode event details: %w", err)
 	}
 	status, reason := inventory.StatusActive, ""
 	if adm.quarantine() {
 		status, reason = inventory.StatusQuarantined, boundReason(strings.Join(adm.reasons, "; "))
 	}
-	var kept *inventory.StatusRecord
-	err = in.db.Update(cctx, func(tx *inventory.Tx) error {
-		if err := tx.PutSkill(rec, inventory.PutOptions{Replace: same != nil}); err != nil {
+	err = t.in.db.Update(ctx, func(tx *inventory.Tx) error {
+		if err := tx.PutSkill(rec, inventory.PutOptions{Replace: t.same != nil}); err != nil {
 			return err
 		}
 		all, err := tx.Skills(inventory.Filter{SkillID: id})
@@ -352,73 +485,77 @@ func (in *Installer) Install(ctx context.Context, data []byte, opts InstallOptio
 		if err := tx.SetCurrent(id, all[len(all)-1].Version); err != nil {
 			return err
 		}
-		// A quarantine or disable recorded for this version before (a
-		// forced reinstall, or a remove and reinstall) stays: only enable
-		// lifts it.
 		ch := inventory.StatusChange{
 			SkillID: id, Version: version, Status: status, Reason: reason,
-			Principal: principal, Kind: res.EventKind, Details: details,
+			Principal: t.principal, Kind: res.EventKind, Details: details,
 		}
 		if prev, err := tx.Status(id, version); err == nil && status == inventory.StatusActive &&
 			(prev.Status == inventory.StatusQuarantined || prev.Status == inventory.StatusDisabled) {
-			kept = &prev
+			t.kept = &prev
 			ch.Status, ch.Reason, ch.Principal, ch.DetectedAt = prev.Status, prev.Reason, prev.Principal, prev.DetectedAt
 		}
 		return tx.SetStatus(ch)
 	})
+	// A commit reported as failed may still have landed (an error on the
+	// way back): the database decides which copy stays.
 	if err != nil {
-		// A commit reported as failed may still have landed (an error on
-		// the way back): the database decides which copy stays.
-		if e, rerr := in.db.Skill(cctx, id, version); rerr == nil && e.ArtifactSHA256 == res.ArtifactSHA256 &&
-			(same == nil || same.ArtifactSHA256 != res.ArtifactSHA256) {
-			err = nil
-		} else {
-			in.undo(skillDir, versionDir, setAside, versionDir)
-			return nil, fmt.Errorf("install: commit %s %s: %w", id, version, err)
+		e, rerr := t.in.db.Skill(ctx, id, version)
+		landed := rerr == nil && e.ArtifactSHA256 == res.ArtifactSHA256 &&
+			(t.same == nil || t.same.ArtifactSHA256 != res.ArtifactSHA256)
+		if !landed {
+			return fmt.Errorf("install: commit %s %s: %w", id, version, err)
 		}
 	}
+	t.committed = true
 	crashPoint("committed")
+	return nil
+}
 
-	// 8. Clean up and publish.
-	if setAside != "" {
-		removeDir(skillDir, setAside)
+// finish runs after the commit: it deletes the set-aside copy of a forced
+// reinstall, completes the result from the inventory, and publishes
+// skill:installed or skill:updated (and skill:quarantined). A quarantined
+// install returns its result with the admission's error.
+func (t *installation) finish(ctx context.Context) (*InstallResult, error) {
+	id, version, res, adm := t.id, t.version, t.res, t.adm
+	if t.setAside != "" {
+		removeDir(t.skillDir, t.setAside)
 		crashPoint("cleaned")
 	}
-	e, err := in.db.Skill(cctx, id, version)
+	e, err := t.in.db.Skill(ctx, id, version)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
 	}
 	res.Installed = true
-	res.Replaced = same != nil
+	res.Replaced = t.same != nil
 	res.Current = e.Current
-	res.InstallDir = versionDir
+	res.InstallDir = t.versionDir
 	if e.Status != nil {
 		res.Status = e.Status.Status
 		if e.Status.Reason != "" {
 			res.Reasons = strings.Split(e.Status.Reason, "; ")
 		}
 	}
-	if kept == nil && adm.quarantine() {
+	if t.kept == nil && adm.quarantine() {
 		res.Reasons = slices.Clone(adm.reasons)
 	}
-	evID := in.lastStatusEventID(cctx, id, version)
-	at := in.now()
+	evID := t.in.lastStatusEventID(ctx, id, version)
+	at := t.in.now()
 	busKind := events.SkillInstalled
 	if res.EventKind == inventory.EventUpdated {
 		busKind = events.SkillUpdated
 	}
 	evs := []events.Event{{
 		ID: evID, Kind: busKind, SkillID: id, Version: version, Status: string(res.Status),
-		Reason: strings.Join(res.Reasons, "; "), Principal: principal, At: at,
+		Reason: strings.Join(res.Reasons, "; "), Principal: t.principal, At: at,
 		Details: map[string]any{"artifact_sha256": res.ArtifactSHA256, "previous_version": res.PreviousVersion, "replaced": res.Replaced},
 	}}
 	if res.Status == inventory.StatusQuarantined {
 		evs = append(evs, events.Event{
 			ID: evID, Kind: events.SkillQuarantined, SkillID: id, Version: version, Status: string(res.Status),
-			Reason: strings.Join(res.Reasons, "; "), Principal: principal, At: at,
+			Reason: strings.Join(res.Reasons, "; "), Principal: t.principal, At: at,
 		})
 	}
-	in.publish(evs...)
+	t.in.publish(evs...)
 	if adm.quarantine() {
 		return res, fmt.Errorf("install: %s %s installed as quarantined: %w", id, version, adm.err)
 	}
@@ -472,20 +609,6 @@ func (in *Installer) addTrusted(ctx context.Context, keys []TrustedKey) error {
 		return fmt.Errorf("install: %w", err)
 	}
 	return nil
-}
-
-// undo reverts the renames of a failed install: it removes the new
-// directory (placed, when not "") and puts the set-aside copy back at
-// versionDir. Failures are left to Recover.
-func (in *Installer) undo(skillDir, placed, setAside, versionDir string) {
-	if placed != "" {
-		removeDir(skillDir, placed)
-	}
-	if setAside != "" {
-		if err := os.Rename(setAside, versionDir); err == nil {
-			_ = syncDir(skillDir)
-		}
-	}
 }
 
 // removeDir deletes dir, a child of skillDir, so that a crash part way

@@ -349,3 +349,117 @@ func TestBoundReason(t *testing.T) {
 		t.Fatal("short reason changed")
 	}
 }
+
+// TestInstallUndo: an install that fails after it started writing files
+// leaves the skill as it was before (its staging directory and its new
+// directory deleted, the set-aside copy of a forced reinstall put back),
+// records nothing, and releases the skill's lock, whichever step failed.
+func TestInstallUndo(t *testing.T) {
+	oldSpec := skillSpec{id: "acme.undo", version: "1.0.0"}
+	newSpec := oldSpec
+	newSpec.signedAt = signedAt.Add(time.Hour)
+	oldArt, newArt := build(t, oldSpec), build(t, newSpec)
+	cancelIt := func(_ *Installer, cancel context.CancelFunc, _ string) error {
+		cancel()
+		return errors.New("interrupted")
+	}
+	closeIt := func(in *Installer, _ context.CancelFunc, _ string) error {
+		return in.Close() // the commit then finds the inventory closed
+	}
+	blockIt := func(in *Installer, _ context.CancelFunc, _ string) error {
+		return os.MkdirAll(filepath.Join(in.VersionDir("acme.undo", "1.0.0"), "junk"), 0o755)
+	}
+	tests := []struct {
+		name string
+		// prior installs oldArt first; the failing install is then a
+		// forced reinstall.
+		prior bool
+		// fail runs in Config.Precompile, between staging and placing.
+		fail func(in *Installer, cancel context.CancelFunc, modulePath string) error
+		// check says whether the error is the expected one.
+		check func(error) bool
+		// leftDir: the version directory stays behind without an
+		// artifact (not the install's: Recover deletes it).
+		leftDir bool
+	}{
+		{"cancelled while precompiling", false, cancelIt, func(err error) bool { return errors.Is(err, context.Canceled) }, false},
+		{"cancelled while precompiling a forced reinstall", true, cancelIt, func(err error) bool { return errors.Is(err, context.Canceled) }, false},
+		{"commit fails", false, closeIt, func(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "install: commit ") }, false},
+		{"commit of a forced reinstall fails", true, closeIt, func(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "install: commit ") }, false},
+		{"move into place fails", false, blockIt, func(err error) bool { return errors.Is(err, os.ErrExist) }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			state := t.TempDir()
+			armed := false
+			var in *Installer
+			in, err := Open(ctx, Config{StateDir: state, Precompile: func(_ context.Context, modulePath, _ string) error {
+				if !armed {
+					return nil
+				}
+				return tt.fail(in, cancel, modulePath)
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			opts := InstallOptions{TrustedPublishers: trustAcme, Force: true}
+			if tt.prior {
+				if _, err := in.Install(ctx, oldArt, opts); err != nil {
+					t.Fatal(err)
+				}
+			}
+			armed = true
+			res, err := in.Install(ctx, newArt, opts)
+			if !tt.check(err) || res != nil {
+				t.Fatalf("install: %+v, %v", res, err)
+			}
+
+			// The files, as the failed install left them.
+			skillDir := filepath.Join(state, "skills", "acme.undo")
+			names, err := os.ReadDir(skillDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range names {
+				if strings.HasPrefix(n.Name(), stagingPrefix) || strings.HasPrefix(n.Name(), setAsidePrefix) {
+					t.Errorf("%s left behind", n.Name())
+				}
+			}
+			versionDir := filepath.Join(skillDir, "1.0.0")
+			got, err := os.ReadFile(filepath.Join(versionDir, ArtifactFile))
+			switch {
+			case tt.prior && (err != nil || sha(got) != sha(oldArt)):
+				t.Errorf("the installed artifact was not put back: %v", err)
+			case !tt.prior && !errors.Is(err, os.ErrNotExist):
+				t.Errorf("artifact of the failed install left in place: %v", err)
+			}
+			if _, err := os.Stat(versionDir); !tt.prior && tt.leftDir == errors.Is(err, os.ErrNotExist) {
+				t.Errorf("version directory: %v", err)
+			}
+			_ = in.Close()
+
+			// A new Installer on the state: the lock is free and the
+			// inventory is as before.
+			in2, err := Open(context.Background(), Config{StateDir: state, LockTimeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in2.Close()
+			e, err := in2.Inventory().Skill(context.Background(), "acme.undo", "1.0.0")
+			switch {
+			case tt.prior && (err != nil || e.ArtifactSHA256 != sha(oldArt)):
+				t.Errorf("inventory after the failed reinstall: %+v, %v", e, err)
+			case !tt.prior && !errors.Is(err, ErrNotFound):
+				t.Errorf("inventory after the failed install: %+v, %v", e, err)
+			}
+			mustState(t, in2)
+			if _, err := in2.Install(context.Background(), newArt, opts); err != nil {
+				t.Fatalf("install after the failed one: %v", err)
+			}
+			mustState(t, in2)
+		})
+	}
+}

@@ -1,11 +1,13 @@
 package install
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/audit"
@@ -26,6 +28,8 @@ type StatusResult struct {
 	Principal      string           `json:"operator_principal"`
 	// Changed is false when the status was already the one asked for.
 	Changed bool `json:"changed"`
+	// updatedAt is the status row's update time after a change.
+	updatedAt time.Time
 }
 
 // EnableOptions tune Enable.
@@ -38,23 +42,32 @@ type EnableOptions struct {
 	Principal string
 }
 
+// PrincipalSupervisor is the principal of the crashlooping status
+// MarkCrashLooping records when the caller names none.
+const PrincipalSupervisor = "system:supervisor"
+
 // Quarantine blocks version of skill id ("" = the current version) with
 // reason. It always records the operator's action, even for a version
 // that is quarantined already, and publishes skill:quarantined.
 func (in *Installer) Quarantine(ctx context.Context, id, version, reason, principal string) (*StatusResult, error) {
-	return in.changeStatus(ctx, id, version, inventory.StatusQuarantined, reason, principal, func(inventory.Entry) error { return nil }, false)
+	return in.changeStatus(ctx, id, version, reason, principal, statusVerb{
+		status: inventory.StatusQuarantined, event: events.SkillQuarantined,
+	})
 }
 
 // Disable turns version of skill id ("" = current) off and publishes
 // skill:disabled. A quarantined version is refused with ErrQuarantined:
 // a quarantine is lifted only by Enable with an override.
 func (in *Installer) Disable(ctx context.Context, id, version, reason, principal string) (*StatusResult, error) {
-	return in.changeStatus(ctx, id, version, inventory.StatusDisabled, reason, principal, func(e inventory.Entry) error {
-		if e.Status != nil && e.Status.Status == inventory.StatusQuarantined {
-			return fmt.Errorf("%w: %s %s (%s); enable it with an override first", ErrQuarantined, e.SkillID, e.Version, e.Status.Reason)
-		}
-		return nil
-	}, false)
+	return in.changeStatus(ctx, id, version, reason, principal, statusVerb{
+		status: inventory.StatusDisabled, event: events.SkillDisabled,
+		guard: func(e inventory.Entry) error {
+			if e.Status != nil && e.Status.Status == inventory.StatusQuarantined {
+				return fmt.Errorf("%w: %s %s (%s); enable it with an override first", ErrQuarantined, e.SkillID, e.Version, e.Status.Reason)
+			}
+			return nil
+		},
+	})
 }
 
 // Enable lets version of skill id ("" = current) run again. A quarantined
@@ -66,33 +79,79 @@ func (in *Installer) Disable(ctx context.Context, id, version, reason, principal
 // (untrusted_publisher, audit_failed, policy_violation, ...), and the
 // status is unchanged. A version already active is left as it is.
 func (in *Installer) Enable(ctx context.Context, id, version string, opts EnableOptions) (*StatusResult, error) {
-	return in.changeStatus(ctx, id, version, inventory.StatusActive, opts.Reason, opts.Principal, func(e inventory.Entry) error {
-		if e.Status != nil && e.Status.Status == inventory.StatusQuarantined && !opts.Override {
-			return fmt.Errorf("%w: %s %s is quarantined (%s)", ErrOverrideRequired, e.SkillID, e.Version, e.Status.Reason)
-		}
-		return nil
-	}, true)
+	return in.changeStatus(ctx, id, version, opts.Reason, opts.Principal, statusVerb{
+		status: inventory.StatusActive, event: events.SkillEnabled, recheck: true,
+		guard: func(e inventory.Entry) error {
+			if e.Status != nil && e.Status.Status == inventory.StatusQuarantined && !opts.Override {
+				return fmt.Errorf("%w: %s %s is quarantined (%s)", ErrOverrideRequired, e.SkillID, e.Version, e.Status.Reason)
+			}
+			return nil
+		},
+		keep: func(prev inventory.Status) bool { return prev == inventory.StatusActive },
+	})
 }
 
-// changeStatus is the common path of Quarantine, Disable and Enable: under
-// the skill's lock, read the version, run guard, optionally re-check the
-// artifact, then write the status and its event in one transaction and
-// publish the event.
-func (in *Installer) changeStatus(ctx context.Context, id, version string, status inventory.Status, reason, principal string,
-	guard func(inventory.Entry) error, recheck bool) (*StatusResult, error) {
+// MarkCrashLooping records that the supervisor stopped restarting the
+// sidecar of version of skill id ("" = current): the status becomes
+// crashlooping with reason (cut to inventory.MaxReasonBytes), journaled
+// as skill.crashlooping and published as skill:crashlooping, so that
+// operators see it; Enable lifts it. principal "" means
+// PrincipalSupervisor.
+//
+// Only an active status is replaced: a version that is quarantined,
+// disabled or already crashlooping keeps its status, and changed is false.
+// When changed, updatedAt is the status row's new update time (a later
+// update time means an operator acted since); otherwise it is zero. An
+// unknown skill or version is ErrNotFound.
+func (in *Installer) MarkCrashLooping(ctx context.Context, id, version, reason, principal string) (changed bool, updatedAt time.Time, err error) {
+	res, err := in.changeStatus(ctx, id, version, boundReason(reason), principal, statusVerb{
+		status: inventory.StatusCrashlooping, event: events.SkillCrashLooping, defaultPrincipal: PrincipalSupervisor,
+		keep: func(prev inventory.Status) bool { return prev != inventory.StatusActive },
+	})
+	if err != nil || !res.Changed {
+		return false, time.Time{}, err
+	}
+	return true, res.updatedAt, nil
+}
+
+// statusVerb describes one status change for changeStatus.
+type statusVerb struct {
+	// status is the status the verb writes; event the Bus kind published.
+	status inventory.Status
+	event  string
+	// guard, when set, refuses the change with an error.
+	guard func(inventory.Entry) error
+	// recheck re-verifies and re-audits the installed artifact first.
+	recheck bool
+	// keep, when set and true for the current status, leaves the status
+	// row as it is (the result has Changed false).
+	keep func(prev inventory.Status) bool
+	// defaultPrincipal replaces a blank principal; "" means
+	// PrincipalLocal.
+	defaultPrincipal string
+}
+
+// changeStatus is the one path by which a status row changes after the
+// install: under the skill's lock, read the version, run the verb's guard,
+// optionally re-check the artifact, leave the status as it is when the
+// verb keeps it, else write the status and its journal event in one
+// transaction and publish the event.
+func (in *Installer) changeStatus(ctx context.Context, id, version, reason, principal string, v statusVerb) (*StatusResult, error) {
 	principal = strings.TrimSpace(principal)
 	if principal == "" {
-		principal = PrincipalLocal
+		principal = cmp.Or(v.defaultPrincipal, PrincipalLocal)
 	}
 	e, lk, err := in.lockedEntry(ctx, id, version)
 	if err != nil {
 		return nil, err
 	}
 	defer lk.unlock()
-	if err := guard(e); err != nil {
-		return nil, err
+	if v.guard != nil {
+		if err := v.guard(e); err != nil {
+			return nil, err
+		}
 	}
-	if recheck {
+	if v.recheck {
 		adm, err := in.recheck(ctx, e)
 		if err != nil {
 			return nil, err
@@ -101,17 +160,20 @@ func (in *Installer) changeStatus(ctx context.Context, id, version string, statu
 			return nil, fmt.Errorf("install: %s %s still fails its checks: %w", e.SkillID, e.Version, adm.err)
 		}
 	}
-	res := &StatusResult{SkillID: e.SkillID, Version: e.Version, Status: status}
+	res := &StatusResult{SkillID: e.SkillID, Version: e.Version, Status: v.status}
 	if e.Status != nil {
 		res.PreviousStatus = e.Status.Status
 	}
-	if status == inventory.StatusActive && res.PreviousStatus == inventory.StatusActive {
-		res.Reason, res.DetectedAtMS, res.Principal = e.Status.Reason, e.Status.DetectedAt.UnixMilli(), e.Status.Principal
+	if v.keep != nil && v.keep(res.PreviousStatus) {
+		res.Status = res.PreviousStatus
+		if e.Status != nil {
+			res.Reason, res.DetectedAtMS, res.Principal = e.Status.Reason, e.Status.DetectedAt.UnixMilli(), e.Status.Principal
+		}
 		return res, nil
 	}
 	err = in.db.Update(ctx, func(tx *inventory.Tx) error {
 		return tx.SetStatus(inventory.StatusChange{
-			SkillID: e.SkillID, Version: e.Version, Status: status, Reason: reason, Principal: principal,
+			SkillID: e.SkillID, Version: e.Version, Status: v.status, Reason: reason, Principal: principal,
 		})
 	})
 	if err != nil {
@@ -122,15 +184,11 @@ func (in *Installer) changeStatus(ctx context.Context, id, version string, statu
 		return nil, fmt.Errorf("install: %w", err)
 	}
 	res.Reason, res.DetectedAtMS, res.Principal = st.Reason, st.DetectedAt.UnixMilli(), st.Principal
-	res.Changed = res.PreviousStatus != status
-	kind := map[inventory.Status]string{
-		inventory.StatusActive:      events.SkillEnabled,
-		inventory.StatusQuarantined: events.SkillQuarantined,
-		inventory.StatusDisabled:    events.SkillDisabled,
-	}[status]
+	res.Changed = res.PreviousStatus != v.status
+	res.updatedAt = st.UpdatedAt
 	in.publish(events.Event{
-		ID: in.lastStatusEventID(ctx, e.SkillID, e.Version), Kind: kind, SkillID: e.SkillID, Version: e.Version,
-		Status: string(status), Reason: st.Reason, Principal: st.Principal, At: st.UpdatedAt,
+		ID: in.lastStatusEventID(ctx, e.SkillID, e.Version), Kind: v.event, SkillID: e.SkillID, Version: e.Version,
+		Status: string(v.status), Reason: st.Reason, Principal: st.Principal, At: st.UpdatedAt,
 	})
 	return res, nil
 }

@@ -100,6 +100,114 @@ func TestStatusTransitions(t *testing.T) {
 	}
 }
 
+// TestMarkCrashLooping: only an active status becomes crashlooping, with
+// its journal event and bus event like the other lifecycle verbs; other
+// statuses stay; Enable lifts it.
+func TestMarkCrashLooping(t *testing.T) {
+	ctx := context.Background()
+	bus := &events.Bus{}
+	in, err := Open(ctx, Config{StateDir: t.TempDir(), Bus: bus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	for _, id := range []string{"acme.good", "acme.two", "acme.quar", "acme.off"} {
+		if _, err := in.Install(ctx, build(t, skillSpec{id: id, version: "1.0.0"}), InstallOptions{TrustedPublishers: trustAcme}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := in.Quarantine(ctx, "acme.quar", "", "suspicious", "user:alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Disable(ctx, "acme.off", "", "maintenance", "user:alice"); err != nil {
+		t.Fatal(err)
+	}
+	sub := bus.Subscribe(ctx, 16)
+	defer sub.Close()
+	long := strings.Repeat("x", inventory.MaxReasonBytes+100)
+
+	tests := []struct {
+		name                      string
+		id, version               string
+		reason, principal         string
+		want                      error
+		changed                   bool
+		status                    inventory.Status
+		wantReason, wantPrincipal string // of the status row afterwards
+	}{
+		{"active becomes crashlooping", "ACME.good", "1.0.0", "crashed 5 times", "", nil, true,
+			inventory.StatusCrashlooping, "crashed 5 times", PrincipalSupervisor},
+		{"crashlooping stays", "acme.good", "1.0.0", "crashed again", "", nil, false,
+			inventory.StatusCrashlooping, "crashed 5 times", PrincipalSupervisor},
+		{"current version, named principal, reason bounded", "acme.two", "", long, "system:daemon", nil, true,
+			inventory.StatusCrashlooping, boundReason(long), "system:daemon"},
+		{"quarantined stays", "acme.quar", "1.0.0", "crashed", "", nil, false,
+			inventory.StatusQuarantined, "suspicious", "user:alice"},
+		{"disabled stays", "acme.off", "", "crashed", "", nil, false,
+			inventory.StatusDisabled, "maintenance", "user:alice"},
+		{"unknown skill", "acme.nope", "", "crashed", "", ErrNotFound, false, "", "", ""},
+		{"unknown version", "acme.good", "9.9.9", "crashed", "", ErrNotFound, false, "", "", ""},
+	}
+	for _, tt := range tests {
+		changed, updatedAt, err := in.MarkCrashLooping(ctx, tt.id, tt.version, tt.reason, tt.principal)
+		if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+			t.Fatalf("%s: error %v, want %v", tt.name, err, tt.want)
+		}
+		if tt.want != nil {
+			if errcode.Of(err) != "skill_not_found" || changed || !updatedAt.IsZero() {
+				t.Fatalf("%s: %v, %v, code %s", tt.name, changed, updatedAt, errcode.Of(err))
+			}
+			if len(sub.C()) != 0 {
+				t.Fatalf("%s: unexpected event %+v", tt.name, <-sub.C())
+			}
+			continue
+		}
+		e, err := in.Inventory().Skill(ctx, strings.ToLower(tt.id), tt.version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := e.Status
+		if changed != tt.changed || st.Status != tt.status || st.Reason != tt.wantReason || st.Principal != tt.wantPrincipal {
+			t.Fatalf("%s: changed %v, row %+v", tt.name, changed, st)
+		}
+		if !tt.changed {
+			if !updatedAt.IsZero() {
+				t.Fatalf("%s: updatedAt %v without a change", tt.name, updatedAt)
+			}
+			if len(sub.C()) != 0 {
+				t.Fatalf("%s: unexpected event %+v", tt.name, <-sub.C())
+			}
+			continue
+		}
+		if !updatedAt.Equal(st.UpdatedAt) {
+			t.Fatalf("%s: updatedAt %v, row updated at %v", tt.name, updatedAt, st.UpdatedAt)
+		}
+		hist, err := in.Inventory().StatusHistory(ctx, e.SkillID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := hist[len(hist)-1]
+		if last.Kind != inventory.EventCrashlooping || last.Status != inventory.StatusCrashlooping || last.Reason != tt.wantReason ||
+			last.Principal != tt.wantPrincipal {
+			t.Fatalf("%s: journal %+v", tt.name, last)
+		}
+		ev := <-sub.C()
+		if ev.Kind != events.SkillCrashLooping || ev.ID != last.ID || ev.SkillID != e.SkillID || ev.Version != e.Version ||
+			ev.Status != "crashlooping" || ev.Reason != tt.wantReason || ev.Principal != tt.wantPrincipal {
+			t.Fatalf("%s: event %+v, journal id %d", tt.name, ev, last.ID)
+		}
+	}
+
+	// Enable lifts it, without an override.
+	res, err := in.Enable(ctx, "acme.good", "", EnableOptions{Reason: "fixed"})
+	if err != nil || !res.Changed || res.PreviousStatus != inventory.StatusCrashlooping || res.Status != inventory.StatusActive {
+		t.Fatalf("enable: %+v, %v", res, err)
+	}
+	if ev := <-sub.C(); ev.Kind != events.SkillEnabled {
+		t.Fatalf("event %+v", ev)
+	}
+}
+
 // TestEnableRechecks: enable with an override still refuses what fails
 // verification, the audit or the policy, and changes nothing.
 func TestEnableRechecks(t *testing.T) {
