@@ -201,40 +201,23 @@ func (h *Host) startEagerly(ctx context.Context) {
 
 // PrincipalSupervisor is the principal of the crashlooping status the host
 // records.
-const PrincipalSupervisor = "system:supervisor"
+const PrincipalSupervisor = install.PrincipalSupervisor
 
 // markCrashLooping records a crashlooping skill version in the inventory
-// (status crashlooping, event skill.crashlooping), so that operators see
-// it; an operator's `skills enable` later lifts it. Only an active status
-// is replaced (quarantined and disabled stay). A failure to record is
-// logged.
+// through the installer, the one writer of status rows (status
+// crashlooping, event skill.crashlooping), so that operators see it; an
+// operator's `skills enable` later lifts it. Only an active status is
+// replaced (quarantined and disabled stay). A failure to record is logged.
 func (h *Host) markCrashLooping(e inventory.Entry, cause error) {
-	reason := cause.Error()
-	if len(reason) > 512 {
-		reason = reason[:512]
-	}
-	var marked time.Time
-	err := h.in.Inventory().Update(context.Background(), func(tx *inventory.Tx) error {
-		st, err := tx.Status(e.SkillID, e.Version)
-		if err != nil || st.Status != inventory.StatusActive {
-			return err
-		}
-		if err := tx.SetStatus(inventory.StatusChange{
-			SkillID: e.SkillID, Version: e.Version, Status: inventory.StatusCrashlooping,
-			Reason: reason, Principal: PrincipalSupervisor,
-		}); err != nil {
-			return err
-		}
-		st, err = tx.Status(e.SkillID, e.Version)
-		marked = st.UpdatedAt
-		return err
-	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	changed, marked, err := h.in.MarkCrashLooping(ctx, e.SkillID, e.Version, cause.Error(), PrincipalSupervisor)
 	if err != nil {
 		h.log.Error("recording crashlooping status", "skill_id", e.SkillID, "skill_version", e.Version, "error", err)
 		return
 	}
 	h.log.Error("skill is crashlooping", "skill_id", e.SkillID, "skill_version", e.Version, "error", cause)
-	if !marked.IsZero() {
+	if changed && !marked.IsZero() {
 		h.mu.Lock()
 		h.looped[e.SkillID+"@"+e.Version] = marked
 		h.mu.Unlock()
