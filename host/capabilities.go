@@ -90,18 +90,13 @@ func (s vaultSecrets) Lookup(ctx context.Context, scope, key string) ([]byte, bo
 	return val, true, nil
 }
 
-// Broker returns the host's capability broker (its Stats are the per-skill
-// capability counters).
-func (h *Host) Broker() *broker.Broker { return h.broker }
-
 // Channels returns the registry skills' channel grants resolve against: an
 // embedding application registers its channels here.
 func (h *Host) Channels() *channels.Registry { return h.channels }
 
-// Storage returns the skills' key-value store.
-func (h *Host) Storage() *storage.Store { return h.storage }
-
-// Vault returns the secrets vault.
+// Vault returns the secrets vault the broker injects from (an embedding
+// application sets its skills' secrets here). It is not a way into a
+// call: skills still get a secret only through a granted handle.
 func (h *Host) Vault() *vault.Vault { return h.vault }
 
 // WebhookChannel returns a channel that POSTs messages to rawURL through
