@@ -21,7 +21,8 @@ const (
 )
 
 // Render limits: Palyra's DEFAULT_RENDER_INPUT_LIMITS and the per-prop caps
-// of its normalizer (§9.1), the same as sdk/go/a2ui's. Lengths of strings
+// of its web normalizer (normalizeA2uiDocument), the same as sdk/go/a2ui's.
+// Lengths of strings
 // are counted in UTF-16 code units, as a JavaScript client and the SDK
 // count them.
 const (
@@ -49,7 +50,7 @@ const (
 	MaxNumberStep    = 1e5       // number fields: largest step
 )
 
-// Limits of the experimental governance (§9.1).
+// Limits of the experimental governance, as Palyra's normalizer sets them.
 const (
 	MaxTrackID         = 64  // track_id length
 	MaxFeatureFlag     = 96  // feature_flag length
@@ -58,7 +59,8 @@ const (
 	MaxGovernanceItem  = 160 // length of one such entry
 )
 
-// Patch limits: Palyra's web budget (maxOpsPerPatch, maxPathLength, §9.2).
+// Patch limits: Palyra's web budget (DEFAULT_PATCH_BUDGET's maxOpsPerPatch
+// and maxPathLength).
 const (
 	MaxPatchOps  = 256 // ops in a patch
 	MaxPatchPath = 512 // path length
@@ -243,7 +245,7 @@ func (*TableProps) componentType() Type    { return TypeTable }
 func (*FormProps) componentType() Type     { return TypeForm }
 func (*ChartProps) componentType() Type    { return TypeChart }
 
-// Experimental is the governance of an experimental surface (§9.1). The
+// Experimental is the governance of an experimental surface. The
 // input keys are snake_case or camelCase; absent optional values get
 // Palyra's defaults.
 type Experimental struct {

@@ -1,6 +1,6 @@
 // Package a2ui is the supervisor's validator of A2UI documents: the
-// agent-to-user UI a skill's tool returns for the web console to render
-// (§9 of the Palyra facts), {"v":1,"surface":...,"components":[...]}, the
+// agent-to-user UI a skill's tool returns for the web console to render, in
+// Palyra's shape {"v":1,"surface":...,"components":[...]}, the
 // JSON-Patch updates {"v":1,"ops":[...]} that change one, and the form
 // submits {"componentId":...,"values":{...}} that come back from the
 // console.
@@ -12,8 +12,8 @@
 // so, runs Validate on it before anything reaches the console; a failed
 // document never leaves the supervisor. It applies a tool's patches with
 // Apply, which refuses a patch whose result is not a valid document. When
-// the console submits a form (Palyra leaves this loop open, §10 item 11:
-// its chat renders forms without a submit handler), the daemon reads the
+// the console submits a form (Palyra leaves this loop open: its chat
+// renders forms without a submit handler), the daemon reads the
 // submit with ParseSubmit and checks it against the document it served
 // with Document.ValidateSubmit, and only the normalized values go back to
 // the tool.
@@ -34,7 +34,7 @@
 // Palyra's web client normalizes: it clamps long strings, cuts long lists,
 // sanitizes ids, renames duplicates, drops unknown components and turns an
 // unknown field type into text; its Rust validator checks only v, surface,
-// a non-empty components list and the governance (§9.1, §10 item 11). A
+// a non-empty components list and the experimental governance. A
 // document that needs any of that here is refused, with an *Error that
 // names the JSON Pointer of the offending value and wraps a sentinel with
 // a stable code, e.g.
@@ -55,11 +55,12 @@
 // items and table cells at MaxValueDepth, so no input can make the
 // supervisor recurse or allocate without bound.
 //
-// # Where sdk/go/a2ui and §9 differ, the SDK wins
+// # Where sdk/go/a2ui and Palyra differ, the SDK wins
 //
 // Every document the guest SDK (sdk/go/a2ui) can build validates here,
 // except one nested deeper than MaxValueDepth or larger than
-// MaxDocumentBytes. Where §9 says otherwise, this package follows the SDK:
+// MaxDocumentBytes. Where Palyra's renderer does otherwise, this package
+// follows the SDK:
 //   - components must not be empty (as Palyra's Rust validator; the web
 //     accepts []). Apply does not validate the document it starts from, so
 //     a session may still start from {"v":1,"surface":"s","components":[]};

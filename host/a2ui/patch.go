@@ -10,7 +10,7 @@ import (
 
 var patchErrs = errs{kind: ErrInvalidPatch}
 
-// Patch is a JSON-Patch subset update of a document (§9.2):
+// Patch is a JSON-Patch subset update of a document, as Palyra's:
 // {"v":1,"ops":[{"op","path","value"?}]}. ParsePatch returns it checked;
 // Apply checks a Patch built by hand the same way.
 type Patch struct {

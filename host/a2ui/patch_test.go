@@ -79,8 +79,9 @@ func TestParsePatch(t *testing.T) {
 
 const base = `{"v":1,"surface":"s","components":[{"id":"a","type":"text","props":{"value":"A"}},{"id":"b","type":"list","props":{"items":["x","y"]}}]}`
 
-// TestApply is the table of patch semantics (§9.2): each patch applied to
-// base gives the document want (compact, keys sorted) or the error.
+// TestApply is the table of patch semantics (Palyra's, as Apply documents
+// them): each patch applied to base gives the document want (compact, keys
+// sorted) or the error.
 func TestApply(t *testing.T) {
 	const (
 		compA = `{"id":"a","props":{"value":"A"},"type":"text"}`

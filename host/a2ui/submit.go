@@ -10,9 +10,9 @@ import (
 
 var submitErrs = errs{kind: ErrInvalidSubmit}
 
-// Submit is a form submit from a client (§9.1): the form component's id
-// and the values of its fields by field id. ParseSubmit reads it; values
-// are strings, float64 numbers and bools.
+// Submit is a form submit from a client, in Palyra's shape: the form
+// component's id and the values of its fields by field id. ParseSubmit
+// reads it; values are strings, float64 numbers and bools.
 type Submit struct {
 	ComponentID string         `json:"componentId"`
 	Values      map[string]any `json:"values"`

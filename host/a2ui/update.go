@@ -6,7 +6,7 @@ import (
 )
 
 // UpdateKey is the top-level key of a tool output that patches a document
-// the tool returned before (Palyra's a2ui_update, facts §9).
+// the tool returned before (the key Palyra's agent output uses).
 const UpdateKey = "a2ui_update"
 
 // Update is a tool output that changes a document instead of replacing it:

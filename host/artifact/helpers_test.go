@@ -16,7 +16,8 @@ import (
 	"github.com/palyra-go/palyra/host/errcode"
 )
 
-// sampleManifest is the v2 sample of facts §1.8 (no warnings expected).
+// sampleManifest is the small v2 manifest of Palyra's tests (no warnings
+// expected).
 const sampleManifest = `manifest_version = 2
 skill_id = "acme.echo_http"
 name = "Echo"
@@ -226,14 +227,15 @@ func rawFromEntries(e map[string][]byte) []rawEntry {
 	return out
 }
 
-// Errors of the test trust decider (facts §4).
+// Errors of the test trust decider, one per refusal of Palyra's trust
+// decision.
 var (
 	errUntrusted     = errcode.New("untrusted_publisher", "test: untrusted publisher")
 	errTrustedKey    = errcode.New("trusted_publisher_key_mismatch", "test: trusted publisher key mismatch")
 	errTOFUKeyChange = errcode.New("tofu_key_mismatch", "test: tofu key mismatch")
 )
 
-// testStore implements the §4 decision table over two maps, as Palyra's
+// testStore implements Palyra's trust decision over two maps, as Palyra's
 // SkillTrustStore does.
 type testStore struct {
 	trusted map[string][]string // publisher → hex keys

@@ -13,7 +13,7 @@ import (
 const EventKind = "skill.artifact.verified"
 
 // TrustDecider decides whether a publisher's key is trusted: step 12 of
-// the verification order (facts §4). Decide returns the decision
+// the verification order (see the package doc). Decide returns the decision
 // ("allowlisted", "tofu_pinned" or "tofu_newly_pinned") or an error for
 // an untrusted publisher or a key mismatch; a newly pinned key must be
 // persisted by the decider or its owner. host/trust's store implements it

@@ -124,7 +124,7 @@ func TestVerifyReportShape(t *testing.T) {
 	}
 }
 
-// TestVerifyGrants checks the derived grants and bindings (facts §11:
+// TestVerifyGrants checks the derived grants and bindings (Palyra's tests:
 // http_hosts = [api.example.com], storage_prefixes = [skills/cache],
 // tool.execute among the bindings). They come from host/manifest.
 func TestVerifyGrants(t *testing.T) {

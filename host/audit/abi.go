@@ -37,7 +37,8 @@ const (
 // hostFunc is one function the runtime provides, with the signature it is
 // linked with. The table mirrors sdk/ABI.md §2 and the sidecar's linker
 // (sidecar/internal/wasmrt), which this package must not import: the supervisor
-// stays pure Go (DESIGN decision 3). abi_test.go checks it against ABI.md.
+// stays pure Go (RATIONALE.md, "A pure-Go host"). abi_test.go checks it
+// against ABI.md.
 type hostFunc struct {
 	params, results []wasmbin.ValType
 	// pointer: the function takes a pointer into the guest's memory, so a

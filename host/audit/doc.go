@@ -4,12 +4,12 @@
 // operator's capability profile (host/policy), parses every WebAssembly
 // module with host/internal/wasmbin, and reports each finding as a check. Any failed
 // check means the skill must be quarantined, with the failed checks'
-// messages as the reasons (DESIGN decision 7: fail closed, say why).
+// messages as the reasons: fail closed, and say why.
 //
-// The audit is pure Go and never compiles or runs a module (DESIGN decision
-// 3): it sees what a module declares (imports, exports, memories, tables,
-// data, start function), not what its code does. Compilation happens later,
-// in a sidecar.
+// The audit is pure Go and never compiles or runs a module (RATIONALE.md,
+// "A pure-Go host"): it sees what a module declares (imports, exports,
+// memories, tables, data, start function), not what its code does.
+// Compilation happens later, in a sidecar.
 //
 // # Use
 //

@@ -11,8 +11,9 @@ import (
 	"github.com/palyra-go/palyra/host/policy"
 )
 
-// The behaviours Palyra's own audit tests check (facts §11), on the same
-// sample manifest. Where this audit is stricter, the test says so.
+// The behaviours Palyra's own audit tests check (its skills crate's
+// src/tests.rs), on the same sample manifest. Where this audit is stricter,
+// the test says so.
 
 // palyraChecks are the check ids of a one-module report, in order.
 var palyraChecks = []string{

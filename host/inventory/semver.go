@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// semver is a MAJOR.MINOR.PATCH version as Palyra reads it (facts
-// "Conventions"): three dot-separated unsigned 32-bit integers compared as a
-// numeric tuple, so 1.10.0 is above 1.9.0. host/manifest exports the same
+// semver is a MAJOR.MINOR.PATCH version as Palyra reads it: three
+// dot-separated unsigned 32-bit integers compared as a numeric tuple, so
+// 1.10.0 is above 1.9.0. host/manifest exports the same
 // rule as ParseVersion/CompareVersions; this small copy keeps the inventory
 // free of a dependency on the manifest package.
 type semver [3]uint32

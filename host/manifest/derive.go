@@ -8,7 +8,9 @@ import (
 	"github.com/palyra-go/palyra/host/internal/skillpath"
 )
 
-// Warning is a manifest finding that does not block (facts §1.8).
+// Warning is a manifest finding that does not block, with Palyra's codes and
+// shape ({code, severity: "warning", message}); inspect, verify and audit
+// report it.
 type Warning struct {
 	Code     string `json:"code"`
 	Severity string `json:"severity"`
@@ -28,7 +30,8 @@ const (
 // secretHints are the property-name fragments that suggest a secret.
 var secretHints = []string{"secret", "token", "password", "api_key", "client_key"}
 
-// Warnings returns the manifest's warnings (facts §1.8) in a stable order:
+// Warnings returns the manifest's warnings, as Palyra computes them, in a
+// stable order:
 // legacy_manifest_version, then missing_operator_metadata or
 // missing_operator_display_name, then empty_operator_config_contract, then
 // one operator_config_redaction_recommended per property, by property name.
@@ -72,7 +75,8 @@ func (m *Manifest) Warnings() []Warning {
 	return ws
 }
 
-// CapabilityGrants are the grants a manifest asks for (facts §3.6).
+// CapabilityGrants are the grants a manifest asks for, derived as Palyra's
+// verify report derives them.
 type CapabilityGrants struct {
 	HTTPHosts       []string `json:"http_hosts"`
 	SecretKeys      []string `json:"secret_keys"`
@@ -136,7 +140,8 @@ func sortedUnique(s []string) []string {
 	return out
 }
 
-// PolicyBinding is one approval requirement derived from the manifest (facts §3.6).
+// PolicyBinding is one approval requirement derived from the manifest, as
+// in Palyra's verify report.
 type PolicyBinding struct {
 	Action           string `json:"action"`
 	Resource         string `json:"resource"`

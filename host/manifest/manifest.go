@@ -28,7 +28,7 @@ const (
 	MaxTools = 1024
 )
 
-// Defaults for keys a manifest leaves out (facts §1). Parse fills them in,
+// Defaults for keys a manifest leaves out (Palyra's). Parse fills them in,
 // so a parsed Manifest never holds a zero quota or version; Marshal leaves
 // out zero values, so a Manifest built in code gets the same defaults.
 const (

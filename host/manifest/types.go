@@ -52,7 +52,7 @@ type Capabilities struct {
 	NodeCapabilities    []string      `toml:"node_capabilities" json:"node_capabilities"`
 	// Channels are the message channels the skill sends to
 	// (channel.send). A Palyra-Go extension: Palyra's manifest has no
-	// channel field, so its channel grants are always empty (facts §1.3).
+	// channel field, so its channel grants are always empty.
 	Channels      []string      `toml:"channels" json:"channels"`
 	Quotas        Quotas        `toml:"quotas" json:"quotas"`
 	WildcardOptIn WildcardOptIn `toml:"wildcard_opt_in" json:"wildcard_opt_in"`

@@ -11,7 +11,7 @@ import (
 	"github.com/palyra-go/palyra/host/internal/skillpath"
 )
 
-// validator checks the rules of facts §1 on a decoded manifest. Values are
+// validator checks Palyra's manifest rules on a decoded manifest. Values are
 // judged on trimmed copies; the manifest keeps what was written.
 type validator struct {
 	collector

@@ -1,10 +1,11 @@
 // Package policy holds the operator's capability profile: the bound on what
 // any skill may be granted. A skill gets what its manifest requests AND the
-// profile allows (grants = manifest ∩ profile, DESIGN decision 2); a request
-// outside the profile is a policy violation, which makes the installer
-// quarantine the skill with a reason naming the capability (decision 7).
-// The supervisor evaluates again before each call (decision 8), so a
-// tightened profile applies to skills already installed.
+// profile allows (grants = manifest ∩ profile; RATIONALE.md, "Handles, not
+// authority"); a request outside the profile is a policy violation, which
+// makes the installer quarantine the skill with a reason naming the
+// capability. The host evaluates again before each call (RATIONALE.md,
+// "Checked at every call"), so a tightened profile applies to skills
+// already installed.
 //
 // # Use
 //

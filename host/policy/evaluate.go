@@ -410,8 +410,8 @@ func (e *evaluation) flagged(field string, list []string, allowed bool, kind, fl
 	return granted
 }
 
-// channels evaluates capabilities.channels (a Palyra-Go extension; facts
-// §1.3: Palyra derives no channel grant from a manifest).
+// channels evaluates capabilities.channels (a Palyra-Go extension: Palyra's
+// manifest has no channel field and derives no channel grant).
 func (e *evaluation) channels(requested []string) []string {
 	var granted []string
 	for i, raw := range requested {

@@ -50,8 +50,8 @@ func TestDefaultProfileOnEchoExample(t *testing.T) {
 }
 
 // The example profile allows the echo skill through patterns: a scoped
-// secret through "skill:*/api_token" (Palyra's runner rejected every scoped
-// secret, facts §10.3) and its storage prefix exactly.
+// secret through "skill:*/api_token" (Palyra's runner rejects every scoped
+// secret: its identifier rule has no ':') and its storage prefix exactly.
 func TestExampleProfileOnEchoExample(t *testing.T) {
 	p, err := Load(filepath.FromSlash(exampleProfilePath))
 	if err != nil {

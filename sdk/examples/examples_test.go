@@ -1,5 +1,5 @@
 // Package examples_test checks the example skills' packaging inputs:
-// skill.toml against the manifest rules (Palyra facts §1, through
+// skill.toml against the manifest rules (Palyra's, through
 // host/manifest and directly), the tools against the handlers each main.go
 // registers, and sbom.cdx.json and provenance.json against what the
 // artifact reader requires.

@@ -24,7 +24,7 @@ func (e *Error) Error() string {
 // Unwrap returns ErrInvalid.
 func (e *Error) Unwrap() error { return ErrInvalid }
 
-// Normalize applies Palyra's path rule (facts §2.3): it trims surrounding
+// Normalize applies Palyra's artifact path rule: it trims surrounding
 // white space and turns '\' into '/', then rejects an empty path, a leading
 // '/', NUL, ':' anywhere, and any empty, "." or ".." segment. The result is
 // the normalized path; a failure is an *Error wrapping ErrInvalid.

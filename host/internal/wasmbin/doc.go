@@ -6,7 +6,8 @@
 // # Role
 //
 // wasmbin is the eyes of the admission audit (host/audit). The supervisor
-// must stay pure Go and never link wasmtime (DESIGN.md, decision 3), so
+// must stay pure Go and never link wasmtime (RATIONALE.md, "A pure-Go
+// host"), so
 // before a skill is installed the audit reads its modules with this
 // package to check their import surface, memories, tables, data segments,
 // start function and exports. Compiling a module is left to a sidecar

@@ -3,7 +3,9 @@
 // enabled, ...), and the skill keeps the most recent ones in the storage
 // capability (filesystem.write_roots = ["events"]), where palyra.recent reads
 // them back, newest first. on_event returns 0, which a hook reads as
-// "continue" (Palyra facts §8). Build it (from the repository root) with:
+// "continue" (Palyra's hook decisions: 0 continue, 10 annotate, 20
+// request_approval, 30 block; see host/hooks). Build it (from the
+// repository root) with:
 //
 //	GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o event-log.wasm ./sdk/examples/event-log
 //

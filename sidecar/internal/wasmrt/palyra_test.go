@@ -14,7 +14,8 @@ import (
 	"github.com/palyra-go/palyra/sidecar/internal/wasmrt"
 )
 
-// The behaviours palyra-plugins-runtime's tests check (palyra-facts.md §11).
+// The behaviours the tests of Palyra's runtime crate (palyra-plugins-runtime)
+// check.
 func TestPalyraRuntimeBehaviours(t *testing.T) {
 	e := newEngine(t, wasmrt.Config{})
 	oneOfEach := wasmrt.Grants{

@@ -1,0 +1,4 @@
+package hidden
+
+// H is in a hidden directory: not counted.
+func H() {}

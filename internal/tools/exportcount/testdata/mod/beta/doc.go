@@ -1,0 +1,2 @@
+// Package beta is public and exports nothing.
+package beta

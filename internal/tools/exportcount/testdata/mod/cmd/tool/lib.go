@@ -1,0 +1,5 @@
+// Package tool is under cmd/: not public.
+package tool
+
+// L is not counted.
+func L() {}

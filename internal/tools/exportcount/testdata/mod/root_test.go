@@ -1,0 +1,4 @@
+package fixture
+
+// TestOnly is in a test file: not counted.
+func TestOnly() {}

@@ -1,0 +1,4 @@
+package fix
+
+// F is under testdata/: not counted.
+func F() {}
