@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/palyra-go/palyra/host/daemon"
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/hooks"
 )
 
 // fireOut decodes a hooks fire --json answer with the durations, which
 // differ from run to run, zeroed.
-func fireOut(t *testing.T, r result) daemon.FireResponse {
+func fireOut(t *testing.T, r result) host.FireResult {
 	t.Helper()
-	var f daemon.FireResponse
+	var f host.FireResult
 	r.decode(t, &f)
 	for i := range f.Outcomes {
 		f.Outcomes[i].Duration = 0
@@ -135,7 +135,7 @@ func TestHooks(t *testing.T) {
 	t.Run("fire", func(t *testing.T) {
 		for _, f := range fires {
 			t.Run(f.name, func(t *testing.T) {
-				var got []daemon.FireResponse
+				var got []host.FireResult
 				for _, m := range modes {
 					args := []string{"fire", f.event, "--json"}
 					if f.payload != "" {
