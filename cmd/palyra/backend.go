@@ -2,163 +2,110 @@ package main
 
 import (
 	"context"
-	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/palyra-go/palyra/host"
-	"github.com/palyra-go/palyra/host/daemon/client"
-	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/statedir"
-	"github.com/palyra-go/palyra/host/storage"
+	"github.com/palyra-go/palyra/host/supervisor"
 )
 
-// lifecycle is what the skills verbs act on: the state directory through
-// an installer (local mode) or a running daemon (--url). Both give the same
-// results, so every verb formats them one way.
-type lifecycle interface {
-	List(ctx context.Context, o install.ListOptions) (skillsRoot string, entries []install.Listing, err error)
-	Info(ctx context.Context, id, version string) (*install.Info, error)
-	Verify(ctx context.Context, id, version string) (*install.VerifyResult, error)
-	Audit(ctx context.Context, id, version string) (*install.AuditResult, error)
-	Quarantine(ctx context.Context, id, version, reason string) (*install.StatusResult, error)
-	Disable(ctx context.Context, id, version, reason string) (*install.StatusResult, error)
-	Enable(ctx context.Context, id, version, reason string, override bool) (*install.StatusResult, error)
-	// Remove also reports the skills root locally ("" through a daemon).
-	Remove(ctx context.Context, id, version string, purge bool) (*host.RemoveResult, string, error)
-	// Reaudit returns the report with the error when some version could
-	// not be re-audited.
-	Reaudit(ctx context.Context) (*install.ReauditReport, error)
-	Close() error
+// service is what the skills and hooks verbs act on: host.Service, either
+// a *host.Host opened on the state directory (local mode) or the daemon's
+// client (--url). Every verb goes through it one way, whatever the mode.
+type service struct {
+	host.Service
+	// skillsRoot and trustStore are where the local host keeps its skills
+	// and its trust store; both are "" through a daemon, which does not
+	// report them (the outputs leave them out then).
+	skillsRoot, trustStore string
+	// close releases the service: it closes a local host (giving its
+	// sidecars up to hostCloseTimeout to stop, even once the command's
+	// context is done).
+	close func() error
 }
 
-// lifecycle returns the daemon's lifecycle in daemon mode (localFlags as in
-// daemonClient), else the state directory's. Close it after use.
-func (a *app) lifecycle(cmd *cobra.Command, sf *stateFlags, localFlags ...string) (lifecycle, error) {
-	cl, err := a.daemonClient(cmd, localFlags...)
+// Close releases the service.
+func (s *service) Close() error { return s.close() }
+
+// hostCloseTimeout bounds how long a command waits for the local host it
+// opened, and its sidecars, to stop.
+const hostCloseTimeout = 5 * time.Second
+
+// sidecarUse says whether a verb's local host needs the palyra-sidecar
+// binary.
+type sidecarUse int
+
+const (
+	// sidecarNone: the verb runs no tool (list, info, status changes,
+	// hook edits).
+	sidecarNone sidecarUse = iota
+	// sidecarIfFound: the verb runs no tool but uses a sidecar found the
+	// default way when there is one (install precompiles new modules).
+	sidecarIfFound
+	// sidecarRequired: the verb runs tools (skills run and loop, hooks
+	// fire); the binary is --sidecar or found the default way, and not
+	// finding it is sidecar_not_found.
+	sidecarRequired
+)
+
+// service returns the daemon's client in daemon mode (--url or
+// $PALYRA_DAEMON_URL; localOnly are the command's options refused there,
+// see daemonClient), else a host opened on the state directory with sf's
+// trust store and profile, and the sidecar sf asks for. Close it after use.
+func (a *app) service(cmd *cobra.Command, sf *stateFlags, localOnly ...string) (*service, error) {
+	cl, err := a.daemonClient(cmd, localOnly...)
 	if err != nil {
 		return nil, err
 	}
 	if cl != nil {
-		return remoteLifecycle{cl}, nil
+		return &service{Service: cl, close: func() error { return nil }}, nil
 	}
-	in, err := a.openInstaller(cmd, sf)
+	var bin string
+	switch sf.sidecarUse {
+	case sidecarRequired:
+		if bin, err = findSidecar(sf.sidecar); err != nil {
+			return nil, err
+		}
+	case sidecarIfFound:
+		// With a sidecar binary at hand, new modules are compiled at
+		// install (in a palyra-sidecar child, never in this process) into
+		// the cache that skills run and the daemon use; without one, the
+		// first call compiles.
+		bin, _ = findSidecar("")
+	}
+	state, err := statedir.Resolve(a.stateDir)
 	if err != nil {
 		return nil, err
 	}
-	return localLifecycle{in: in, principal: a.daemon.principal}, nil
-}
-
-// localLifecycle works on the state directory.
-type localLifecycle struct {
-	in        *install.Installer
-	principal string
-}
-
-func (l localLifecycle) List(ctx context.Context, o install.ListOptions) (string, []install.Listing, error) {
-	ls, err := l.in.List(ctx, o)
-	return statedir.SkillsDir(l.in.StateDir()), ls, err
-}
-
-func (l localLifecycle) Info(ctx context.Context, id, version string) (*install.Info, error) {
-	return l.in.Info(ctx, id, version)
-}
-
-func (l localLifecycle) Verify(ctx context.Context, id, version string) (*install.VerifyResult, error) {
-	return l.in.Verify(ctx, id, version)
-}
-
-func (l localLifecycle) Audit(ctx context.Context, id, version string) (*install.AuditResult, error) {
-	return l.in.AuditInstalled(ctx, id, version)
-}
-
-func (l localLifecycle) Quarantine(ctx context.Context, id, version, reason string) (*install.StatusResult, error) {
-	return l.in.Quarantine(ctx, id, version, reason, l.principal)
-}
-
-func (l localLifecycle) Disable(ctx context.Context, id, version, reason string) (*install.StatusResult, error) {
-	return l.in.Disable(ctx, id, version, reason, l.principal)
-}
-
-func (l localLifecycle) Enable(ctx context.Context, id, version, reason string, override bool) (*install.StatusResult, error) {
-	return l.in.Enable(ctx, id, version, install.EnableOptions{Override: override, Reason: reason, Principal: l.principal})
-}
-
-func (l localLifecycle) Remove(ctx context.Context, id, version string, purge bool) (*host.RemoveResult, string, error) {
-	state := l.in.StateDir()
-	r, err := host.RemoveSkill(ctx, l.in, id, version, l.principal, purge, func(ctx context.Context, skillID string) (storage.Usage, error) {
-		return purgeStorage(ctx, state, skillID)
+	ts, err := statedir.TrustStorePath(state, sf.trustStore)
+	if err != nil {
+		return nil, err
+	}
+	prof, _, err := resolveProfile(state, sf.profile)
+	if err != nil {
+		return nil, err
+	}
+	ctx := cmd.Context()
+	h, err := host.Open(ctx, host.Config{
+		StateDir: state, TrustStore: ts, Policy: prof, SidecarPath: bin,
+		Supervisor: supervisor.Config{IdleTimeout: -1},
 	})
-	return r, statedir.SkillsDir(state), err
-}
-
-func (l localLifecycle) Reaudit(ctx context.Context) (*install.ReauditReport, error) {
-	return l.in.Reaudit(ctx)
-}
-
-func (l localLifecycle) Close() error { return l.in.Close() }
-
-// purgeStorage deletes every key of skillID from the state directory's
-// storage database. With no database nothing was ever stored: it reports
-// an empty purge without creating one.
-func purgeStorage(ctx context.Context, state, skillID string) (storage.Usage, error) {
-	p := host.StoragePath(state)
-	if _, err := os.Stat(p); os.IsNotExist(err) {
-		return storage.Usage{}, nil
-	}
-	st, err := storage.Open(ctx, p)
 	if err != nil {
-		return storage.Usage{}, err
+		return nil, err
 	}
-	u, err := st.Purge(ctx, skillID)
-	if cerr := st.Close(); err == nil {
-		err = cerr
-	}
-	return u, err
+	return &service{Service: h, skillsRoot: statedir.SkillsDir(state), trustStore: ts, close: func() error {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), hostCloseTimeout)
+		defer cancel()
+		return h.Close(cctx)
+	}}, nil
 }
 
-// remoteLifecycle works through a daemon.
-type remoteLifecycle struct{ c *client.Client }
-
-func (r remoteLifecycle) List(ctx context.Context, o install.ListOptions) (string, []install.Listing, error) {
-	sl, err := r.c.List(ctx, o)
-	if err != nil {
-		return "", nil, err
-	}
-	return sl.SkillsRoot, sl.Entries, nil
+// actor returns the command's context naming --principal as who acts.
+func (a *app) actor(cmd *cobra.Command) context.Context {
+	return host.WithPrincipal(cmd.Context(), a.daemon.principal)
 }
 
-func (r remoteLifecycle) Info(ctx context.Context, id, version string) (*install.Info, error) {
-	return r.c.Info(ctx, id, version)
-}
-
-func (r remoteLifecycle) Verify(ctx context.Context, id, version string) (*install.VerifyResult, error) {
-	return r.c.Verify(ctx, id, version)
-}
-
-func (r remoteLifecycle) Audit(ctx context.Context, id, version string) (*install.AuditResult, error) {
-	return r.c.Audit(ctx, id, version)
-}
-
-func (r remoteLifecycle) Quarantine(ctx context.Context, id, version, reason string) (*install.StatusResult, error) {
-	return r.c.Quarantine(ctx, id, client.StatusRequest{Version: version, Reason: reason})
-}
-
-func (r remoteLifecycle) Disable(ctx context.Context, id, version, reason string) (*install.StatusResult, error) {
-	return r.c.Disable(ctx, id, client.StatusRequest{Version: version, Reason: reason})
-}
-
-func (r remoteLifecycle) Enable(ctx context.Context, id, version, reason string, override bool) (*install.StatusResult, error) {
-	return r.c.Enable(ctx, id, client.StatusRequest{Version: version, Reason: reason, Override: override})
-}
-
-func (r remoteLifecycle) Remove(ctx context.Context, id, version string, purge bool) (*host.RemoveResult, string, error) {
-	res, err := r.c.Remove(ctx, id, version, purge)
-	return res, "", err
-}
-
-func (r remoteLifecycle) Reaudit(ctx context.Context) (*install.ReauditReport, error) {
-	return r.c.Reaudit(ctx)
-}
-
-func (r remoteLifecycle) Close() error { return nil }
+// findSidecar locates the palyra-sidecar binary (host.FindSidecar).
+func findSidecar(flag string) (string, error) { return host.FindSidecar(flag) }

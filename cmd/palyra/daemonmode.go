@@ -84,11 +84,8 @@ func (a *app) daemonClient(cmd *cobra.Command, localFlags ...string) (*client.Cl
 	if u == "" {
 		return nil, nil
 	}
-	for _, n := range localFlags {
-		if f := cmd.Flags().Lookup(n); f != nil && f.Changed {
-			return nil, fmt.Errorf("%w: %s --%s is local-only and cannot be used with a daemon (--url or $%s): %s",
-				errUsage, cmd.CommandPath(), n, client.EnvURL, localOnlyWhy(n))
-		}
+	if err := a.refuseLocalOnly(cmd, localFlags...); err != nil {
+		return nil, err
 	}
 	tok, err := a.daemonToken()
 	if err != nil {
@@ -99,6 +96,21 @@ func (a *app) daemonClient(cmd *cobra.Command, localFlags ...string) (*client.Cl
 		return nil, fmt.Errorf("%w: --url: %v", errUsage, err)
 	}
 	return cl, nil
+}
+
+// refuseLocalOnly is a usage error in daemon mode when one of localFlags,
+// the command's options that only make sense locally, is given.
+func (a *app) refuseLocalOnly(cmd *cobra.Command, localFlags ...string) error {
+	if a.daemonURL() == "" {
+		return nil
+	}
+	for _, n := range localFlags {
+		if f := cmd.Flags().Lookup(n); f != nil && f.Changed {
+			return fmt.Errorf("%w: %s --%s is local-only and cannot be used with a daemon (--url or $%s): %s",
+				errUsage, cmd.CommandPath(), n, client.EnvURL, localOnlyWhy(n))
+		}
+	}
+	return nil
 }
 
 // localOnlyWhy says why a flag cannot go through the daemon.

@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/palyra-go/palyra/host/daemon"
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/hooks"
 )
 
 // fireOut decodes a hooks fire --json answer with the durations, which
 // differ from run to run, zeroed.
-func fireOut(t *testing.T, r result) daemon.FireResponse {
+func fireOut(t *testing.T, r result) host.FireResult {
 	t.Helper()
-	var f daemon.FireResponse
+	var f host.FireResult
 	r.decode(t, &f)
 	for i := range f.Outcomes {
 		f.Outcomes[i].Duration = 0
@@ -135,7 +135,7 @@ func TestHooks(t *testing.T) {
 	t.Run("fire", func(t *testing.T) {
 		for _, f := range fires {
 			t.Run(f.name, func(t *testing.T) {
-				var got []daemon.FireResponse
+				var got []host.FireResult
 				for _, m := range modes {
 					args := []string{"fire", f.event, "--json"}
 					if f.payload != "" {
@@ -208,4 +208,68 @@ func TestHooks(t *testing.T) {
 			t.Fatalf("list after remove: %+v", l)
 		}
 	})
+}
+
+// TestHooksLocal edits and fires hook bindings with no daemon: every verb
+// goes through the host the CLI opens on the state directory, and who acts
+// (--principal) reaches the bindings through the context.
+func TestHooksLocal(t *testing.T) {
+	state, dir := t.TempDir(), t.TempDir()
+	shortTMPDIR(t)
+	t.Setenv(sidecarEnv, sidecarBinary(t))
+	hooksCLI := func(args ...string) result { return cli(t, state, "", append([]string{"hooks"}, args...)...) }
+	if r := cli(t, state, "", "skills", "install", "--json", "--allow-tofu", "--artifact", probeArtifact(t, dir, "test.hookprobe", "0.1.0")); r.code != 0 {
+		t.Fatalf("install: %s %s", r.stdout, r.stderr)
+	}
+
+	var b hooks.Binding
+	hooksCLI("bind", "gate.one", "--json", "--event", "run:before_tool", "--skill", "test.hookprobe", "--tool", "test.probe", "--principal", "user:bob").decode(t, &b)
+	if b.HookID != "gate.one" || !b.Enabled || b.Operator.OwnerPrincipal != "user:bob" || b.Operator.UpdatedBy != "user:bob" {
+		t.Fatalf("bind: %+v", b)
+	}
+	hooksCLI("disable", "gate.one", "--json", "--principal", "user:carol").decode(t, &b)
+	if b.Enabled || b.Operator.UpdatedBy != "user:carol" || b.Operator.OwnerPrincipal != "user:bob" {
+		t.Fatalf("disable: %+v", b)
+	}
+	if r := hooksCLI("fire", "run:before_tool", "--payload", `{"note":"exit:30"}`); r.code != 0 ||
+		r.stdout != "hooks.fire event=run:before_tool hooks=0 decision=continue source=runtime hook_id= terminal=false failed=0\n" {
+		t.Fatalf("fire with the hook disabled: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	hooksCLI("enable", "gate.one", "--json").decode(t, &b)
+	if !b.Enabled || b.Operator.UpdatedBy != "user:local" {
+		t.Fatalf("enable: %+v", b)
+	}
+	tests := []struct {
+		payload  string
+		decision hooks.Decision
+	}{
+		{`{"note":"exit:30"}`, hooks.DecisionBlock},
+		{`{"note":"exit:10"}`, hooks.DecisionAnnotate},
+		{"", hooks.DecisionContinue},
+	}
+	for _, tt := range tests {
+		args := []string{"fire", "before_tool", "--json"}
+		if tt.payload != "" {
+			args = append(args, "--payload", tt.payload)
+		}
+		out := fireOut(t, hooksCLI(args...))
+		if out.Event != "run:before_tool" || len(out.Outcomes) != 1 || out.Outcomes[0].Decision != tt.decision || out.Resolution.Decision != tt.decision {
+			t.Errorf("fire %q: %+v", tt.payload, out)
+		}
+	}
+	// An unknown event is refused before a sidecar is looked for.
+	t.Setenv(sidecarEnv, "")
+	t.Setenv("PATH", t.TempDir())
+	if r := hooksCLI("fire", "run:sometime", "--json"); r.errorCode(t) != "unknown_hook_event" {
+		t.Fatalf("fire of an unknown event: %s", r.stdout)
+	}
+	if r := hooksCLI("fire", "run:before_tool", "--json"); r.errorCode(t) != "sidecar_not_found" {
+		t.Fatalf("fire without a sidecar: %s", r.stdout)
+	}
+	if r := hooksCLI("remove", "gate.one"); r.code != 0 || r.stdout != "hook.removed hook_id=gate.one\n" {
+		t.Fatalf("remove: exit %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := hooksCLI("list"); r.code != 0 || r.stdout != "HOOK_ID  EVENT  PLUGIN_ID  TOOL_ID  ENABLED\n" {
+		t.Fatalf("list after remove: exit %d %q%s", r.code, r.stdout, r.stderr)
+	}
 }

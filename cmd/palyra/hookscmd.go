@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,9 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/palyra-go/palyra/host/daemon"
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/hooks"
-	"github.com/palyra-go/palyra/host/statedir"
 )
 
 // hooksCommand is `palyra hooks`: the hook bindings of the state directory
@@ -32,15 +30,6 @@ func (a *app) hooksCommand() *cobra.Command {
 	return c
 }
 
-// hookStore opens the bindings store of the state directory.
-func (a *app) hookStore() (*hooks.Store, error) {
-	state, err := statedir.Resolve(a.stateDir)
-	if err != nil {
-		return nil, err
-	}
-	return hooks.OpenStore(state), nil
-}
-
 // hookList is the JSON of hooks list (the daemon's GET /v1/hooks shape).
 type hookList struct {
 	Bindings []hooks.Binding `json:"bindings"`
@@ -52,21 +41,13 @@ func (a *app) hooksListCommand() *cobra.Command {
 		Short: "List the hook bindings",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := a.daemonClient(cmd)
+			sv, err := a.service(cmd, &stateFlags{})
 			if err != nil {
 				return err
 			}
+			defer sv.Close()
 			var r hookList
-			if cl != nil {
-				r.Bindings, err = cl.Hooks(cmd.Context())
-			} else {
-				st, serr := a.hookStore()
-				if serr != nil {
-					return serr
-				}
-				r.Bindings, err = st.List()
-			}
-			if err != nil {
+			if r.Bindings, err = sv.Hooks(cmd.Context()); err != nil {
 				return err
 			}
 			if r.Bindings == nil {
@@ -122,10 +103,11 @@ func (a *app) hooksBindCommand() *cobra.Command {
 			if timeout < 0 || timeout%time.Millisecond != 0 {
 				return fmt.Errorf("%w: --timeout %s is not a whole, non-negative number of milliseconds", errUsage, timeout)
 			}
-			cl, err := a.daemonClient(cmd)
+			sv, err := a.service(cmd, &stateFlags{})
 			if err != nil {
 				return err
 			}
+			defer sv.Close()
 			ev, err := hooks.NormalizeEvent(event)
 			if err != nil {
 				return err
@@ -134,23 +116,11 @@ func (a *app) hooksBindCommand() *cobra.Command {
 				HookID: args[0], Event: ev, PluginID: skill, ToolID: tool, TimeoutMs: timeout.Milliseconds(), Enabled: !disabled,
 				Operator: hooks.Operator{DisplayName: displayName, Notes: notes, OwnerPrincipal: a.daemon.principal, UpdatedBy: a.daemon.principal},
 			}
-			var out hooks.Binding
-			if cl != nil {
-				var res *hooks.Binding
-				if res, err = cl.BindHook(cmd.Context(), b); err == nil {
-					out = *res
-				}
-			} else {
-				st, serr := a.hookStore()
-				if serr != nil {
-					return serr
-				}
-				out, err = st.Bind(cmd.Context(), b)
-			}
+			out, err := sv.BindHook(a.actor(cmd), b)
 			if err != nil {
 				return err
 			}
-			return a.emit(out, bindingText("hook.bound", out))
+			return a.emit(out, bindingText("hook.bound", *out))
 		},
 	}
 	f := c.Flags()
@@ -175,27 +145,16 @@ func (a *app) hooksSetEnabledCommand(enabled bool) *cobra.Command {
 		Short: short,
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := a.daemonClient(cmd)
+			sv, err := a.service(cmd, &stateFlags{})
 			if err != nil {
 				return err
 			}
-			var out hooks.Binding
-			if cl != nil {
-				var res *hooks.Binding
-				if res, err = cl.SetHookEnabled(cmd.Context(), args[0], enabled); err == nil {
-					out = *res
-				}
-			} else {
-				st, serr := a.hookStore()
-				if serr != nil {
-					return serr
-				}
-				out, err = st.SetEnabled(cmd.Context(), args[0], enabled, a.daemon.principal)
-			}
+			defer sv.Close()
+			out, err := sv.SetHookEnabled(a.actor(cmd), args[0], enabled)
 			if err != nil {
 				return err
 			}
-			return a.emit(out, bindingText("hook."+verb+"d", out))
+			return a.emit(out, bindingText("hook."+verb+"d", *out))
 		},
 	}
 }
@@ -211,20 +170,12 @@ func (a *app) hooksRemoveCommand() *cobra.Command {
 		Short: "Delete a hook binding",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := a.daemonClient(cmd)
+			sv, err := a.service(cmd, &stateFlags{})
 			if err != nil {
 				return err
 			}
-			if cl != nil {
-				err = cl.RemoveHook(cmd.Context(), args[0])
-			} else {
-				st, serr := a.hookStore()
-				if serr != nil {
-					return serr
-				}
-				err = st.Remove(cmd.Context(), args[0])
-			}
-			if err != nil {
+			defer sv.Close()
+			if err := sv.RemoveHook(a.actor(cmd), args[0]); err != nil {
 				return err
 			}
 			id := strings.ToLower(strings.TrimSpace(args[0]))
@@ -233,14 +184,10 @@ func (a *app) hooksRemoveCommand() *cobra.Command {
 	}
 }
 
-// fireCloseTimeout bounds how long a local hooks fire waits for its
-// dispatcher and host to stop once it is done or interrupted.
-const fireCloseTimeout = 5 * time.Second
-
 func (a *app) hooksFireCommand() *cobra.Command {
 	var (
-		payload, sidecar string
-		sf               stateFlags
+		payload string
+		sf      stateFlags
 	)
 	c := &cobra.Command{
 		Use:   "fire EVENT [--payload JSON|@FILE]",
@@ -253,20 +200,23 @@ func (a *app) hooksFireCommand() *cobra.Command {
 			"with --url the daemon runs them.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := a.daemonClient(cmd, append([]string{"sidecar"}, stateLocalFlags...)...)
-			if err != nil {
+			if err := a.refuseLocalOnly(cmd, append([]string{"sidecar"}, stateLocalFlags...)...); err != nil {
 				return err
 			}
 			p, err := a.firePayload(payload)
 			if err != nil {
 				return err
 			}
-			var out *daemon.FireResponse
-			if cl != nil {
-				out, err = cl.FireHooks(cmd.Context(), args[0], p)
-			} else {
-				out, err = a.fireLocal(cmd.Context(), &sf, sidecar, args[0], p)
+			// An unknown event is refused before any sidecar is looked for.
+			if _, err := hooks.NormalizeEvent(args[0]); err != nil {
+				return err
 			}
+			sv, err := a.service(cmd, &sf, append([]string{"sidecar"}, stateLocalFlags...)...)
+			if err != nil {
+				return err
+			}
+			defer sv.Close()
+			out, err := sv.FireHooks(a.actor(cmd), host.FireRequest{Event: args[0], Payload: p})
 			if err != nil {
 				return err
 			}
@@ -277,7 +227,7 @@ func (a *app) hooksFireCommand() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&payload, "payload", "", "the event payload: a JSON document, @FILE, or @- for stdin")
-	c.Flags().StringVar(&sidecar, "sidecar", "", "the palyra-sidecar binary (default $"+sidecarEnv+", next to palyra, or in $PATH; local only)")
+	sf.registerSidecar(c, "the palyra-sidecar binary (default $"+sidecarEnv+", next to palyra, or in $PATH; local only)")
 	sf.register(c, true)
 	return c
 }
@@ -297,39 +247,9 @@ func (a *app) firePayload(v string) (json.RawMessage, error) {
 	return json.RawMessage(data), nil
 }
 
-// fireLocal fires event in a host opened on the state directory, with a
-// dispatcher of its own over the bindings file, and closes both before it
-// returns.
-func (a *app) fireLocal(ctx context.Context, sf *stateFlags, sidecar, event string, payload json.RawMessage) (*daemon.FireResponse, error) {
-	ev, err := hooks.NormalizeEvent(event)
-	if err != nil {
-		return nil, err
-	}
-	st, err := a.hookStore()
-	if err != nil {
-		return nil, err
-	}
-	h, closeHost, err := a.openHost(ctx, sf, sidecar)
-	if err != nil {
-		return nil, err
-	}
-	defer closeHost()
-	disp := hooks.NewDispatcher(hooks.DispatcherConfig{Store: st, Call: daemon.HookCaller(h), Workers: 1, QueueDepth: 1})
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fireCloseTimeout)
-		defer cancel()
-		_ = disp.Close(cctx)
-	}()
-	outs, res, err := disp.Fire(ctx, ev, payload)
-	if err != nil {
-		return nil, err
-	}
-	return &daemon.FireResponse{Event: ev, Outcomes: outs, Resolution: res}, nil
-}
-
 // fireText is the text of hooks fire: the resolution, then one line per
 // hook.
-func fireText(r *daemon.FireResponse) string {
+func fireText(r *host.FireResult) string {
 	res := r.Resolution
 	lines := []string{fmt.Sprintf("hooks.fire event=%s hooks=%d decision=%s source=%s hook_id=%s terminal=%t failed=%d",
 		r.Event, len(r.Outcomes), res.Decision, res.Source, res.HookID, res.Terminal, len(res.Failed))}

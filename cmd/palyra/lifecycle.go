@@ -41,10 +41,15 @@ func (e *detailedError) Error() string { return e.err.Error() }
 func (e *detailedError) Unwrap() error { return e.err }
 func (e *detailedError) Details() any  { return e.details }
 
-// stateFlags are the options of every command that opens the installer.
+// stateFlags are the options of every command that works on the state
+// directory, and what its local host needs.
 type stateFlags struct {
 	trustStore string
 	profile    string
+	// sidecar is --sidecar of the verbs that run tools; sidecarUse says
+	// whether the local host needs the binary (see app.service).
+	sidecar    string
+	sidecarUse sidecarUse
 }
 
 func (s *stateFlags) register(c *cobra.Command, judges bool) {
@@ -54,9 +59,17 @@ func (s *stateFlags) register(c *cobra.Command, judges bool) {
 	}
 }
 
+// registerSidecar adds --sidecar, for the verbs that run tools: the local
+// host then needs the binary.
+func (s *stateFlags) registerSidecar(c *cobra.Command, usage string) {
+	c.Flags().StringVar(&s.sidecar, "sidecar", "", usage)
+	s.sidecarUse = sidecarRequired
+}
+
 // openInstaller resolves the state directory, the trust store and the
 // profile and opens the installer (which repairs what a crashed operation
-// left behind).
+// left behind). Only the local-only diagnostics use it (skills check,
+// skills audit --artifact): they are no operator verbs of host.Service.
 func (a *app) openInstaller(cmd *cobra.Command, s *stateFlags) (*install.Installer, error) {
 	state, err := statedir.Resolve(a.stateDir)
 	if err != nil {
@@ -67,7 +80,7 @@ func (a *app) openInstaller(cmd *cobra.Command, s *stateFlags) (*install.Install
 		return nil, err
 	}
 	cfg := install.Config{StateDir: state, TrustStore: s.trustStore, Policy: prof}
-	// Installs report the requested secrets the vault lacks (presence
+	// Checks report the requested secrets the vault lacks (presence
 	// only: no key is needed, no value is read).
 	v, err := vault.Open(vault.Config{StateDir: state})
 	if err != nil {
@@ -75,14 +88,6 @@ func (a *app) openInstaller(cmd *cobra.Command, s *stateFlags) (*install.Install
 	}
 	cfg.SecretPresent = func(ctx context.Context, scope, key string) (bool, error) {
 		return v.Has(ctx, vault.Name{Scope: scope, Key: key})
-	}
-	// With a sidecar binary at hand, new modules are compiled at install
-	// (in a palyra-sidecar child, never in this process) into the cache
-	// that skills run and the host use; without one, the first call compiles.
-	if sc, err := findSidecar(""); err == nil {
-		if cfg.Precompile, err = host.PrecompileHook(sc, host.DefaultCacheDir(state)); err != nil {
-			return nil, err
-		}
 	}
 	return install.Open(cmd.Context(), cfg)
 }
@@ -156,10 +161,11 @@ func (a *app) installCommand() *cobra.Command {
 			"Locally the install is recorded as done by system:install unless --principal is given. With --url the artifact is read here and uploaded to the daemon, which installs it with its own trust store (so --trusted-publisher is refused; use --allow-tofu or allowlist the publisher in the daemon's trust store) and records --principal.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := a.daemonClient(cmd, append([]string{"trusted-publisher"}, stateLocalFlags...)...)
+			sv, err := a.service(cmd, &sf, append([]string{"trusted-publisher"}, stateLocalFlags...)...)
 			if err != nil {
 				return err
 			}
+			defer sv.Close()
 			keys, err := parseTrusted(trusted)
 			if err != nil {
 				return err
@@ -168,27 +174,22 @@ func (a *app) installCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opts := install.InstallOptions{AllowTOFU: allowTOFU, Force: force, AcceptCapabilities: accept}
-			var (
-				rep  installReport
-				ierr error
-			)
-			if cl != nil {
-				rep.InstallResult, ierr = cl.Install(cmd.Context(), data, opts)
-			} else {
-				in, err := a.openInstaller(cmd, &sf)
-				if err != nil {
-					return err
-				}
-				defer in.Close()
-				ref, _ := filepath.Abs(path)
-				opts.TrustedPublishers, opts.Source = keys, install.Source{Ref: ref}
-				if cmd.Flags().Changed("principal") {
-					opts.Principal = a.daemon.principal
-				}
-				rep.InstallResult, ierr = in.Install(cmd.Context(), data, opts)
-				rep.SkillsRoot, rep.TrustStore = statedir.SkillsDir(in.StateDir()), in.TrustStorePath()
+			// A daemon records where it received the artifact instead.
+			ref, _ := filepath.Abs(path)
+			req := host.InstallRequest{
+				Artifact: data, AllowTOFU: allowTOFU, Force: force, AcceptCapabilities: accept,
+				TrustedPublishers: keys, Source: host.InstallSource{Ref: ref},
 			}
+			// An install names its principal only when --principal is
+			// given; else it is recorded as system:install locally, and a
+			// daemon records the client's principal.
+			ctx := cmd.Context()
+			if cmd.Flags().Changed("principal") {
+				ctx = a.actor(cmd)
+			}
+			rep := installReport{SkillsRoot: sv.skillsRoot, TrustStore: sv.trustStore}
+			var ierr error
+			rep.InstallResult, ierr = sv.Install(ctx, req)
 			if rep.InstallResult == nil {
 				return ierr
 			}
@@ -210,6 +211,7 @@ func (a *app) installCommand() *cobra.Command {
 	f.BoolVar(&force, "force", false, "reinstall a version that is already installed")
 	f.BoolVar(&accept, "accept-capabilities", false, "accept a new version that is granted more than the current one")
 	sf.register(c, true)
+	sf.sidecarUse = sidecarIfFound
 	requireFlags(c, "artifact")
 	return c
 }
@@ -251,7 +253,7 @@ func listingText(l install.Listing) string {
 
 func (a *app) listCommand() *cobra.Command {
 	var (
-		opts install.ListOptions
+		opts host.ListRequest
 		sf   stateFlags
 	)
 	c := &cobra.Command{
@@ -259,17 +261,18 @@ func (a *app) listCommand() *cobra.Command {
 		Short: "List installed skill versions with their status and eligibility",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			lc, err := a.lifecycle(cmd, &sf, stateLocalFlags...)
+			sv, err := a.service(cmd, &sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer lc.Close()
-			var r listReport
-			if r.SkillsRoot, r.Entries, err = lc.List(cmd.Context(), opts); err != nil {
+			defer sv.Close()
+			sl, err := sv.List(cmd.Context(), opts)
+			if err != nil {
 				return err
 			}
+			r := listReport{SkillsRoot: sl.SkillsRoot, Entries: sl.Entries}
 			if r.Entries == nil {
-				r.Entries = []install.Listing{}
+				r.Entries = []host.SkillListing{}
 			}
 			r.Count = len(r.Entries)
 			lines := []string{fmt.Sprintf("skills.list skills_root=%s count=%d", r.SkillsRoot, r.Count)}
@@ -298,12 +301,12 @@ func (a *app) infoCommand() *cobra.Command {
 		Short: "Show an installed skill version: record, status, manifest, signature, entries, history",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lc, err := a.lifecycle(cmd, &sf, stateLocalFlags...)
+			sv, err := a.service(cmd, &sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer lc.Close()
-			info, err := lc.Info(cmd.Context(), args[0], version)
+			defer sv.Close()
+			info, err := sv.Info(cmd.Context(), host.SkillRef{SkillID: args[0], Version: version})
 			if err != nil {
 				return err
 			}
@@ -390,12 +393,12 @@ func (a *app) verifyCommand() *cobra.Command {
 		Short: "Re-verify an installed artifact against the trust store and record the decision",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lc, err := a.lifecycle(cmd, &sf, stateLocalFlags...)
+			sv, err := a.service(cmd, &sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer lc.Close()
-			v, err := lc.Verify(cmd.Context(), args[0], version)
+			defer sv.Close()
+			v, err := sv.Verify(cmd.Context(), host.SkillRef{SkillID: args[0], Version: version})
 			if err != nil {
 				return err
 			}
@@ -442,49 +445,40 @@ func (a *app) auditCommand() *cobra.Command {
 			if path != "" && len(args) > 0 {
 				return fmt.Errorf("%w: give SKILL_ID or --artifact, not both", errUsage)
 			}
-			lc, err := a.lifecycle(cmd, &sf, append([]string{"artifact"}, stateLocalFlags...)...)
-			if err != nil {
-				return err
-			}
-			defer lc.Close()
 			ctx := cmd.Context()
 			r := auditReport{Audits: []*install.AuditResult{}}
-			local, isLocal := lc.(localLifecycle)
-			if isLocal {
-				r.TrustStore = local.in.TrustStorePath()
-			}
-			switch {
-			case path != "": // local only: daemonClient refused --artifact
+			if path != "" {
+				// Auditing a file that is not installed is no operator verb
+				// of host.Service: it is done here, on a copy of the trust
+				// store, and changes nothing (refused through a daemon).
+				if err := a.refuseLocalOnly(cmd, append([]string{"artifact"}, stateLocalFlags...)...); err != nil {
+					return err
+				}
+				in, err := a.openInstaller(cmd, &sf)
+				if err != nil {
+					return err
+				}
+				defer in.Close()
+				r.TrustStore = in.TrustStorePath()
 				data, err := readSmallFile(path, artifact.MaxArtifactBytes)
 				if err != nil {
 					return err
 				}
-				res, err := local.in.AuditArtifact(ctx, data, install.AuditOptions{AllowTOFU: allowTOFU})
+				res, err := in.AuditArtifact(ctx, data, install.AuditOptions{AllowTOFU: allowTOFU})
 				if err != nil {
 					return err
 				}
 				res.Artifact = path
 				r.Audits = append(r.Audits, res)
-			case len(args) == 1:
-				res, err := lc.Audit(ctx, args[0], version)
+			} else {
+				sv, err := a.service(cmd, &sf, stateLocalFlags...)
 				if err != nil {
 					return err
 				}
-				r.Audits = append(r.Audits, res)
-			default:
-				_, entries, err := lc.List(ctx, install.ListOptions{CurrentOnly: true})
-				if err != nil {
+				defer sv.Close()
+				r.TrustStore = sv.trustStore
+				if err := auditInstalled(ctx, sv, args, version, &r); err != nil {
 					return err
-				}
-				for _, e := range entries {
-					res, err := lc.Audit(ctx, e.SkillID, e.Version)
-					if err != nil {
-						return err
-					}
-					r.Audits = append(r.Audits, res)
-				}
-				if len(entries) == 0 {
-					r.Message = "no installed skill artifacts were selected for audit"
 				}
 			}
 			var failed error
@@ -528,6 +522,34 @@ func (a *app) auditCommand() *cobra.Command {
 	return c
 }
 
+// auditInstalled audits installed versions into r: SKILL_ID's (args[0])
+// version, else every current version.
+func auditInstalled(ctx context.Context, sv host.Service, args []string, version string, r *auditReport) error {
+	if len(args) == 1 {
+		res, err := sv.Audit(ctx, host.SkillRef{SkillID: args[0], Version: version})
+		if err != nil {
+			return err
+		}
+		r.Audits = append(r.Audits, res)
+		return nil
+	}
+	sl, err := sv.List(ctx, host.ListRequest{CurrentOnly: true})
+	if err != nil {
+		return err
+	}
+	for _, e := range sl.Entries {
+		res, err := sv.Audit(ctx, host.SkillRef{SkillID: e.SkillID, Version: e.Version})
+		if err != nil {
+			return err
+		}
+		r.Audits = append(r.Audits, res)
+	}
+	if len(sl.Entries) == 0 {
+		r.Message = "no installed skill artifacts were selected for audit"
+	}
+	return nil
+}
+
 // auditErr is the error of an audit result that requires quarantine, nil
 // for one that passed. A result decoded from the daemon's JSON has lost its
 // error value, so it is rebuilt from the report and the policy decision as
@@ -569,28 +591,28 @@ func (s *statusFlags) register(c *cobra.Command, judges bool) {
 
 func (a *app) quarantineCommand() *cobra.Command {
 	c := a.simpleStatusCommand("quarantine SKILL_ID --reason R [--version V]", "Block an installed skill version from running",
-		"skill.quarantined", lifecycle.Quarantine)
+		"skill.quarantined", host.Service.Quarantine)
 	requireFlags(c, "reason")
 	return c
 }
 
 // simpleStatusCommand is a status change with no option of its own beyond
 // statusFlags (quarantine, disable): op is called with the skill, version
-// and reason, locally or through a daemon, and its result printed as event.
+// and reason, as who --principal names, and its result printed as event.
 func (a *app) simpleStatusCommand(use, short, event string,
-	op func(lc lifecycle, ctx context.Context, id, version, reason string) (*install.StatusResult, error)) *cobra.Command {
+	op func(sv host.Service, ctx context.Context, req host.StatusRequest) (*host.StatusResult, error)) *cobra.Command {
 	var sfl statusFlags
 	c := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lc, err := a.lifecycle(cmd, &sfl.sf, stateLocalFlags...)
+			sv, err := a.service(cmd, &sfl.sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer lc.Close()
-			r, err := op(lc, cmd.Context(), args[0], sfl.version, sfl.reason)
+			defer sv.Close()
+			r, err := op(sv, a.actor(cmd), host.StatusRequest{SkillID: args[0], Version: sfl.version, Reason: sfl.reason})
 			if err != nil {
 				return err
 			}
@@ -613,12 +635,12 @@ func (a *app) enableCommand() *cobra.Command {
 			"A quarantined version also needs --override (else override_required).",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lc, err := a.lifecycle(cmd, &sfl.sf, stateLocalFlags...)
+			sv, err := a.service(cmd, &sfl.sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer lc.Close()
-			r, err := lc.Enable(cmd.Context(), args[0], sfl.version, sfl.reason, override)
+			defer sv.Close()
+			r, err := sv.Enable(a.actor(cmd), host.EnableRequest{SkillID: args[0], Version: sfl.version, Reason: sfl.reason, Override: override})
 			if err != nil {
 				return err
 			}
@@ -633,7 +655,7 @@ func (a *app) enableCommand() *cobra.Command {
 func (a *app) disableCommand() *cobra.Command {
 	return a.simpleStatusCommand("disable SKILL_ID [--reason R] [--version V]",
 		"Turn an installed skill version off (a quarantined one stays quarantined)",
-		"skill.disabled", lifecycle.Disable)
+		"skill.disabled", host.Service.Disable)
 }
 
 // removeReport is the JSON of skills remove: host.RemoveResult (the
@@ -666,13 +688,13 @@ func (a *app) removeCommand() *cobra.Command {
 			"--purge-storage with a --version that leaves other versions installed is refused (purge_needs_all_versions) before anything is removed.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lc, err := a.lifecycle(cmd, &sf, stateLocalFlags...)
+			sv, err := a.service(cmd, &sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer lc.Close()
-			var rep removeReport
-			if rep.RemoveResult, rep.SkillsRoot, err = lc.Remove(cmd.Context(), args[0], version, purge); err != nil {
+			defer sv.Close()
+			rep := removeReport{SkillsRoot: sv.skillsRoot}
+			if rep.RemoveResult, err = sv.Remove(a.actor(cmd), host.RemoveRequest{SkillID: args[0], Version: version, PurgeStorage: purge}); err != nil {
 				return err
 			}
 			return a.emit(rep, removeText(rep.RemoveResult))
@@ -693,12 +715,12 @@ func (a *app) reauditCommand() *cobra.Command {
 			"It only ever moves towards quarantine.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			lc, err := a.lifecycle(cmd, &sf, stateLocalFlags...)
+			sv, err := a.service(cmd, &sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
-			defer lc.Close()
-			rep, err := lc.Reaudit(cmd.Context())
+			defer sv.Close()
+			rep, err := sv.Reaudit(cmd.Context())
 			if rep == nil {
 				return err
 			}

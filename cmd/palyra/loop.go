@@ -43,7 +43,6 @@ func (a *app) loopCommand() *cobra.Command {
 		calls    []string
 		count    int
 		interval time.Duration
-		sidecar  string
 		timeout  time.Duration
 	)
 	c := &cobra.Command{
@@ -71,11 +70,11 @@ func (a *app) loopCommand() *cobra.Command {
 				targets = append(targets, &t)
 			}
 			ctx := cmd.Context()
-			h, closeHost, err := a.openHost(ctx, &s, sidecar)
+			sv, err := a.service(cmd, &s)
 			if err != nil {
 				return err
 			}
-			defer closeHost()
+			defer sv.Close()
 			for n := 1; count <= 0 || n <= count; n++ {
 				if ctx.Err() != nil {
 					return nil
@@ -83,17 +82,20 @@ func (a *app) loopCommand() *cobra.Command {
 				t := targets[(n-1)%len(targets)]
 				callCtx, cancel := context.WithTimeout(ctx, timeout)
 				start := time.Now()
-				res, err := h.Call(callCtx, t.skill, t.tool, t.input)
+				res, err := sv.Call(callCtx, host.CallRequest{SkillID: t.skill, ToolID: t.tool, Input: t.input})
 				ms := time.Since(start).Milliseconds()
 				cancel()
 				if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
 					return nil // interrupted
 				}
+				if res == nil {
+					res = host.CallResultOf(err)
+				}
 				pid := 0
-				if res != nil && res.PID != 0 {
-					pid = res.PID
+				if res != nil && res.SidecarPID != 0 {
+					pid = res.SidecarPID
 				} else {
-					pid = a.loopPID(h, t.skill)
+					pid = loopPID(ctx, sv, t.skill)
 				}
 				if pid != 0 && pid != t.pid && err == nil {
 					fmt.Fprintf(a.stdout, "sidecar skill=%s pid=%d\n", t.skill, pid)
@@ -122,18 +124,20 @@ func (a *app) loopCommand() *cobra.Command {
 		},
 	}
 	s.register(c, true)
+	s.registerSidecar(c, "the palyra-sidecar binary (default $"+sidecarEnv+", next to palyra, or in $PATH)")
 	f := c.Flags()
 	f.StringArrayVar(&calls, "call", nil, "a target SKILL:TOOL:INPUT_JSON (repeatable; called round-robin)")
 	f.IntVar(&count, "count", 0, "calls in all (0: until interrupted)")
 	f.DurationVar(&interval, "interval", 100*time.Millisecond, "the pause between two calls")
 	f.DurationVar(&timeout, "timeout", 30*time.Second, "each call's timeout")
-	f.StringVar(&sidecar, "sidecar", "", "the palyra-sidecar binary (default $"+sidecarEnv+", next to palyra, or in $PATH)")
 	return c
 }
 
-// loopPID is the pid of a running sidecar of skill (any version), 0 if none.
-func (a *app) loopPID(h *host.Host, skill string) int {
-	for _, st := range h.Supervisor().States() {
+// loopPID is the pid of a running sidecar of skill (any version), 0 if
+// none (or if the service cannot tell).
+func loopPID(ctx context.Context, sv host.Service, skill string) int {
+	states, _ := sv.Sidecars(ctx)
+	for _, st := range states {
 		if st.SkillID == strings.ToLower(skill) && st.PID != 0 {
 			return st.PID
 		}

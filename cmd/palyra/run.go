@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/palyra-go/palyra/host"
-	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
@@ -37,7 +36,6 @@ func (a *app) runCommand() *cobra.Command {
 	var (
 		s       stateFlags
 		input   string
-		sidecar string
 		timeout time.Duration
 	)
 	c := &cobra.Command{
@@ -50,27 +48,26 @@ func (a *app) runCommand() *cobra.Command {
 			"With --url the daemon runs the tool in its own sidecar, with --timeout (at most 10m) as the call's timeout, and the output is the same; --sidecar is local-only.",
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := a.daemonClient(cmd, append([]string{"sidecar"}, stateLocalFlags...)...)
-			if err != nil {
-				return err
-			}
 			in, err := a.runInput(input)
 			if err != nil {
 				return err
 			}
-			var (
-				rep = runReport{SkillID: args[0], ToolID: args[1]}
-				ran bool // the sidecar reported: rep holds its result
-			)
-			if cl != nil {
-				res, cerr := cl.Call(cmd.Context(), args[0], args[1], in, timeout)
-				if res != nil {
-					ran = true
-					rep.InvocationID, rep.Output, rep.Stats, rep.Logs, rep.ToolError = res.InvocationID, res.Output, res.Stats, res.Logs, res.ToolError
-				}
-				err = cerr
-			} else {
-				ran, err = a.runLocal(cmd.Context(), &s, sidecar, timeout, in, &rep)
+			sv, err := a.service(cmd, &s, append([]string{"sidecar"}, stateLocalFlags...)...)
+			if err != nil {
+				return err
+			}
+			defer sv.Close()
+			res, err := sv.Call(cmd.Context(), host.CallRequest{SkillID: args[0], ToolID: args[1], Input: in, Timeout: timeout})
+			if err != nil && errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("%w: %v", supervisor.ErrTimeout, err)
+			}
+			if res == nil {
+				res = host.CallResultOf(err)
+			}
+			rep := runReport{SkillID: args[0], ToolID: args[1]}
+			ran := res != nil // the sidecar reported: rep holds its result
+			if ran {
+				rep.InvocationID, rep.Output, rep.Stats, rep.Logs, rep.ToolError = res.InvocationID, res.Output, res.Stats, res.Logs, res.ToolError
 			}
 			if err != nil {
 				if ran {
@@ -93,35 +90,11 @@ func (a *app) runCommand() *cobra.Command {
 		},
 	}
 	s.register(c, true)
+	s.registerSidecar(c, "the palyra-sidecar binary (default $"+sidecarEnv+", next to palyra, or in $PATH)")
 	f := c.Flags()
 	f.StringVar(&input, "input", "", "the tool input: a JSON document, or @FILE to read it from a file (@- for stdin); default null")
-	f.DurationVar(&timeout, "timeout", 0, "the call's timeout (the skill's and the profile's limits still apply)")
-	f.StringVar(&sidecar, "sidecar", "", "the palyra-sidecar binary (default $"+sidecarEnv+", next to palyra, or in $PATH)")
+	f.DurationVar(&timeout, "timeout", 0, "the call's timeout, at most 10m (the skill's and the profile's limits still apply)")
 	return c
-}
-
-// runLocal calls the tool in a host opened on the state directory and fills
-// rep with what the sidecar reported; ran says whether it reported.
-func (a *app) runLocal(ctx context.Context, s *stateFlags, sidecar string, timeout time.Duration, in json.RawMessage, rep *runReport) (ran bool, err error) {
-	h, closeHost, err := a.openHost(ctx, s, sidecar)
-	if err != nil {
-		return false, err
-	}
-	defer closeHost()
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	res, err := h.Call(ctx, rep.SkillID, rep.ToolID, in)
-	if err != nil && errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("%w: %v", supervisor.ErrTimeout, err)
-	}
-	if res == nil {
-		return false, err
-	}
-	rep.InvocationID, rep.Output, rep.Stats, rep.Logs, rep.ToolError = res.InvocationID, res.Output, res.Stats, res.Logs, res.ToolError
-	return true, err
 }
 
 // runInput reads --input: JSON, @FILE or @- (stdin).
@@ -153,36 +126,3 @@ func (a *app) readArg(v string, limit int64) ([]byte, error) {
 	}
 	return []byte(v), nil
 }
-
-// openHost opens a Host on the state directory with the sidecar binary
-// found from sidecarFlag (see findSidecar). The returned func closes it,
-// giving the sidecars up to 5 s to stop even when ctx is already done.
-func (a *app) openHost(ctx context.Context, s *stateFlags, sidecarFlag string) (*host.Host, func(), error) {
-	bin, err := findSidecar(sidecarFlag)
-	if err != nil {
-		return nil, nil, err
-	}
-	state, err := statedir.Resolve(a.stateDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	prof, _, err := resolveProfile(state, s.profile)
-	if err != nil {
-		return nil, nil, err
-	}
-	h, err := host.Open(ctx, host.Config{
-		StateDir: state, TrustStore: s.trustStore, Policy: prof, SidecarPath: bin,
-		Supervisor: supervisor.Config{IdleTimeout: -1},
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return h, func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = h.Close(cctx)
-	}, nil
-}
-
-// findSidecar locates the palyra-sidecar binary (host.FindSidecar).
-func findSidecar(flag string) (string, error) { return host.FindSidecar(flag) }
