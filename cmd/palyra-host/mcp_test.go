@@ -18,7 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/palyra-go/palyra/host"
-	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/mcpserver"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/internal/mcptest"
@@ -57,7 +56,7 @@ func stateWithSkills(t *testing.T, ids ...string) (string, *host.Host) {
 	for _, id := range ids {
 		m := strings.Replace(string(readProbe(t, "skill.toml")), `skill_id = "test.mcpprobe"`, fmt.Sprintf("skill_id = %q", id), 1)
 		art := testskill.Build(t, m, readProbe(t, "mcpprobe.wasm"), testskill.Key(7))
-		res, err := h.Install(ctx, art, install.InstallOptions{AllowTOFU: true})
+		res, err := h.Install(ctx, host.InstallRequest{Artifact: art, AllowTOFU: true})
 		if err != nil || res.Status != "active" {
 			t.Fatalf("install %s: %+v %v", id, res, err)
 		}
@@ -229,7 +228,7 @@ func TestMCPStdio(t *testing.T) {
 
 	// Another process quarantines test.other: list_changed, and its
 	// tools are gone.
-	if _, err := h.Installer().Quarantine(ctx, "test.other", "", "mcp test", "user:test"); err != nil {
+	if _, err := h.Quarantine(host.WithPrincipal(ctx, "user:test"), host.StatusRequest{SkillID: "test.other", Reason: "mcp test"}); err != nil {
 		t.Fatal(err)
 	}
 	for {
