@@ -13,6 +13,7 @@ import (
 	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/procstat"
 	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/report"
 	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/stats"
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
