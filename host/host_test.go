@@ -22,6 +22,7 @@ import (
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/internal/proctest"
 	"github.com/palyra-go/palyra/internal/testskill"
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 	"go.uber.org/goleak"
@@ -491,4 +492,38 @@ func TestStartEagerly(t *testing.T) {
 	if err != nil || res.SidecarPID != st.PID {
 		t.Errorf("call: %v, pid %v want %d", err, res, st.PID)
 	}
+}
+
+// TestStopSidecar checks the diagnostics stop: the running sidecar ends
+// (its process gone), the skill's status is untouched, and the next call
+// starts a new sidecar.
+func TestStopSidecar(t *testing.T) {
+	h := openHost(t)
+	ctx := context.Background()
+	call := host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"hi"}`)}
+	first, err := h.Call(ctx, call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := sidecarOf(t, h, "palyra.echo"); st.Status != supervisor.StatusRunning || st.PID != first.SidecarPID {
+		t.Fatalf("after a call: %+v, want running pid %d", st, first.SidecarPID)
+	}
+	h.StopSidecar("palyra.echo", "0.1.0")
+	if st := sidecarOf(t, h, "palyra.echo"); st.Status != supervisor.StatusStopped || st.PID != 0 {
+		t.Fatalf("after StopSidecar: %+v, want stopped", st)
+	}
+	proctest.WaitGone(t, []int{first.SidecarPID}, 10*time.Second)
+	info, err := h.Info(ctx, host.SkillRef{SkillID: "palyra.echo"})
+	if err != nil || info.Inventory.Status != "active" {
+		t.Fatalf("status after StopSidecar: %v %+v", err, info)
+	}
+	second, err := h.Call(ctx, call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.SidecarPID == 0 || second.SidecarPID == first.SidecarPID {
+		t.Errorf("call after StopSidecar ran in pid %d (first %d), want a new sidecar", second.SidecarPID, first.SidecarPID)
+	}
+	// Stopping a version that has no sidecar does nothing.
+	h.StopSidecar("acme.nope", "1.0.0")
 }
