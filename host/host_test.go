@@ -19,8 +19,10 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/internal/proctest"
 	"github.com/palyra-go/palyra/internal/testskill"
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 	"go.uber.org/goleak"
@@ -78,12 +80,16 @@ func TestMain(m *testing.M) {
 // installed and trusted; Close is checked at cleanup.
 func openHost(t *testing.T) *host.Host {
 	t.Helper()
-	return openHostWith(t, supervisor.Config{})
+	h, _ := openHostWith(t, supervisor.Config{})
+	return h
 }
 
-func openHostWith(t *testing.T, sc supervisor.Config) *host.Host {
+// openHostWith is openHost with the supervisor tuned by sc; it returns the
+// state dir too.
+func openHostWith(t *testing.T, sc supervisor.Config) (*host.Host, string) {
 	t.Helper()
 	ctx := context.Background()
+	state := t.TempDir()
 	sock, err := os.MkdirTemp("", "hs")
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +97,7 @@ func openHostWith(t *testing.T, sc supervisor.Config) *host.Host {
 	t.Cleanup(func() { os.RemoveAll(sock) })
 	sc.SocketDir = sock
 	h, err := host.Open(ctx, host.Config{
-		StateDir:    t.TempDir(),
+		StateDir:    state,
 		SidecarPath: sidecarPath,
 		Supervisor:  sc,
 	})
@@ -113,16 +119,32 @@ func openHostWith(t *testing.T, sc supervisor.Config) *host.Host {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Install(ctx, data, install.InstallOptions{TrustedPublishers: []install.TrustedKey{{Publisher: "palyra", PublicKeyHex: keyHex}}}); err != nil {
+	if _, err := h.Install(ctx, host.InstallRequest{Artifact: data, TrustedPublishers: []host.TrustedKey{{Publisher: "palyra", PublicKeyHex: keyHex}}}); err != nil {
 		t.Fatal(err)
 	}
-	return h
+	return h, state
+}
+
+// sidecarOf is the supervisor's view of the sidecar of skill id (stopped
+// when it has none).
+func sidecarOf(t *testing.T, h *host.Host, id string) host.SidecarState {
+	t.Helper()
+	sts, err := h.Sidecars(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sts {
+		if st.SkillID == id {
+			return st
+		}
+	}
+	return host.SidecarState{SkillID: id, Status: supervisor.StatusStopped}
 }
 
 func TestCallGate(t *testing.T) {
 	h := openHost(t)
 	ctx := context.Background()
-	res, err := h.Call(ctx, "palyra.echo", "palyra.upper", json.RawMessage(`{"text":"abc"}`))
+	res, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.upper", Input: json.RawMessage(`{"text":"abc"}`)})
 	if err != nil || string(res.Output) != `{"text":"ABC"}` {
 		t.Fatalf("upper: %v %+v", err, res)
 	}
@@ -137,37 +159,36 @@ func TestCallGate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := h.Call(ctx, tt.skill, tt.tool, json.RawMessage(tt.input))
+			_, err := h.Call(ctx, host.CallRequest{SkillID: tt.skill, ToolID: tt.tool, Input: json.RawMessage(tt.input)})
 			if got := errcode.Of(err); got != tt.code {
 				t.Errorf("code %q, want %q (%v)", got, tt.code, err)
 			}
 		})
 	}
-	in := h.Installer()
-	if _, err := in.Quarantine(ctx, "palyra.echo", "", "test", ""); err != nil {
+	if _, err := h.Quarantine(ctx, host.StatusRequest{SkillID: "palyra.echo", Reason: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"x"}`)); errcode.Of(err) != "skill_quarantined" {
+	if _, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"x"}`)}); errcode.Of(err) != "skill_quarantined" {
 		t.Errorf("quarantined: %v", err)
 	}
-	if _, err := in.Enable(ctx, "palyra.echo", "", install.EnableOptions{Override: true}); err != nil {
+	if _, err := h.Enable(ctx, host.EnableRequest{SkillID: "palyra.echo", Override: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.Disable(ctx, "palyra.echo", "", "test", ""); err != nil {
+	if _, err := h.Disable(ctx, host.StatusRequest{SkillID: "palyra.echo", Reason: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"x"}`)); errcode.Of(err) != "skill_disabled" {
+	if _, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"x"}`)}); errcode.Of(err) != "skill_disabled" {
 		t.Errorf("disabled: %v", err)
 	}
-	if _, err := in.Enable(ctx, "palyra.echo", "", install.EnableOptions{}); err != nil {
+	if _, err := h.Enable(ctx, host.EnableRequest{SkillID: "palyra.echo"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"x"}`)); err != nil {
+	if _, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"x"}`)}); err != nil {
 		t.Errorf("enabled again: %v", err)
 	}
-	skills, err := h.Skills(ctx)
-	if err != nil || len(skills) != 1 || skills[0].SkillID != "palyra.echo" {
-		t.Errorf("Skills: %v %+v", err, skills)
+	skills, err := h.List(ctx, host.ListRequest{})
+	if err != nil || skills.Count != 1 || skills.Entries[0].SkillID != "palyra.echo" || skills.Entries[0].Status != "active" {
+		t.Errorf("List: %v %+v", err, skills)
 	}
 	// The counters hold installed skills only: the unknown skill's call was
 	// not counted, the unknown tool's was (as an error of the skill).
@@ -181,18 +202,22 @@ func TestCallGate(t *testing.T) {
 }
 
 func TestTrustRecheckedAtCall(t *testing.T) {
-	h := openHost(t)
+	h, state := openHostWith(t, supervisor.Config{})
 	ctx := context.Background()
-	if _, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"x"}`)); err != nil {
+	if _, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"x"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	// The operator drops the publisher's key: the next call is refused.
 	b, _ := trust.NewStore().Marshal()
 	time.Sleep(10 * time.Millisecond)
-	if err := os.WriteFile(h.Installer().TrustStorePath(), b, 0o600); err != nil {
+	trustStore, err := statedir.TrustStorePath(state, "")
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"x"}`))
+	if err := os.WriteFile(trustStore, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"x"}`)})
 	if err == nil {
 		t.Fatal("call succeeded after the publisher's key was removed")
 	}
@@ -202,7 +227,7 @@ func TestTrustRecheckedAtCall(t *testing.T) {
 // TestInvalidOutput installs the WAT echo (it returns its whole input
 // document) under an output_schema it does not meet.
 func TestInvalidOutput(t *testing.T) {
-	h := openHost(t)
+	h, state := openHostWith(t, supervisor.Config{})
 	ctx := context.Background()
 	wasm, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", "echo.wasm"))
 	if err != nil {
@@ -240,10 +265,10 @@ display_name = "Liar"
 	key := testskill.Key(9)
 	built := testskill.Build(t, manifest, wasm, key)
 	pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
-	if _, err := h.Install(ctx, built, install.InstallOptions{TrustedPublishers: []install.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
+	if _, err := h.Install(ctx, host.InstallRequest{Artifact: built, TrustedPublishers: []host.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.Call(ctx, "acme.liar", "acme.liar", json.RawMessage(`{"a":1}`))
+	res, err := h.Call(ctx, host.CallRequest{SkillID: "acme.liar", ToolID: "acme.liar", Input: json.RawMessage(`{"a":1}`)})
 	if !errors.Is(err, host.ErrInvalidOutput) || errcode.Of(err) != "invalid_output" {
 		t.Fatalf("call: %v", err)
 	}
@@ -257,7 +282,6 @@ display_name = "Liar"
 	// The check above may have been the sidecar's own. Now the sidecar
 	// lies: it answers with the input as output and skips every check.
 	// The host, on the trusted side, must still refuse the output.
-	state := h.Installer().StateDir()
 	sock, err := os.MkdirTemp("", "hs")
 	if err != nil {
 		t.Fatal(err)
@@ -272,13 +296,13 @@ display_name = "Liar"
 			t.Errorf("Close: %v", err)
 		}
 	}()
-	res, err = liar.Call(ctx, "acme.liar", "acme.liar", json.RawMessage(`{"a":1}`))
+	res, err = liar.Call(ctx, host.CallRequest{SkillID: "acme.liar", ToolID: "acme.liar", Input: json.RawMessage(`{"a":1}`)})
 	if !errors.Is(err, host.ErrInvalidOutput) || (res != nil && res.Output != nil) {
 		t.Fatalf("lying sidecar: output %+v, err %v; want invalid_output and no output", res, err)
 	}
 	// And output that fits the schema passes, so the refusal above is the
 	// schema's doing, not a broken sidecar.
-	res, err = liar.Call(ctx, "acme.liar", "acme.liar", json.RawMessage(`{"echo":"x"}`))
+	res, err = liar.Call(ctx, host.CallRequest{SkillID: "acme.liar", ToolID: "acme.liar", Input: json.RawMessage(`{"echo":"x"}`)})
 	if err != nil || string(res.Output) != `{"echo":"x"}` {
 		t.Fatalf("lying sidecar, valid output: %+v, %v", res, err)
 	}
@@ -326,7 +350,7 @@ display_name = "Test"
 	key := testskill.Key(7)
 	built := testskill.Build(t, manifest, wasm, key)
 	pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
-	if _, err := h.Install(context.Background(), built, install.InstallOptions{TrustedPublishers: []install.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
+	if _, err := h.Install(context.Background(), host.InstallRequest{Artifact: built, TrustedPublishers: []host.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -335,19 +359,19 @@ display_name = "Test"
 // holds it crashlooping, and checks the inventory shows it and that an
 // operator's enable lets it run again.
 func TestCrashLoopRecorded(t *testing.T) {
-	h := openHostWith(t, supervisor.Config{CrashLoopThreshold: 2, RestartBackoff: time.Millisecond})
+	h, _ := openHostWith(t, supervisor.Config{CrashLoopThreshold: 2, RestartBackoff: time.Millisecond})
 	ctx := context.Background()
 	installWAT(t, h, "acme.sleeper", "sleep", "wall_clock_timeout_ms = 5000")
 	for i := range 2 {
 		errc := make(chan error, 1)
 		go func() {
-			_, err := h.Call(ctx, "acme.sleeper", "acme.sleeper.t", json.RawMessage(`{}`))
+			_, err := h.Call(ctx, host.CallRequest{SkillID: "acme.sleeper", ToolID: "acme.sleeper.t", Input: json.RawMessage(`{}`)})
 			errc <- err
 		}()
 		deadline := time.Now().Add(10 * time.Second)
 		var pid int
 		for {
-			st := h.Supervisor().State("acme.sleeper", "1.0.0")
+			st := sidecarOf(t, h, "acme.sleeper")
 			if st.InFlight == 1 && st.PID != 0 {
 				pid = st.PID
 				break
@@ -363,20 +387,20 @@ func TestCrashLoopRecorded(t *testing.T) {
 			t.Fatalf("round %d: %v", i, err)
 		}
 	}
-	e, err := h.Installer().Inventory().Skill(ctx, "acme.sleeper", "")
-	if err != nil || e.Status == nil || e.Status.Status != "crashlooping" {
-		t.Fatalf("inventory status: %v %+v", err, e.Status)
+	info, err := h.Info(ctx, host.SkillRef{SkillID: "acme.sleeper"})
+	if err != nil || info.Inventory.Status != "crashlooping" {
+		t.Fatalf("inventory status: %v %+v", err, info)
 	}
-	if _, err := h.Call(ctx, "acme.sleeper", "acme.sleeper.t", json.RawMessage(`{}`)); errcode.Of(err) != "crashlooping" {
+	if _, err := h.Call(ctx, host.CallRequest{SkillID: "acme.sleeper", ToolID: "acme.sleeper.t", Input: json.RawMessage(`{}`)}); errcode.Of(err) != "crashlooping" {
 		t.Errorf("call while crashlooping: %v", err)
 	}
 	time.Sleep(5 * time.Millisecond)
-	if _, err := h.Installer().Enable(ctx, "acme.sleeper", "", install.EnableOptions{}); err != nil {
+	if _, err := h.Enable(ctx, host.EnableRequest{SkillID: "acme.sleeper"}); err != nil {
 		t.Fatal(err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	if _, err := h.Call(cctx, "acme.sleeper", "acme.sleeper.t", json.RawMessage(`{}`)); errcode.Of(err) != "timeout" {
+	if _, err := h.Call(cctx, host.CallRequest{SkillID: "acme.sleeper", ToolID: "acme.sleeper.t", Input: json.RawMessage(`{}`)}); errcode.Of(err) != "timeout" {
 		t.Errorf("call after enable: %v (code %s), want it to run until its timeout", err, errcode.Of(err))
 	}
 }
@@ -385,9 +409,9 @@ func TestCrashLoopRecorded(t *testing.T) {
 // the cache in a palyra-sidecar child, so that the first call's sidecar
 // loads it from the cache.
 func TestPrecompileAtInstall(t *testing.T) {
-	h := openHost(t) // installs palyra.echo
+	h, state := openHostWith(t, supervisor.Config{}) // installs palyra.echo
 	ctx := context.Background()
-	cache := filepath.Join(h.Installer().StateDir(), "cache", "modules")
+	cache := filepath.Join(state, "cache", "modules")
 	var files int
 	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -398,20 +422,14 @@ func TestPrecompileAtInstall(t *testing.T) {
 	if files == 0 {
 		t.Fatalf("no precompiled entry in %s after install", cache)
 	}
-	if st := h.Supervisor().State("palyra.echo", "0.1.0"); st.Status != supervisor.StatusStopped {
+	if st := sidecarOf(t, h, "palyra.echo"); st.Status != supervisor.StatusStopped {
 		t.Fatalf("a sidecar runs before the first call: %+v", st)
 	}
-	res, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"hi"}`))
+	res, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"hi"}`)})
 	if err != nil {
 		t.Fatalf("call: %v", err)
 	}
-	var st supervisor.State
-	for _, s := range h.Supervisor().States() {
-		if s.SkillID == "palyra.echo" {
-			st = s
-		}
-	}
-	if !st.CacheHit || st.PID != res.PID {
+	if st := sidecarOf(t, h, "palyra.echo"); !st.CacheHit || st.PID != res.SidecarPID {
 		t.Errorf("first call's sidecar: %+v, want a cache hit", st)
 	}
 }
@@ -435,7 +453,7 @@ func TestPrecompileFailureQuarantines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.Install(ctx, data, install.InstallOptions{TrustedPublishers: []install.TrustedKey{{Publisher: "palyra", PublicKeyHex: keyHex}}})
+	res, err := h.Install(ctx, host.InstallRequest{Artifact: data, TrustedPublishers: []host.TrustedKey{{Publisher: "palyra", PublicKeyHex: keyHex}}})
 	if !errors.Is(err, install.ErrPrecompileFailed) || errcode.Of(err) != "precompile_failed" {
 		t.Fatalf("install: %v", err)
 	}
@@ -443,7 +461,7 @@ func TestPrecompileFailureQuarantines(t *testing.T) {
 		!strings.HasPrefix(res.Reasons[len(res.Reasons)-1], "precompile_failed: ") || !strings.Contains(res.Reasons[len(res.Reasons)-1], "boom") {
 		t.Fatalf("install result: %+v", res)
 	}
-	if _, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"hi"}`)); errcode.Of(err) != "skill_quarantined" {
+	if _, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"hi"}`)}); errcode.Of(err) != "skill_quarantined" {
 		t.Errorf("call: %v", err)
 	}
 }
@@ -451,9 +469,8 @@ func TestPrecompileFailureQuarantines(t *testing.T) {
 // TestStartEagerly checks that Open with StartEagerly starts the sidecar of
 // every active skill before the first call, and that the call uses it.
 func TestStartEagerly(t *testing.T) {
-	h := openHost(t) // a state dir with palyra.echo installed
+	h, state := openHostWith(t, supervisor.Config{}) // a state dir with palyra.echo installed
 	ctx := context.Background()
-	state := h.Installer().StateDir()
 	if err := h.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -467,12 +484,46 @@ func TestStartEagerly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h2.Close(ctx)
-	st := h2.Supervisor().State("palyra.echo", "0.1.0")
+	st := sidecarOf(t, h2, "palyra.echo")
 	if st.Status != supervisor.StatusRunning || st.PID == 0 || !st.CacheHit {
 		t.Fatalf("after an eager Open: %+v", st)
 	}
-	res, err := h2.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"hi"}`))
-	if err != nil || res.PID != st.PID {
+	res, err := h2.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"hi"}`)})
+	if err != nil || res.SidecarPID != st.PID {
 		t.Errorf("call: %v, pid %v want %d", err, res, st.PID)
 	}
+}
+
+// TestStopSidecar checks the diagnostics stop: the running sidecar ends
+// (its process gone), the skill's status is untouched, and the next call
+// starts a new sidecar.
+func TestStopSidecar(t *testing.T) {
+	h := openHost(t)
+	ctx := context.Background()
+	call := host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"hi"}`)}
+	first, err := h.Call(ctx, call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := sidecarOf(t, h, "palyra.echo"); st.Status != supervisor.StatusRunning || st.PID != first.SidecarPID {
+		t.Fatalf("after a call: %+v, want running pid %d", st, first.SidecarPID)
+	}
+	h.StopSidecar("palyra.echo", "0.1.0")
+	if st := sidecarOf(t, h, "palyra.echo"); st.Status != supervisor.StatusStopped || st.PID != 0 {
+		t.Fatalf("after StopSidecar: %+v, want stopped", st)
+	}
+	proctest.WaitGone(t, []int{first.SidecarPID}, 10*time.Second)
+	info, err := h.Info(ctx, host.SkillRef{SkillID: "palyra.echo"})
+	if err != nil || info.Inventory.Status != "active" {
+		t.Fatalf("status after StopSidecar: %v %+v", err, info)
+	}
+	second, err := h.Call(ctx, call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.SidecarPID == 0 || second.SidecarPID == first.SidecarPID {
+		t.Errorf("call after StopSidecar ran in pid %d (first %d), want a new sidecar", second.SidecarPID, first.SidecarPID)
+	}
+	// Stopping a version that has no sidecar does nothing.
+	h.StopSidecar("acme.nope", "1.0.0")
 }

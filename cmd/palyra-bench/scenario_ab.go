@@ -25,7 +25,7 @@ func buildExtismGuest(ctx context.Context, dir string) ([]byte, error) {
 // output.
 func hostCall(h *host.Host, skillID, toolID string, input []byte, want string) func(context.Context) error {
 	return func(ctx context.Context) error {
-		res, err := h.Call(ctx, skillID, toolID, input)
+		res, err := h.Call(ctx, host.CallRequest{SkillID: skillID, ToolID: toolID, Input: input})
 		if err != nil {
 			return err
 		}

@@ -23,7 +23,7 @@ type coldSkill struct {
 }
 
 func (c *coldSkill) prep(context.Context) error {
-	c.h.Supervisor().Stop(c.id, c.version)
+	c.h.StopSidecar(c.id, c.version)
 	if c.clearCache {
 		entries, err := os.ReadDir(c.cacheDir)
 		if err != nil {
@@ -42,10 +42,19 @@ func (c *coldSkill) call(ctx context.Context) error {
 	if err := hostCall(c.h, c.id, c.tool, c.input, c.want)(ctx); err != nil {
 		return err
 	}
-	if hit := c.h.Supervisor().State(c.id, c.version).CacheHit; hit == c.clearCache {
-		return fmt.Errorf("sidecar start: cache hit %v, want %v", hit, !c.clearCache)
+	states, err := c.h.Sidecars(ctx)
+	if err != nil {
+		return err
 	}
-	return nil
+	for _, st := range states {
+		if st.SkillID == c.id && st.Version == c.version {
+			if st.CacheHit == c.clearCache {
+				return fmt.Errorf("sidecar start: cache hit %v, want %v", st.CacheHit, !c.clearCache)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("no sidecar of %s %s after a call", c.id, c.version)
 }
 
 // scenarioC: spawn to first reply, with the precompiled cache and without,
@@ -139,7 +148,7 @@ func scenarioF(ctx context.Context, e *env) ([]report.Row, error) {
 				if !installed {
 					return nil
 				}
-				_, err := h.Installer().Remove(ctx, "palyra.echo", "", "")
+				_, err := h.Remove(ctx, host.RemoveRequest{SkillID: "palyra.echo"})
 				return err
 			},
 			call: func(ctx context.Context) error {

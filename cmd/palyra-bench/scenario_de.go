@@ -13,6 +13,7 @@ import (
 	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/procstat"
 	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/report"
 	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/stats"
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
@@ -156,11 +157,11 @@ func scenarioE(ctx context.Context, e *env) ([]report.Row, error) {
 	if err := e.installTrivialAndEcho(ctx, h); err != nil {
 		return nil, err
 	}
-	resT, err := h.Call(ctx, "bench.trivial", "bench.trivial", echoInput)
+	resT, err := h.Call(ctx, host.CallRequest{SkillID: "bench.trivial", ToolID: "bench.trivial", Input: echoInput})
 	if err != nil {
 		return nil, err
 	}
-	resE, err := h.Call(ctx, "palyra.echo", "palyra.echo", echoInput)
+	resE, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: echoInput})
 	if err != nil {
 		return nil, err
 	}
@@ -183,11 +184,11 @@ func scenarioE(ctx context.Context, e *env) ([]report.Row, error) {
 		}
 		return mb(name, kib), nil
 	}
-	wat, err := rss("idle sidecar, trivial WAT skill", resT.PID)
+	wat, err := rss("idle sidecar, trivial WAT skill", resT.SidecarPID)
 	if err != nil {
 		return nil, err
 	}
-	goGuest, err := rss("idle sidecar, echo Go-guest skill", resE.PID)
+	goGuest, err := rss("idle sidecar, echo Go-guest skill", resE.SidecarPID)
 	if err != nil {
 		return nil, err
 	}

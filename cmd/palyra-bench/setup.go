@@ -17,7 +17,6 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/artifact"
-	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 )
@@ -165,10 +164,11 @@ func (e *env) publicKeyHex() string {
 	return hex.EncodeToString(e.key.Public().(ed25519.PublicKey))
 }
 
-// installOptions trusts the bench key for the publishers it signs as.
-func (e *env) installOptions() install.InstallOptions {
+// installRequest installs data trusting the bench key for the publishers
+// it signs as.
+func (e *env) installRequest(data []byte) host.InstallRequest {
 	pub := e.publicKeyHex()
-	return install.InstallOptions{TrustedPublishers: []install.TrustedKey{
+	return host.InstallRequest{Artifact: data, TrustedPublishers: []host.TrustedKey{
 		{Publisher: "palyra", PublicKeyHex: pub}, {Publisher: "bench", PublicKeyHex: pub},
 	}}
 }
@@ -251,8 +251,8 @@ func (e *env) openHost(ctx context.Context, name string, withSidecar bool, sc su
 }
 
 // install installs data on h and checks it is active.
-func (e *env) install(ctx context.Context, h *host.Host, data []byte) (*install.InstallResult, error) {
-	res, err := h.Install(ctx, data, e.installOptions())
+func (e *env) install(ctx context.Context, h *host.Host, data []byte) (*host.InstallResult, error) {
+	res, err := h.Install(ctx, e.installRequest(data))
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
 	}

@@ -49,8 +49,7 @@ func mcpCommand(stateDir *string, stdin io.Reader, stdout, stderr io.Writer) *co
 				return err
 			}
 			srv, err := mcpserver.New(mcpserver.Options{
-				Catalog: mcpserver.HostCatalog(h), Call: mcpserver.HostCall(h), Wake: bus,
-				ApprovalWithoutElicitation: fb, Logger: log,
+				Service: h, Wake: bus, ApprovalWithoutElicitation: fb, Logger: log,
 			})
 			if err != nil {
 				return errors.Join(err, h.Close(context.Background()))

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/channels"
 	"github.com/palyra-go/palyra/internal/testskill"
 )
@@ -55,7 +56,7 @@ func BenchmarkCapabilityRoundTrip(b *testing.B) {
 	ctx := context.Background()
 	call := func(id string) time.Duration {
 		start := time.Now()
-		if _, err := h.Call(ctx, id, "acme.loop", json.RawMessage(`{}`)); err != nil {
+		if _, err := h.Call(ctx, host.CallRequest{SkillID: id, ToolID: "acme.loop", Input: json.RawMessage(`{}`)}); err != nil {
 			b.Fatal(err)
 		}
 		return time.Since(start)

@@ -19,7 +19,6 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/broker/egress"
-	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/host/vault"
@@ -158,7 +157,7 @@ var publisherKey = testskill.Key(7)
 
 // installExample installs an example's module under its skill.toml, with
 // edit applied to the manifest text.
-func installExample(t *testing.T, h *host.Host, name, wasm string, edit func(string) string) *install.InstallResult {
+func installExample(t *testing.T, h *host.Host, name, wasm string, edit func(string) string) *host.InstallResult {
 	t.Helper()
 	dir := examplebuild.MustDir(t, name)
 	m, err := os.ReadFile(filepath.Join(dir, "skill.toml"))
@@ -176,17 +175,19 @@ func installExample(t *testing.T, h *host.Host, name, wasm string, edit func(str
 	return installArtifact(t, h, testskill.Build(t, text, mod, publisherKey))
 }
 
-// installOpts trusts the test publisher key for "palyra" and "acme".
-func installOpts() install.InstallOptions {
+// installRequest installs data trusting the test publisher key for
+// "palyra" and "acme".
+func installRequest(data []byte) host.InstallRequest {
 	pub := hex.EncodeToString(publisherKey.Public().(ed25519.PublicKey))
-	return install.InstallOptions{
-		TrustedPublishers: []install.TrustedKey{{Publisher: "palyra", PublicKeyHex: pub}, {Publisher: "acme", PublicKeyHex: pub}},
+	return host.InstallRequest{
+		Artifact:          data,
+		TrustedPublishers: []host.TrustedKey{{Publisher: "palyra", PublicKeyHex: pub}, {Publisher: "acme", PublicKeyHex: pub}},
 	}
 }
 
-func installArtifact(t testing.TB, h *host.Host, data []byte) *install.InstallResult {
+func installArtifact(t testing.TB, h *host.Host, data []byte) *host.InstallResult {
 	t.Helper()
-	res, err := h.Install(context.Background(), data, installOpts())
+	res, err := h.Install(context.Background(), installRequest(data))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestHTTPFetchWithInjectedToken(t *testing.T) {
 		t.Fatalf("missing secrets %v with the secret set", res.MissingSecrets)
 	}
 	ctx := context.Background()
-	out, err := h.Call(ctx, "palyra.http_fetch", "palyra.http_fetch", json.RawMessage(fmt.Sprintf(`{"url":%q,"use_token":true}`, srv.url("api.example.com", "/v1/items"))))
+	out, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q,"use_token":true}`, srv.url("api.example.com", "/v1/items")))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestHTTPFetchWithInjectedToken(t *testing.T) {
 		t.Fatal("the secret reached the guest's output")
 	}
 	// Without the token the server refuses: the header came from the host.
-	out, err = h.Call(ctx, "palyra.http_fetch", "palyra.http_fetch", json.RawMessage(fmt.Sprintf(`{"url":%q}`, srv.url("api.example.com", "/"))))
+	out, err = h.Call(ctx, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q}`, srv.url("api.example.com", "/")))})
 	if err != nil || !strings.Contains(string(out.Output), `"status":401`) {
 		t.Fatalf("without token: %s %v", out.Output, err)
 	}
@@ -70,7 +70,7 @@ func TestHTTPFetchHostOutsideGrant(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {})
 	h := openHost(t, t.TempDir(), testProfile(t, srv.port, ""))
 	installExample(t, h, "http-fetch", fetchWasm, nil)
-	_, err := h.Call(context.Background(), "palyra.http_fetch", "palyra.http_fetch", json.RawMessage(`{"url":"https://evil.example.net/steal"}`))
+	_, err := h.Call(context.Background(), host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(`{"url":"https://evil.example.net/steal"}`)})
 	if !errors.Is(err, broker.ErrCapabilityDenied) || errcode.Of(err) != "capability_denied" || !strings.Contains(err.Error(), `"evil.example.net"`) {
 		t.Fatalf("err = %v (code %s)", err, errcode.Of(err))
 	}
@@ -128,7 +128,7 @@ func TestSSRFTableThroughSidecar(t *testing.T) {
 	ctx := context.Background()
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			out, err := h.Call(ctx, "palyra.http_fetch", "palyra.http_fetch", json.RawMessage(fmt.Sprintf(`{"url":%q}`, row.url)))
+			out, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q}`, row.url))})
 			if row.reason == "" {
 				if err != nil || !strings.Contains(string(out.Output), `"body":"ok"`) {
 					t.Fatalf("allowed row: %v %s", err, outputOf(out))
@@ -142,14 +142,14 @@ func TestSSRFTableThroughSidecar(t *testing.T) {
 		})
 	}
 	// An oversized response is refused (policy max_response_bytes 1 MiB).
-	out, err := h.Call(ctx, "palyra.http_fetch", "palyra.http_fetch", json.RawMessage(fmt.Sprintf(`{"url":%q}`, srv.url("api.example.com", "/big"))))
+	out, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q}`, srv.url("api.example.com", "/big")))})
 	if err == nil || out == nil || out.ToolError == nil || out.ToolError.Code != "capability_too_large" {
 		t.Fatalf("big response: %v %s", err, outputOf(out))
 	}
 }
 
 // outputOf shows a result for a failure message.
-func outputOf(r *host.Result) string {
+func outputOf(r *host.CallResult) string {
 	if r == nil {
 		return "<no result>"
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/broker"
 	"github.com/palyra-go/palyra/host/channels"
 	"github.com/palyra-go/palyra/host/policy"
@@ -64,7 +65,7 @@ func TestInjectedSecretNeverEntersTheSandbox(t *testing.T) {
 	h := openHost(t, t.TempDir(), testProfile(t, srv.port, ""))
 	setSecret(t, h, "skill:acme.memdump/api_token", secret)
 	installArtifact(t, h, testskill.Build(t, memdumpManifest, memdumpWasm, publisherKey))
-	res, err := h.Call(context.Background(), "acme.memdump", "acme.dump", json.RawMessage(fmt.Sprintf(`{"url":%q}`, srv.url("api.example.com", "/"))))
+	res, err := h.Call(context.Background(), host.CallRequest{SkillID: "acme.memdump", ToolID: "acme.dump", Input: json.RawMessage(fmt.Sprintf(`{"url":%q}`, srv.url("api.example.com", "/")))})
 	if err != nil {
 		t.Fatalf("%v %s", err, outputOf(res))
 	}
@@ -107,7 +108,7 @@ func TestMissingSecret(t *testing.T) {
 	if len(res.MissingSecrets) != 1 || res.MissingSecrets[0].Scope != "skill:palyra.http_fetch" || res.MissingSecrets[0].Key != "api_token" {
 		t.Fatalf("MissingSecrets = %+v", res.MissingSecrets)
 	}
-	out, err := h.Call(context.Background(), "palyra.http_fetch", "palyra.http_fetch", json.RawMessage(fmt.Sprintf(`{"url":%q,"use_token":true}`, srv.url("api.example.com", "/"))))
+	out, err := h.Call(context.Background(), host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q,"use_token":true}`, srv.url("api.example.com", "/")))})
 	if err == nil || out.ToolError == nil || out.ToolError.Code != "capability_unavailable" ||
 		!strings.Contains(out.ToolError.Message, "secret skill:palyra.http_fetch/api_token has no value") ||
 		!strings.Contains(out.ToolError.Message, "palyra secrets set skill:palyra.http_fetch/api_token") {
@@ -129,7 +130,7 @@ func TestKVCounterSurvivesRestarts(t *testing.T) {
 	h := openHost(t, state, testProfile(t, 443, ""))
 	installExample(t, h, "kv-counter", counterWasm, nil)
 	for want := int64(1); want <= 3; want++ {
-		res, err := h.Call(ctx, "palyra.kv_counter", "palyra.increment", json.RawMessage(`{"name":"visits"}`))
+		res, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.kv_counter", ToolID: "palyra.increment", Input: json.RawMessage(`{"name":"visits"}`)})
 		if err != nil {
 			t.Fatalf("increment %d: %v %s", want, err, outputOf(res))
 		}
@@ -147,7 +148,7 @@ func TestKVCounterSurvivesRestarts(t *testing.T) {
 	}
 	// A new host: new sidecar processes, the store reopened from disk.
 	h2 := openHost(t, state, testProfile(t, 443, ""))
-	res, err := h2.Call(ctx, "palyra.kv_counter", "palyra.get", json.RawMessage(`{"name":"visits"}`))
+	res, err := h2.Call(ctx, host.CallRequest{SkillID: "palyra.kv_counter", ToolID: "palyra.get", Input: json.RawMessage(`{"name":"visits"}`)})
 	if err != nil || !strings.Contains(string(res.Output), `"count":3`) {
 		t.Fatalf("after restart: %v %s", err, outputOf(res))
 	}
@@ -159,17 +160,17 @@ func TestStorageQuota(t *testing.T) {
 	h := openHost(t, t.TempDir(), testProfile(t, 443, "[storage]\nmax_keys_per_skill = 2\n"))
 	installExample(t, h, "kv-counter", counterWasm, nil)
 	for _, name := range []string{"a", "b"} {
-		if res, err := h.Call(ctx, "palyra.kv_counter", "palyra.increment", json.RawMessage(`{"name":"`+name+`"}`)); err != nil {
+		if res, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.kv_counter", ToolID: "palyra.increment", Input: json.RawMessage(`{"name":"` + name + `"}`)}); err != nil {
 			t.Fatalf("%s: %v %s", name, err, outputOf(res))
 		}
 	}
-	res, err := h.Call(ctx, "palyra.kv_counter", "palyra.increment", json.RawMessage(`{"name":"c"}`))
+	res, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.kv_counter", ToolID: "palyra.increment", Input: json.RawMessage(`{"name":"c"}`)})
 	if !errors.Is(err, broker.ErrCapabilityDenied) || res == nil || res.ToolError == nil || res.ToolError.Code != "capability_quota_exceeded" ||
 		!strings.Contains(err.Error(), "3 keys would pass the limit of 2") {
 		t.Fatalf("third key: %v %s", err, outputOf(res))
 	}
 	// Updating an existing key is still allowed.
-	if res, err := h.Call(ctx, "palyra.kv_counter", "palyra.increment", json.RawMessage(`{"name":"a"}`)); err != nil || !strings.Contains(string(res.Output), `"count":2`) {
+	if res, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.kv_counter", ToolID: "palyra.increment", Input: json.RawMessage(`{"name":"a"}`)}); err != nil || !strings.Contains(string(res.Output), `"count":2`) {
 		t.Fatalf("update at quota: %v %s", err, outputOf(res))
 	}
 }
@@ -207,7 +208,7 @@ func TestChannelSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	installArtifact(t, h, testskill.Build(t, fmt.Sprintf(notifyManifest, "ops.alerts"), notifyWasm, publisherKey))
-	res, err := h.Call(ctx, "acme.notify", "acme.notify", json.RawMessage(`{}`))
+	res, err := h.Call(ctx, host.CallRequest{SkillID: "acme.notify", ToolID: "acme.notify", Input: json.RawMessage(`{}`)})
 	if err != nil || string(res.Output) != `{"delivered":true}` {
 		t.Fatalf("%v %s", err, outputOf(res))
 	}
@@ -225,7 +226,7 @@ func TestChannelSend(t *testing.T) {
 	// A channel the profile does not allow is a policy violation: the
 	// skill is quarantined at install and never runs.
 	data := testskill.Build(t, strings.Replace(fmt.Sprintf(notifyManifest, "payroll"), "acme.notify\"\nname = \"Notify\"", "acme.notify2\"\nname = \"Notify\"", 1), notifyWasm, publisherKey)
-	ir, err := h.Install(ctx, data, installOpts())
+	ir, err := h.Install(ctx, installRequest(data))
 	if !errors.Is(err, policy.ErrViolation) || ir == nil || ir.Status != "quarantined" || !strings.Contains(strings.Join(ir.Reasons, " "), `capabilities.channels[0] "payroll"`) {
 		t.Fatalf("install: %v %+v", err, ir)
 	}
@@ -253,7 +254,7 @@ func TestWebhookChannel(t *testing.T) {
 		t.Fatal(err)
 	}
 	installArtifact(t, h, testskill.Build(t, fmt.Sprintf(notifyManifest, "ops.alerts"), notifyWasm, publisherKey))
-	res, err := h.Call(ctx, "acme.notify", "acme.notify", json.RawMessage(`{}`))
+	res, err := h.Call(ctx, host.CallRequest{SkillID: "acme.notify", ToolID: "acme.notify", Input: json.RawMessage(`{}`)})
 	if err != nil || string(res.Output) != `{"delivered":true}` {
 		t.Fatalf("%v %s", err, outputOf(res))
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/palyra-go/palyra/host"
 )
 
 // The overhead of MCP over a direct host.Host.Call, on the echo tool of
@@ -20,13 +22,13 @@ func BenchmarkHostCall(b *testing.B) {
 	h := openHost(b)
 	h.install(b, probeArtifact(b, "test.mcpprobe", nil))
 	ctx := context.Background()
-	in := json.RawMessage(`{"text":"hi"}`)
-	if _, err := h.Call(ctx, "test.mcpprobe", "test.echo", in); err != nil {
+	req := host.CallRequest{SkillID: "test.mcpprobe", ToolID: "test.echo", Input: json.RawMessage(`{"text":"hi"}`)}
+	if _, err := h.Call(ctx, req); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := h.Call(ctx, "test.mcpprobe", "test.echo", in); err != nil {
+		if _, err := h.Call(ctx, req); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/supervisor"
 )
 
 // A2UIMIMEType is the MIME type of the embedded resource an A2UI result
@@ -77,13 +77,13 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		defer s.progress(ctx, req.Session, tok, req.Params.Name)()
 	}
-	out, err := s.opts.Call(ctx, t.SkillID, t.Tool.ID, input)
+	out, err := s.opts.Service.Call(ctx, host.CallRequest{SkillID: t.SkillID, ToolID: t.Tool.ID, Input: input})
 	if err != nil {
 		log.Debug("tool call failed", "code", errcode.Of(err), "duration", time.Since(start), "error", err)
-		return errorResult(err, out), nil
+		return errorResult(err, host.CallResultOf(err)), nil
 	}
 	log.Debug("tool call", "duration", time.Since(start))
-	return successResult(t, out), nil
+	return successResult(out), nil
 }
 
 // progress sends a progress notification for token every
@@ -190,8 +190,9 @@ func summary(input json.RawMessage) string {
 // successResult is the MCP result of a call that produced out:
 // structuredContent is the output when it is a JSON object, else
 // {"result": output}; the text content is the output's JSON; an A2UI
-// document is also an embedded resource.
-func successResult(t Tool, out *Output) *mcp.CallToolResult {
+// document (the whole document, also after an update) is also an embedded
+// resource.
+func successResult(out *host.CallResult) *mcp.CallToolResult {
 	raw := bytes.TrimSpace(out.Output)
 	if len(raw) == 0 {
 		raw = []byte("null")
@@ -226,10 +227,11 @@ func A2UIURI(skillID, surface string) string {
 
 // errorResult is the MCP result of a failed call: isError, the text
 // "<code>: <message>" and the error under _meta's MetaError, {"code",
-// "message"} (plus "tool_error" when the tool reported one). There is no
+// "message"} (plus "tool_error" when the tool reported one). out is what
+// the sidecar reported, nil when the call never reached one. There is no
 // structuredContent: a client that checks it against the tool's
 // outputSchema would reject an error shape there. ErrorOf reads it back.
-func errorResult(err error, out *Output) *mcp.CallToolResult {
+func errorResult(err error, out *host.CallResult) *mcp.CallToolResult {
 	code := errcode.Of(err)
 	e := ResultError{Code: code, Message: err.Error()}
 	if out != nil {
@@ -255,7 +257,7 @@ type ResultError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	// ToolError is what the tool itself reported, when it did.
-	ToolError *supervisor.ToolError `json:"tool_error,omitempty"`
+	ToolError *host.ToolError `json:"tool_error,omitempty"`
 }
 
 // ErrorOf returns the error of a tool result this server made: ok is false
@@ -275,7 +277,7 @@ func ErrorOf(res *mcp.CallToolResult) (e ResultError, ok bool) {
 	return e, true
 }
 
-func resultMeta(out *Output) mcp.Meta {
+func resultMeta(out *host.CallResult) mcp.Meta {
 	if out == nil || out.SkillID == "" {
 		return nil
 	}

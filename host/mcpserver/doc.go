@@ -5,17 +5,15 @@
 // through the host's call path: status and trust re-checked, grants and
 // limits recomputed, input and output validated, in the skill's sandbox.
 //
-// One Server type serves both transports. What it needs from the host is
-// a Catalog (the active tools, and a cheap generation that changes when
-// they may have) and a CallFunc (run a tool). HostCatalog and HostCall
-// make them from a host.Host; the daemon plugs in its own call path
-// instead (its A2UI document store), and serves Handler at /mcp behind its
-// bearer token. `palyra-host mcp` opens a host itself and runs Serve on
-// stdin and stdout.
+// One Server type serves both transports. It is a thin adapter over a
+// host.Service, of which it uses two verbs: Tools (the catalog of tools
+// that can be called now, and a generation that changes when that set may
+// have) and Call (run a tool through the host's call path). A local
+// *host.Host is one; the daemon passes its service and serves Handler at
+// /mcp behind its bearer token; `palyra-host mcp` opens a host itself and
+// runs Serve on stdin and stdout.
 //
-//	srv, err := mcpserver.New(mcpserver.Options{
-//		Catalog: mcpserver.HostCatalog(h), Call: mcpserver.HostCall(h), Wake: bus,
-//	})
+//	srv, err := mcpserver.New(mcpserver.Options{Service: h, Wake: bus})
 //	err = srv.Serve(ctx, &mcp.StdioTransport{}) // stdio: one session
 //	http.Handle("/mcp", srv.Handler())          // or streamable HTTP
 //
@@ -62,23 +60,25 @@
 //
 // # Calls
 //
-// tools/call runs the tool through the CallFunc with the arguments as input
-// (none, or null, is {}). A success has structuredContent = the output
+// tools/call runs the tool through the service's Call with the arguments
+// as input (none, or null, is {}). A success has structuredContent = the output
 // when it is a JSON object, else {"result": output}, and one text content
 // with the output's JSON. An output that is an A2UI document (or an A2UI
 // update, applied) is validated and also returned as an embedded resource
 // with MIME type application/vnd.palyra.a2ui+json (A2UIMIMEType), URI
 // palyra-a2ui://<skill_id>/<surface> (A2UIURI; the surface path-escaped),
-// the whole document as its text and, in the daemon, the kept document's
-// id in its _meta (palyra/a2ui_document_id) for POST
-// /v1/a2ui/{id}/submit. A result's _meta names palyra/skill_id,
+// the whole document as its text (after an update, the patched document:
+// host.A2UIRef's Document) and the id under which the host keeps it in its
+// _meta (palyra/a2ui_document_id), for a form submit (the daemon's POST
+// /v1/a2ui/{id}/submit, host.Service's SubmitForm). A result's _meta names palyra/skill_id,
 // palyra/version and palyra/invocation_id.
 //
 // A failure is a tool result, not a protocol error: isError true, one text
 // content "<code>: <message>" and, in _meta under "palyra/error", {"code",
 // "message"} with the stable code (errcode.Of; e.g. skill_quarantined,
 // invalid_input, timeout, tool_error), plus "tool_error" {code, message}
-// when the tool reported one; ErrorOf reads it. There is no
+// when the tool reported one (the result a failed call carries,
+// host.CallResultOf); ErrorOf reads it. There is no
 // structuredContent on a failure, so a client that checks structuredContent
 // against the tool's outputSchema never sees an error shape there. A name the server does not serve (never, or
 // no longer) is a protocol error (JSON-RPC -32602, as MCP asks for unknown
@@ -123,11 +123,11 @@
 // batches the changes of one Sync into one notification). Watch syncs when
 // Options.Wake publishes (the host's lifecycle events; in the daemon the
 // journal follower's stream) and every PollInterval (500 ms) when the
-// catalog's generation changed. HostCatalog's generation is the inventory
-// journal's last event id and the set of versions the supervisor holds as
-// crashlooping, so an install, enable, disable, quarantine or removal by
-// any process on the state directory (the CLI, a second palyra-host) is
-// seen within the poll interval. The SDK sends a notification 10 ms after
+// catalog's generation changed. A local host's generation is the
+// inventory journal's last event id and the set of versions the supervisor
+// holds as crashlooping (host.Host.Tools), so an install, enable, disable,
+// quarantine or removal by any process on the state directory (the CLI, a
+// second palyra-host) is seen within the poll interval. The SDK sends a notification 10 ms after
 // the change to the sessions connected then, so a session that connects
 // right after a change (the first Sync of Serve included) may get one
 // list_changed for a list it already has; listing again is harmless.

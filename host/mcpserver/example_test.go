@@ -2,36 +2,40 @@ package mcpserver_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/mcpserver"
 )
 
-// staticCatalog is a Catalog of fixed tools (a host's is HostCatalog).
-type staticCatalog []mcpserver.Tool
+// echoService is a host.Service whose catalog is fixed and whose calls
+// echo their input. The server uses only Tools and Call; a real host
+// (*host.Host, or the daemon's client) implements the rest.
+type echoService struct {
+	host.Service
+	tools []host.CatalogTool
+}
 
-func (c staticCatalog) Tools(context.Context) ([]mcpserver.Tool, error) { return c, nil }
-func (c staticCatalog) Generation(context.Context) (string, error)      { return "1", nil }
+func (s echoService) Tools(context.Context) (*host.ToolCatalog, error) {
+	return &host.ToolCatalog{Generation: "1", Tools: s.tools}, nil
+}
 
-// A server over a fixed catalog and a call function that echoes, and an
-// MCP client talking to it in memory. With a host, Catalog and Call are
-// HostCatalog(h) and HostCall(h).
+func (s echoService) Call(_ context.Context, req host.CallRequest) (*host.CallResult, error) {
+	return &host.CallResult{SkillID: req.SkillID, Version: "1.0.0", ToolID: req.ToolID, Output: req.Input}, nil
+}
+
+// A server over a service with a fixed catalog whose calls echo, and an
+// MCP client talking to it in memory. With a host, Service is the
+// *host.Host.
 func Example() {
 	ctx := context.Background()
-	echo := func(_ context.Context, skillID, toolID string, input json.RawMessage) (*mcpserver.Output, error) {
-		return &mcpserver.Output{Output: input, SkillID: skillID, Version: "1.0.0"}, nil
-	}
-	srv, err := mcpserver.New(mcpserver.Options{
-		Catalog: staticCatalog{
-			{SkillID: "acme.echo", Version: "1.0.0", Tool: manifest.Tool{ID: "acme.echo", Name: "echo", Description: "Echoes.", InputSchema: map[string]any{"type": "object"}}},
-			{SkillID: "acme.other", Version: "2.0.0", Tool: manifest.Tool{ID: "acme.echo", Name: "echo", Description: "Echoes too.", Risk: manifest.Risk{RequiresApproval: true}}},
-		},
-		Call: echo,
-	})
+	srv, err := mcpserver.New(mcpserver.Options{Service: echoService{tools: []host.CatalogTool{
+		{SkillID: "acme.echo", Version: "1.0.0", Tool: manifest.Tool{ID: "acme.echo", Name: "echo", Description: "Echoes.", InputSchema: map[string]any{"type": "object"}}},
+		{SkillID: "acme.other", Version: "2.0.0", Tool: manifest.Tool{ID: "acme.echo", Name: "echo", Description: "Echoes too.", Risk: manifest.Risk{RequiresApproval: true}}},
+	}}})
 	if err != nil {
 		panic(err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/events"
-	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/mcpserver"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/supervisor"
@@ -97,7 +96,7 @@ func openHostWith(t testing.TB, sc supervisor.Config) *testHost {
 
 func (h *testHost) install(t testing.TB, art []byte) {
 	t.Helper()
-	res, err := h.Install(context.Background(), art, install.InstallOptions{AllowTOFU: true})
+	res, err := h.Install(context.Background(), host.InstallRequest{Artifact: art, AllowTOFU: true})
 	if err != nil {
 		t.Fatalf("install: %v", err)
 	}
@@ -106,11 +105,27 @@ func (h *testHost) install(t testing.TB, art []byte) {
 	}
 }
 
+// sidecar is the supervisor's view of skill id's sidecar (the zero state,
+// status stopped, when it has none).
+func (h *testHost) sidecar(t testing.TB, id string) host.SidecarState {
+	t.Helper()
+	sts, err := h.Sidecars(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sts {
+		if st.SkillID == id {
+			return st
+		}
+	}
+	return host.SidecarState{SkillID: id, Status: supervisor.StatusStopped}
+}
+
 // newServer is a server on h that watches the host until the test ends.
 func newServer(t testing.TB, h *testHost, fallback mcpserver.Fallback) *mcpserver.Server {
 	t.Helper()
 	s, err := mcpserver.New(mcpserver.Options{
-		Catalog: mcpserver.HostCatalog(h.Host), Call: mcpserver.HostCall(h.Host), Wake: h.bus,
+		Service: h.Host, Wake: h.bus,
 		ApprovalWithoutElicitation: fallback,
 		Logger:                     hclog.New(&hclog.LoggerOptions{Output: h.logs, Level: hclog.Info}),
 	})

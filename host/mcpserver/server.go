@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/manifest"
 )
@@ -34,11 +35,10 @@ const (
 
 // Options configure a Server.
 type Options struct {
-	// Catalog lists the tools (required; HostCatalog for a host).
-	Catalog Catalog
-	// Call runs them (required; HostCall for a host, the daemon's own call
-	// path in the daemon).
-	Call CallFunc
+	// Service is the host whose tools the server serves (required): its
+	// Tools catalog is the list, its Call runs them. The server uses
+	// nothing else of it.
+	Service host.Service
 	// Wake, when set, makes the server check the catalog at once after
 	// every event published on it (the host's lifecycle events), besides
 	// polling.
@@ -57,7 +57,7 @@ type Options struct {
 	Logger hclog.Logger
 }
 
-// Server serves the tools of a Catalog over MCP, to any number of sessions
+// Server serves the tools of a host.Service over MCP, to any number of sessions
 // on any transport. It is safe for concurrent use. New starts nothing: run
 // Watch (or Serve, which does) to follow the catalog, and Close to end
 // every session.
@@ -90,8 +90,8 @@ type served struct {
 // New returns a server for opts. It serves no tool before the first Sync
 // (Watch and Serve sync first).
 func New(opts Options) (*Server, error) {
-	if opts.Catalog == nil || opts.Call == nil {
-		return nil, fmt.Errorf("%w: Catalog and Call are required", ErrInvalidOption)
+	if opts.Service == nil {
+		return nil, fmt.Errorf("%w: Service is required", ErrInvalidOption)
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
@@ -142,20 +142,18 @@ func (s *Server) Names() []string {
 func (s *Server) Sync(ctx context.Context, force bool) (bool, error) {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
-	gen, err := s.opts.Catalog.Generation(ctx)
+	cat, err := s.opts.Service.Tools(ctx)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("mcpserver: listing the tools: %w", err)
 	}
+	gen := cat.Generation
 	if s.synced && !force && gen == s.gen {
 		return false, nil
 	}
-	tools, err := s.opts.Catalog.Tools(ctx)
-	if err != nil {
-		return false, err
-	}
 	var refs []ToolRef
-	usable := tools[:0:0]
-	for _, t := range tools {
+	var usable []Tool
+	for _, ct := range cat.Tools {
+		t := Tool(ct)
 		if typ, ok := t.Tool.InputSchema["type"]; ok && typ != "object" {
 			s.log.Warn("tool left out: its input_schema is not an object schema, and MCP arguments are a JSON object",
 				"skill_id", t.SkillID, "skill_version", t.Version, "tool_id", t.Tool.ID, "type", fmt.Sprint(typ))

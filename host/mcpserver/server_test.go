@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/mcpserver"
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/internal/mcptest"
@@ -110,6 +110,29 @@ func TestListAndCall(t *testing.T) {
 	if !ok || er.Resource.MIMEType != mcpserver.A2UIMIMEType || er.Resource.URI != "palyra-a2ui://test.mcpprobe/main%20board" || !strings.Contains(er.Resource.Text, `"surface":"main board"`) {
 		t.Errorf("a2ui resource %+v", res.Content[1])
 	}
+	// The host keeps the document for form submits: its id is in the
+	// resource's _meta.
+	if ok && (er.Resource.Meta == nil || er.Resource.Meta[mcpserver.MetaDocumentID] == "") {
+		t.Errorf("a2ui resource _meta %v lacks %s", er.Resource.Meta, mcpserver.MetaDocumentID)
+	}
+	// An A2UI update is applied (here to the empty document of its
+	// surface): the resource is the whole document after it, the text
+	// content the update as the tool returned it.
+	upd := map[string]any{"a2ui_update": map[string]any{"surface": "board", "patch": map[string]any{"v": 1, "ops": []any{
+		map[string]any{"op": "add", "path": "/components/-", "value": map[string]any{"id": "u1", "type": "text", "props": map[string]any{"value": "patched"}}},
+	}}}}
+	res = mcptest.Call(t, cs, "test_echo", upd)
+	if res.IsError || len(res.Content) != 2 {
+		t.Fatalf("a2ui update: %+v", res.Content)
+	}
+	if txt := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(txt, `"a2ui_update"`) {
+		t.Errorf("a2ui update text %q, want the update", txt)
+	}
+	er, ok = res.Content[1].(*mcp.EmbeddedResource)
+	if !ok || er.Resource.URI != "palyra-a2ui://test.mcpprobe/board" || strings.Contains(er.Resource.Text, "a2ui_update") ||
+		!strings.Contains(er.Resource.Text, `"surface":"board"`) || !strings.Contains(er.Resource.Text, `"patched"`) {
+		t.Errorf("a2ui update resource %+v, want the whole patched document", res.Content[1])
+	}
 	// An invalid A2UI document fails the call with the validator's code.
 	bad := map[string]any{"v": 1, "surface": "s", "components": []any{map[string]any{"id": "x", "type": "marquee"}}}
 	if code := mcptest.ErrorCode(t, mcptest.Call(t, cs, "test_echo", bad)); !strings.HasPrefix(code, "a2ui_") {
@@ -148,8 +171,7 @@ func TestListChanged(t *testing.T) {
 	if !strings.HasPrefix(bEcho, "test_echo_") || !mcpserver.ValidName(bEcho) {
 		t.Fatalf("test.b's echo is %q", bEcho)
 	}
-	ctx := context.Background()
-	in := h.Installer()
+	ctx := host.WithPrincipal(context.Background(), "user:test")
 	// wait waits for a list_changed after which the listed skills are
 	// wantSkills (a notification of an earlier change, sent late, may come
 	// first: the SDK batches them for 10 ms).
@@ -175,7 +197,7 @@ func TestListChanged(t *testing.T) {
 			}
 		}
 	}
-	if _, err := in.Quarantine(ctx, "test.a", "", "test", "user:test"); err != nil {
+	if _, err := h.Quarantine(ctx, host.StatusRequest{SkillID: "test.a", Reason: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	wait("quarantine a", "test.b")
@@ -187,15 +209,15 @@ func TestListChanged(t *testing.T) {
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: bEcho}); err == nil {
 		t.Errorf("call of a name no longer served: no error")
 	}
-	if _, err := in.Disable(ctx, "test.b", "", "test", "user:test"); err != nil {
+	if _, err := h.Disable(ctx, host.StatusRequest{SkillID: "test.b", Reason: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	wait("disable b")
-	if _, err := in.Enable(ctx, "test.a", "", install.EnableOptions{Override: true, Principal: "user:test"}); err != nil {
+	if _, err := h.Enable(ctx, host.EnableRequest{SkillID: "test.a", Override: true}); err != nil {
 		t.Fatal(err)
 	}
 	wait("enable a", "test.a")
-	if _, err := h.Remove(ctx, "test.a", "", "user:test", false); err != nil {
+	if _, err := h.Remove(ctx, host.RemoveRequest{SkillID: "test.a"}); err != nil {
 		t.Fatal(err)
 	}
 	wait("remove a")
@@ -300,7 +322,7 @@ func TestProgressAndCancel(t *testing.T) {
 	if res := mcptest.Call(t, cs, "test_echo", map[string]any{}); res.IsError {
 		t.Fatalf("echo: %v", res.Content)
 	}
-	pid := h.Supervisor().State("test.mcpprobe", "0.1.0").PID
+	pid := h.sidecar(t, "test.mcpprobe").PID
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -342,9 +364,9 @@ func TestProgressAndCancel(t *testing.T) {
 	// The server side ends too: nothing stays in flight in the sidecar,
 	// which was not killed for it.
 	deadline := time.Now().Add(30 * time.Second)
-	for h.Supervisor().State("test.mcpprobe", "0.1.0").InFlight != 0 {
+	for st := h.sidecar(t, "test.mcpprobe"); st.InFlight != 0; st = h.sidecar(t, "test.mcpprobe") {
 		if time.Now().After(deadline) {
-			t.Fatalf("the cancelled call is still in flight: %+v", h.Supervisor().State("test.mcpprobe", "0.1.0"))
+			t.Fatalf("the cancelled call is still in flight: %+v", st)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -352,7 +374,7 @@ func TestProgressAndCancel(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("call after the cancel: %v", res.Content)
 	}
-	if st := h.Supervisor().State("test.mcpprobe", "0.1.0"); st.PID != pid || st.Crashes != 0 {
+	if st := h.sidecar(t, "test.mcpprobe"); st.PID != pid || st.Crashes != 0 {
 		t.Errorf("sidecar after the cancel: pid %d (was %d), crashes %d", st.PID, pid, st.Crashes)
 	}
 	// A short call with a progress token sends no progress.
@@ -372,7 +394,7 @@ func TestProgressAndCancel(t *testing.T) {
 func TestCloseCancelsCalls(t *testing.T) {
 	h := openHost(t)
 	h.install(t, probeArtifact(t, "test.mcpprobe", nil))
-	s, err := mcpserver.New(mcpserver.Options{Catalog: mcpserver.HostCatalog(h.Host), Call: mcpserver.HostCall(h.Host)})
+	s, err := mcpserver.New(mcpserver.Options{Service: h.Host})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,29 +467,21 @@ func TestCrashLoopLeavesList(t *testing.T) {
 	}
 	waitFor("start", "test.a", "test.b")
 	ctx := context.Background()
-	pidOf := func() int {
-		for _, st := range h.Supervisor().States() {
-			if st.SkillID == "test.a" {
-				return st.PID
-			}
-		}
-		return 0
-	}
 	for i := 0; ; i++ {
 		if i == 10 {
-			t.Fatalf("test.a not crashlooping after %d kills: %+v", i, h.Supervisor().States())
+			t.Fatalf("test.a not crashlooping after %d kills: %+v", i, h.sidecar(t, "test.a"))
 		}
-		_, err := h.Call(ctx, "test.a", "test.echo", json.RawMessage(`{"text":"hi"}`))
+		_, err := h.Call(ctx, host.CallRequest{SkillID: "test.a", ToolID: "test.echo", Input: json.RawMessage(`{"text":"hi"}`)})
 		if errcode.Of(err) == "crashlooping" {
 			break
 		}
-		if pid := pidOf(); pid > 0 {
+		if pid := h.sidecar(t, "test.a").PID; pid > 0 {
 			syscall.Kill(pid, syscall.SIGKILL)
 			proctest.WaitGone(t, []int{pid}, 10*time.Second)
 		}
 	}
 	waitFor("crashloop", "test.b")
-	if _, err := h.Installer().Enable(ctx, "test.a", "", install.EnableOptions{Override: true, Principal: "user:test"}); err != nil {
+	if _, err := h.Enable(host.WithPrincipal(ctx, "user:test"), host.EnableRequest{SkillID: "test.a", Override: true}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("enable", "test.a", "test.b")

@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/palyra-go/palyra/host/manifest"
+	"github.com/palyra-go/palyra/host"
 )
 
 // Keys of the _meta the server puts on tools and results.
@@ -24,18 +24,9 @@ const (
 	MetaError = "palyra/error"
 )
 
-// Tool is one tool of an active skill, as a Catalog lists it.
-type Tool struct {
-	SkillID string
-	Version string
-	// SkillName is the skill's manifest name.
-	SkillName string
-	// Tool is the manifest's [[entrypoints.tools]] entry.
-	Tool manifest.Tool
-	// Capabilities are the skill's manifest capabilities (the hints read
-	// them).
-	Capabilities manifest.Capabilities
-}
+// Tool is one tool of an active skill, as the service's catalog lists it
+// (host.CatalogTool), with the MCP mapping as methods.
+type Tool host.CatalogTool
 
 // Ref is the tool's ToolRef.
 func (t Tool) Ref() ToolRef { return ToolRef{SkillID: t.SkillID, ToolID: t.Tool.ID} }

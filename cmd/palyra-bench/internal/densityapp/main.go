@@ -67,22 +67,22 @@ func run(ctx context.Context, state, sidecar, sockDir string, idle time.Duration
 			err = cerr
 		}
 	}()
-	skills, err := h.Skills(ctx)
+	skills, err := h.List(ctx, host.ListRequest{})
 	if err != nil {
 		return r, err
 	}
-	r.Skills = len(skills)
+	r.Skills = skills.Count
 	runtime.GC()
 	if r.RSSBeforeKiB, err = procstat.RSSKiB(os.Getpid()); err != nil {
 		return r, err
 	}
 	var pids []int
-	for _, s := range skills {
-		res, err := h.Call(ctx, s.SkillID, "bench.trivial", json.RawMessage(`{"text":"hello"}`))
+	for _, s := range skills.Entries {
+		res, err := h.Call(ctx, host.CallRequest{SkillID: s.SkillID, ToolID: "bench.trivial", Input: json.RawMessage(`{"text":"hello"}`)})
 		if err != nil {
 			return r, fmt.Errorf("call %s: %w", s.SkillID, err)
 		}
-		pids = append(pids, res.PID)
+		pids = append(pids, res.SidecarPID)
 		r.Called++
 	}
 	for _, pid := range pids {
@@ -93,8 +93,12 @@ func run(ctx context.Context, state, sidecar, sockDir string, idle time.Duration
 	// Wait for the reaper: every sidecar idle for longer than idle is
 	// stopped.
 	for {
+		states, err := h.Sidecars(ctx)
+		if err != nil {
+			return r, err
+		}
 		running := 0
-		for _, st := range h.Supervisor().States() {
+		for _, st := range states {
 			if st.Status != supervisor.StatusStopped {
 				running++
 			}
