@@ -5,8 +5,23 @@
 //
 //	h, err := host.Open(ctx, host.Config{StateDir: dir, SidecarPath: "/usr/libexec/palyra-sidecar"})
 //	defer h.Close(ctx)
-//	_, err = h.Install(ctx, artifactBytes, install.InstallOptions{TrustedPublishers: keys})
-//	res, err := h.Call(ctx, "palyra.echo", "palyra.echo", json.RawMessage(`{"text":"hi"}`))
+//	_, err = h.Install(ctx, host.InstallRequest{Artifact: artifactBytes, TrustedPublishers: keys})
+//	res, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"hi"}`)})
+//
+// # One service
+//
+// Every operator verb (install, list, info, verify, audit, enable, disable,
+// quarantine, remove, reaudit, call, A2UI form submit, the tool catalog,
+// hooks, sidecar states, skill metrics, events) is declared once, on
+// [Service]. *Host implements it over a state directory; the daemon's Go
+// client (host/daemon/client) implements it over a running palyra-host.
+// The daemon's HTTP and gRPC APIs, its MCP endpoint and the palyra CLI are
+// adapters over a Service, so code written against Service works the same
+// locally and remotely, with the same error codes (internal/servicetest is
+// the conformance suite both pass). Who acts travels in the context
+// ([WithPrincipal]). Nothing exported reaches the installer, supervisor or
+// inventory past the gate below; the one diagnostic that touches the
+// supervisor directly ([Host.StopSidecar]) says so in its name and doc.
 //
 // # Checked at every call
 //
