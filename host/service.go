@@ -298,3 +298,11 @@ func PrincipalFrom(ctx context.Context) string {
 	}
 	return DefaultPrincipal
 }
+
+// NamedPrincipal returns the principal ctx names and whether it names one
+// (PrincipalFrom gives DefaultPrincipal either way). A remote Service
+// sends only a named principal, so the far end applies its own default.
+func NamedPrincipal(ctx context.Context) (string, bool) {
+	p, _ := ctx.Value(principalKey{}).(string)
+	return p, p != ""
+}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/a2ui"
-	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/internal/testskill"
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 )
@@ -34,7 +34,7 @@ func TestA2UIUpdate(t *testing.T) {
 	defer p.stop()
 	p.must(http.StatusCreated, http.MethodPost, "/v1/skills?allow_tofu=true", testskill.Build(t, string(m), mod, publisherKey), nil)
 
-	var cr daemon.CallResponse
+	var cr host.CallResult
 	p.must(http.StatusOK, http.MethodPost, "/v1/skills/palyra.report/tools/palyra.report/call",
 		map[string]any{"input": map[string]any{"title": "Sales", "rows": []any{map[string]any{"label": "EU", "value": 3}}}}, &cr)
 	if cr.A2UI == nil || cr.A2UI.Patch != nil {
@@ -69,7 +69,7 @@ func TestA2UIUpdate(t *testing.T) {
 	}
 
 	// The skill's call summary: the call and the two submits the tool got.
-	var sm daemon.SkillMetrics
+	var sm host.SkillMetrics
 	p.must(http.StatusOK, http.MethodGet, "/v1/skills/palyra.report/metrics", nil, &sm)
 	if sm.SkillID != "palyra.report" || sm.CallsTotal != 3 || sm.ErrorsTotal != 0 || sm.ByTool["palyra.report"] != 3 ||
 		sm.ByCode["ok"] != 3 || sm.FuelConsumedTotal == 0 || sm.DurationMS.Max <= 0 || sm.LastCallAt.IsZero() {
@@ -96,7 +96,7 @@ func TestA2UIUpdateDirect(t *testing.T) {
 		}
 		return map[string]any{"input": v}
 	}
-	var cr daemon.CallResponse
+	var cr host.CallResult
 	p.must(http.StatusOK, http.MethodPost, call, update(`[{"op":"add","path":"/components/-","value":{"id":"t","type":"text","props":{"value":"hi"}}}]`), &cr)
 	if cr.A2UI == nil || cr.A2UI.Surface != "s" || len(cr.A2UI.DocumentID) != 26 || !strings.Contains(string(cr.A2UI.Patch), `"/components/-"`) {
 		t.Fatalf("a2ui ref: %+v", cr.A2UI)

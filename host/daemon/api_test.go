@@ -140,7 +140,7 @@ func TestHTTPAPI(t *testing.T) {
 	}
 
 	// Call a tool.
-	var cr daemon.CallResponse
+	var cr host.CallResult
 	p.must(http.StatusOK, http.MethodPost, "/v1/skills/test.probe_a/tools/test.probe/call", map[string]any{"input": map[string]any{"hello": "world"}}, &cr)
 	if cr.ExitCode != 0 || string(cr.Output) != `{"hello":"world"}` || cr.Version != "0.1.0" || cr.Stats.FuelConsumed == 0 {
 		t.Fatalf("call: %+v (output %s)", cr, cr.Output)
@@ -148,8 +148,8 @@ func TestHTTPAPI(t *testing.T) {
 	// A non-zero exit is a tool error, reported with what the sidecar said.
 	st, body = p.do(http.MethodPost, "/v1/skills/test.probe_a/tools/test.probe/call", map[string]any{"input": map[string]any{"hello": "exit:10"}}, nil)
 	var eb struct {
-		Error   map[string]string   `json:"error"`
-		Details daemon.CallResponse `json:"details"`
+		Error   map[string]string `json:"error"`
+		Details host.CallResult   `json:"details"`
 	}
 	if err := json.Unmarshal(body, &eb); err != nil || st != http.StatusUnprocessableEntity || eb.Error["code"] != "tool_error" || eb.Details.ExitCode != 10 || eb.Details.ToolError == nil {
 		t.Errorf("exit 10: HTTP %d %s", st, body)
@@ -165,6 +165,13 @@ func TestHTTPAPI(t *testing.T) {
 	st, body = p.do(http.MethodPost, "/v1/skills/test.probe_a/tools/test.probe/call", map[string]any{"input": map[string]any{}, "surprise": 1}, nil)
 	if st != http.StatusBadRequest || errCode(t, body) != "bad_request" {
 		t.Errorf("unknown request field: HTTP %d %s", st, body)
+	}
+
+	// The callable tools: the probe's, until the quarantine below.
+	var cat host.ToolCatalog
+	p.must(http.StatusOK, http.MethodGet, "/v1/tools", nil, &cat)
+	if cat.Generation == "" || len(cat.Tools) != 1 || cat.Tools[0].SkillID != "test.probe_a" || cat.Tools[0].Tool.ID != "test.probe" {
+		t.Errorf("tools: %+v", cat)
 	}
 
 	// Oversized bodies are refused with the limit named.
@@ -184,6 +191,11 @@ func TestHTTPAPI(t *testing.T) {
 	st, body = p.do(http.MethodPost, "/v1/skills/test.probe_a/tools/test.probe/call", map[string]any{"input": map[string]any{}}, nil)
 	if st != http.StatusForbidden || errCode(t, body) != "skill_quarantined" {
 		t.Errorf("call of a quarantined skill: HTTP %d %s", st, body)
+	}
+	var quarantined host.ToolCatalog
+	p.must(http.StatusOK, http.MethodGet, "/v1/tools", nil, &quarantined)
+	if len(quarantined.Tools) != 0 || quarantined.Generation == cat.Generation {
+		t.Errorf("tools after the quarantine: %+v (before: generation %s)", quarantined, cat.Generation)
 	}
 	st, body = p.do(http.MethodPost, "/admin/v1/skills/test.probe_a/enable", map[string]any{"reason": "ok"}, nil)
 	if st != http.StatusBadRequest || errCode(t, body) != "override_required" {
@@ -205,7 +217,13 @@ func TestHTTPAPI(t *testing.T) {
 	if rep.Checked != 1 || rep.Quarantined != 0 {
 		t.Errorf("reaudit: %+v", rep)
 	}
-	p.must(http.StatusOK, http.MethodGet, "/v1/sidecars", nil, nil)
+	var sc struct {
+		Sidecars []host.SidecarState `json:"sidecars"`
+	}
+	p.must(http.StatusOK, http.MethodGet, "/v1/sidecars", nil, &sc)
+	if len(sc.Sidecars) != 1 || sc.Sidecars[0].SkillID != "test.probe_a" {
+		t.Errorf("sidecars: %+v", sc)
+	}
 	metrics := string(p.must(http.StatusOK, http.MethodGet, "/metrics", nil, nil))
 	for _, want := range []string{`palyra_skill_calls_total{code="ok",skill_id="test.probe_a",tool_id="test.probe",version="0.1.0"}`, "palyra_api_requests_total", "palyra_sidecars_alive"} {
 		if !strings.Contains(metrics, want) {
@@ -222,6 +240,22 @@ func TestHTTPAPI(t *testing.T) {
 	p.must(http.StatusOK, http.MethodGet, "/v1/skills", nil, &list)
 	if list.Count != 0 {
 		t.Errorf("after remove: %d skills", list.Count)
+	}
+	// The journal, replayed without following: the stream ends after the
+	// remove's event.
+	replay := string(p.must(http.StatusOK, http.MethodGet, "/v1/events?after=0&follow=false", nil, nil))
+	var kinds []string
+	for _, line := range strings.Split(replay, "\n") {
+		if k, ok := strings.CutPrefix(line, "event: "); ok {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) < 6 || kinds[0] != "skill:installed" || kinds[len(kinds)-1] != "skill:removed" || !strings.Contains(replay, "id: 1\n") {
+		t.Errorf("replay without follow: %v", kinds)
+	}
+	st, body = p.do(http.MethodGet, "/v1/events?follow=maybe", nil, nil)
+	if st != http.StatusBadRequest || errCode(t, body) != "bad_request" {
+		t.Errorf("follow=maybe: HTTP %d %s", st, body)
 	}
 	st, body = p.do(http.MethodGet, "/v1/nothing", nil, nil)
 	if st != http.StatusNotFound || errCode(t, body) != "route_not_found" {
@@ -277,7 +311,7 @@ func TestA2UI(t *testing.T) {
 		},
 	}
 	// The probe echoes its input, so it returns this document.
-	var cr daemon.CallResponse
+	var cr host.CallResult
 	p.must(http.StatusOK, http.MethodPost, "/v1/skills/test.ui/tools/test.probe/call", map[string]any{"input": doc}, &cr)
 	if cr.A2UI == nil || cr.A2UI.Surface != "settings" || len(cr.A2UI.DocumentID) != 26 {
 		t.Fatalf("a2ui ref: %+v", cr.A2UI)
@@ -298,7 +332,7 @@ func TestA2UI(t *testing.T) {
 	}
 	p.must(http.StatusOK, http.MethodPost, submit, map[string]any{"componentId": "plan-form", "values": map[string]any{"seats": 3, "tier": "pro"}}, &cr)
 	var got struct {
-		Submit daemon.SubmitEvent `json:"a2ui_submit"`
+		Submit host.SubmitEvent `json:"a2ui_submit"`
 	}
 	if err := json.Unmarshal(cr.Output, &got); err != nil {
 		t.Fatalf("submit output %s: %v", cr.Output, err)
@@ -344,9 +378,9 @@ func TestHooks(t *testing.T) {
 	ev := p.events("")
 	p.must(http.StatusOK, http.MethodPost, "/v1/skills/test.target/quarantine", map[string]string{"reason": "suspicious egress"}, nil)
 	got := ev.waitFor(t, 20*time.Second, func(m map[string]any) bool {
-		return m["kind"] == daemon.EventHookDispatched || m["kind"] == daemon.EventHookFailed
+		return m["kind"] == host.EventHookDispatched || m["kind"] == host.EventHookFailed
 	})
-	if got["kind"] != daemon.EventHookDispatched {
+	if got["kind"] != host.EventHookDispatched {
 		t.Fatalf("hook outcome: %v", got)
 	}
 	details := got["details"].(map[string]any)

@@ -62,27 +62,24 @@ type Daemon struct {
 	log      hclog.Logger
 	lock     *os.File
 
-	host    *host.Host
+	// host is the daemon's library host: opened and closed here, and the
+	// source of the capability registry and the Prometheus figures.
+	host *host.Host
+	// svc is host as the Service: every route and RPC is one call on it.
+	svc     host.Service
 	auth    *Authenticator
-	hooks   *hooks.Store
-	disp    *hooks.Dispatcher
 	metrics *telemetry.Metrics
-	// wake carries the installer's events: each one wakes the journal
-	// follower, which publishes on stream in journal order.
-	wake   *events.Bus
-	stream *events.Bus
-	docs   *docStore
-	calls  *callSummary
-	grpc   *grpc.Server
-	// mcp serves the skills' tools over MCP at /mcp (mcp.go).
+	grpc    *grpc.Server
+	// mcp serves the skills' tools over MCP at /mcp (mcp.go); mcpWake
+	// carries the service's events to it.
 	mcp     *mcpserver.Server
 	mcpHTTP http.Handler
+	mcpWake *events.Bus
 
 	ready    atomic.Bool
 	stopping chan struct{} // closed when shutdown starts: ends event streams
 	stopOnce sync.Once
 	loops    sync.WaitGroup
-	cursor   atomic.Int64 // last journal event the follower published
 }
 
 // Open takes the state directory's daemon lock, makes sure the admin token
@@ -121,7 +118,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		}
 		return nil, fmt.Errorf("%w: %s%s: %v", ErrAlreadyRunning, state, pid, err)
 	}
-	d := &Daemon{cfg: cfg, stateDir: state, log: log, lock: lock, wake: &events.Bus{}, stream: &events.Bus{}, stopping: make(chan struct{}), docs: newDocStore(maxDocuments, documentTTL), calls: newCallSummary()}
+	d := &Daemon{cfg: cfg, stateDir: state, log: log, lock: lock, stopping: make(chan struct{}), mcpWake: &events.Bus{}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -134,17 +131,20 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	if d.auth, err = NewAuthenticator(TokenPath(state)); err != nil {
 		return nil, err
 	}
-	var mx *telemetry.Metrics
+	// The metrics exist before the host, whose callbacks feed them; their
+	// source is the host once it is open.
+	src := &metricsSource{}
+	d.metrics = telemetry.New(src)
 	hcfg := host.Config{
 		StateDir: state, PolicyPath: opts.PolicyPath, Logger: log, SidecarPath: opts.SidecarPath,
-		Supervisor: opts.Supervisor, Bus: d.wake, Anomaly: cfg.Anomaly,
-		OnCall: func(r host.CallRecord) { d.observeCall(mx, r) },
+		Supervisor: opts.Supervisor, Anomaly: cfg.Anomaly,
+		OnCall: d.observeCall, OnHook: d.observeHook,
+		DispatchHooks: true, HookTimeout: cfg.HookTimeout.Duration,
 	}
 	if d.host, err = host.Open(ctx, hcfg); err != nil {
 		return nil, err
 	}
-	d.metrics = telemetry.New(metricsSource{d.host})
-	mx = d.metrics
+	src.h, d.svc = d.host, d.host
 	if err := d.registerChannels(); err != nil {
 		d.host.Close(ctx)
 		return nil, err
@@ -153,11 +153,6 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		d.host.Close(ctx)
 		return nil, err
 	}
-	d.hooks = hooks.OpenStore(state)
-	d.disp = hooks.NewDispatcher(hooks.DispatcherConfig{
-		Store: d.hooks, Call: HookCaller(d.host), Timeout: cfg.HookTimeout.Duration,
-		Logger: log.Named("hooks"), OnOutcome: d.hookOutcome,
-	})
 	d.grpc = d.newGRPCServer()
 	ok = true
 	return d, nil
@@ -276,15 +271,10 @@ func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
 	}
 
 	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
-	if err := d.startFollower(loopCtx); err != nil {
-		stopLoops()
-		ln.Close()
-		return err
-	}
-	d.loops.Add(1)
+	d.loops.Add(2)
 	go func() { defer d.loops.Done(); d.reauditLoop(loopCtx) }()
+	go func() { defer d.loops.Done(); d.fireStartup(loopCtx, url) }()
 	d.startMCP(loopCtx)
-	d.disp.Enqueue(hooks.EventGatewayStartup, map[string]any{"source": "gateway.startup", "url": url})
 
 	serveErr := make(chan error, 1)
 	go func() {
@@ -330,9 +320,6 @@ func (d *Daemon) Close(ctx context.Context) error {
 
 func (d *Daemon) close(ctx context.Context) error {
 	var errs []error
-	if d.disp != nil {
-		errs = append(errs, d.disp.Close(ctx))
-	}
 	if d.host != nil {
 		// The sidecars stop even when the drain used up ctx.
 		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -367,7 +354,7 @@ func (d *Daemon) reauditLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		rep, err := d.host.Installer().Reaudit(ctx)
+		rep, err := d.svc.Reaudit(host.WithPrincipal(ctx, PrincipalDaemon))
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -385,38 +372,66 @@ func (d *Daemon) reauditLoop(ctx context.Context) {
 	}
 }
 
-// observeCall feeds a call's record to the telemetry.
-func (d *Daemon) observeCall(mx *telemetry.Metrics, r host.CallRecord) {
-	d.calls.observe(r, time.Now())
-	if mx == nil {
+// fireStartup runs the hooks bound to gateway:startup once the daemon
+// serves, through the Service as a fire from the API would.
+func (d *Daemon) fireStartup(ctx context.Context, url string) {
+	payload, err := json.Marshal(map[string]any{"source": "gateway.startup", "url": url})
+	if err != nil {
 		return
 	}
+	ctx = host.WithPrincipal(ctx, PrincipalDaemon)
+	if _, err := d.svc.FireHooks(ctx, host.FireRequest{Event: hooks.EventGatewayStartup, Payload: payload}); err != nil && ctx.Err() == nil {
+		d.log.Warn("gateway:startup hooks", "code", errcode.Of(err), "error", err)
+	}
+}
+
+// observeCall feeds a call's record to the telemetry (host.Config.OnCall).
+func (d *Daemon) observeCall(r host.CallRecord) {
 	c := telemetry.Call{SkillID: r.SkillID, Version: r.Version, ToolID: r.ToolID, Code: r.Code, Duration: r.Duration}
 	if r.Result != nil {
 		c.FuelConsumed, c.PeakMemoryBytes = r.Result.Stats.FuelConsumed, r.Result.Stats.PeakMemoryBytes
 	}
-	mx.ObserveCall(c)
+	d.metrics.ObserveCall(c)
 	if r.Anomaly != nil {
-		mx.ObserveAnomalyQuarantine(r.SkillID, r.Anomaly.Kind)
+		d.metrics.ObserveAnomalyQuarantine(r.SkillID, r.Anomaly.Kind)
 	}
 }
 
-// metricsSource adapts the host to telemetry.Source.
+// observeHook counts a hook's outcome (host.Config.OnHook): its decision,
+// or its error code when it failed.
+func (d *Daemon) observeHook(o hooks.Outcome) {
+	result := string(o.Decision)
+	if o.Err != "" {
+		result = o.Code
+	}
+	d.metrics.ObserveHook(o.Event, result, o.Duration)
+}
+
+// metricsSource adapts the host to telemetry.Source; h is nil until the
+// host is open.
 type metricsSource struct{ h *host.Host }
 
-func (s metricsSource) AllStats() map[string]host.SkillStats { return s.h.AllStats() }
-func (s metricsSource) SidecarStates() []supervisor.State {
-	if sup := s.h.Supervisor(); sup != nil {
-		return sup.States()
+func (s *metricsSource) AllStats() map[string]host.SkillStats {
+	if s.h == nil {
+		return nil
 	}
-	return nil
+	return s.h.AllStats()
 }
 
-// principalOf validates a principal header value; "" gives the default.
+func (s *metricsSource) SidecarStates() []supervisor.State {
+	if s.h == nil {
+		return nil
+	}
+	st, _ := s.h.Sidecars(context.Background())
+	return st
+}
+
+// principalOf validates a principal header value; "" gives
+// host.DefaultPrincipal.
 func principalOf(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
-		return DefaultPrincipal, nil
+		return host.DefaultPrincipal, nil
 	}
 	if len(v) > maxPrincipalBytes {
 		return "", fmt.Errorf("%w: x-palyra-principal is %d bytes, over the %d-byte limit", ErrBadRequest, len(v), maxPrincipalBytes)
@@ -430,9 +445,9 @@ func principalOf(v string) (string, error) {
 }
 
 // DefaultPrincipal is recorded when a request names no x-palyra-principal.
-const DefaultPrincipal = "admin"
+const DefaultPrincipal = host.DefaultPrincipal
 
 const maxPrincipalBytes = 128
 
-// ErrBadRequest is a malformed request.
-var ErrBadRequest = errcode.New("bad_request", "malformed request")
+// ErrBadRequest is a malformed request (host.ErrBadRequest).
+var ErrBadRequest = host.ErrBadRequest

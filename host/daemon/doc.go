@@ -4,21 +4,42 @@
 // One port serves both APIs: gRPC (palyra.host.v1.HostService, HTTP/2,
 // content-type application/grpc) and an HTTP JSON API with the same
 // operations (list, info, install by upload, verify, audit, quarantine,
-// enable, disable, remove, re-audit, call a tool, A2UI form submits, hook
+// enable, disable, remove, re-audit, call a tool, A2UI form submits, the
+// callable-tool catalog, sidecar states, per-skill call summaries, hook
 // bindings and firing, an event stream as server-sent events or a
-// server-streaming RPC). Both sit on the library (package host): a call
-// through the daemon passes exactly the gates of host.Host.Call. The same
-// port serves the active skills' tools over MCP's streamable HTTP at /mcp
-// (host/mcpserver; mcp.go), the per-skill call summary
-// (/v1/skills/{id}/metrics) and, on every path outside the API, the web
-// console (host/console), whose static files are public while its API calls
-// carry the token.
+// server-streaming RPC). Both are adapters over host.Service: every route
+// and RPC decodes its wire, makes one call on the daemon's Service (the
+// *host.Host it opened) and encodes the answer, so a call through the
+// daemon passes exactly the gates of a local call, and the Go client
+// (host/daemon/client) is a host.Service too. The daemon adds what is
+// about serving: the token, request ids, the principal header (carried to
+// the Service with host.WithPrincipal), the mapping of error codes to HTTP
+// statuses and gRPC codes (HTTPStatus, GRPCCode), SSE framing, limits,
+// metrics, the schedules and shutdown. The same port serves the active
+// skills' tools over MCP's streamable HTTP at /mcp (host/mcpserver over
+// the same Service; mcp.go) and, on every path outside the API, the web
+// console (host/console), whose static files are public while its API
+// calls carry the token.
 //
-// A2UI. A tool result that is an A2UI document is validated and kept (at
-// most 1024, for an hour) so that a form submit can be checked against the
-// form and delivered to the tool that returned it; a reply that is an
-// update ({"a2ui_update": ...}) is applied to that document, validated, and
-// kept in its place, and its patch is returned for the client to apply.
+// Routes (each one Service verb): GET /v1/skills (List), POST /v1/skills
+// (Install; the artifact as body, allow_tofu, force, accept_capabilities
+// and repeatable trusted_publisher=PUBLISHER=HEX as query), GET and DELETE
+// /v1/skills/{id} (Info, Remove), POST /v1/skills/{id}/verify, /audit,
+// /quarantine, /enable, /disable, GET /v1/skills/{id}/metrics
+// (SkillMetrics), POST /v1/skills/{id}/tools/{tool}/call (Call), POST
+// /v1/a2ui/{doc}/submit (SubmitForm), POST /v1/reaudit, GET /v1/tools
+// (Tools), GET /v1/sidecars (Sidecars), GET/POST /v1/hooks, POST
+// /v1/hooks/{id}/enable|disable, DELETE /v1/hooks/{id}, POST
+// /v1/hooks/fire, and GET /v1/events (Events). Palyra's admin routes POST
+// /admin/v1/skills/{id}/quarantine and /enable (which needs override:
+// true) are kept for Palyra's CLI.
+//
+// A2UI. The host keeps the A2UI documents tool results show (at most
+// 1024, for an hour) so that a form submit is checked against the form and
+// delivered to the tool that returned it; a reply that is an update
+// ({"a2ui_update": ...}) is applied to that document and its patch is
+// returned for the client to apply. An invalid document is refused with
+// the path of the offending component.
 //
 // Safety. The daemon binds loopback unless TLS is configured (CheckListen),
 // and a state directory has one daemon (an flock on daemon/daemon.lock).
@@ -31,27 +52,19 @@
 // max_artifact_bytes) and the errors name the limit and the size seen.
 // x-palyra-principal names who acts and is recorded in status changes.
 //
-// Events. The inventory's journal is the one source of events: a follower
-// reads it (woken by the installer's in-process events, and every 500 ms
-// for changes other processes make, such as the CLI working on the state
-// directory) and publishes each event once, in journal order, to the event
-// streams and to the hooks (host/hooks). Streams resume with ?after= or
-// Last-Event-ID; a stream that falls behind re-reads the journal rather than
-// skipping events. Hook outcomes (hook:dispatched, hook:failed) join the
-// stream without a journal id.
+// Events. The inventory's journal is the one source of events: the host
+// follows it (the daemon opens it with DispatchHooks) and publishes each
+// event once, in journal order, to the event streams and to the hooks
+// (host/hooks). Streams resume with ?after= or Last-Event-ID, and
+// ?follow=false ends a stream after its replay; a stream that falls behind
+// re-reads the journal rather than skipping events. Hook outcomes
+// (hook:dispatched, hook:failed) join the stream without a journal id. The
+// hooks bound to gateway:startup run once the daemon serves.
 //
 // Schedules. The re-audit runs every reaudit_interval (default 6 h, 0
 // disables) and quarantines what no longer verifies, audits or fits the
 // policy; the anomaly policy (host/anomaly) quarantines a skill whose calls
 // keep failing with fuel exhaustion, traps, timeouts or denials.
-//
-// A2UI. A tool result that is an A2UI document is validated (host/a2ui)
-// before it is returned; an invalid one is refused with the path of the
-// offending component. Valid documents are kept (1,024 at most, one hour)
-// under a document id, so that a form submit posted back is validated
-// against the form's fields and delivered to the tool that returned the
-// document, as {"a2ui_submit": {document_id, surface, component_id,
-// values}}.
 //
 // Shutdown. On SIGTERM/SIGINT (cmd/palyra-host cancels Serve's context) the
 // daemon stops accepting, ends event streams, lets in-flight calls finish

@@ -5,7 +5,13 @@ import (
 	"strings"
 
 	"google.golang.org/grpc/codes"
+
+	"github.com/palyra-go/palyra/host/install"
 )
+
+// ErrOverrideRequired is Palyra's admin enable without override: true,
+// the API's own refusal (install.ErrOverrideRequired's code).
+var ErrOverrideRequired = install.ErrOverrideRequired
 
 // statusByCode maps error codes to HTTP statuses and gRPC codes. A code not
 // listed is a refusal of a well-formed request (422 / FailedPrecondition);

@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -16,10 +15,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/events"
-	"github.com/palyra-go/palyra/host/hooks"
-	"github.com/palyra-go/palyra/host/install"
 	hostv1 "github.com/palyra-go/palyra/proto/palyra/host/v1"
 )
 
@@ -69,7 +66,7 @@ func (d *Daemon) authContext(ctx context.Context, method string) (context.Contex
 	if err != nil {
 		return ctx, err
 	}
-	return context.WithValue(ctx, keyPrincipal, p), nil
+	return host.WithPrincipal(ctx, p), nil
 }
 
 func (d *Daemon) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
@@ -120,7 +117,7 @@ func (d *Daemon) finishRPC(ctx context.Context, method string, start time.Time, 
 		}
 	}
 	d.metrics.ObserveRequest("grpc", method, int(code), time.Since(start))
-	args := []any{"request_id", requestIDOf(ctx), "method", method, "grpc_code", code.String(), "duration", time.Since(start), "principal", principalFrom(ctx)}
+	args := []any{"request_id", requestIDOf(ctx), "method", method, "grpc_code", code.String(), "duration", time.Since(start), "principal", host.PrincipalFrom(ctx)}
 	if err != nil {
 		args = append(args, "error", err)
 	}
@@ -132,8 +129,8 @@ func (d *Daemon) finishRPC(ctx context.Context, method string, start time.Time, 
 	return err
 }
 
-// grpcServer implements hostv1.HostServiceServer over the daemon's
-// operations, the same ones the HTTP API calls.
+// grpcServer implements hostv1.HostServiceServer: each method is one call
+// on the daemon's Service, as each HTTP route is.
 type grpcServer struct {
 	hostv1.UnimplementedHostServiceServer
 	d *Daemon
@@ -147,7 +144,7 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-func skillProto(l install.Listing) *hostv1.Skill {
+func skillProto(l host.SkillListing) *hostv1.Skill {
 	return &hostv1.Skill{
 		SkillId: l.SkillID, Version: l.Version, Name: l.SkillName, Publisher: l.Publisher, Current: l.Current,
 		Status: l.Status, Reason: l.RuntimeStatus.Reason, OperatorPrincipal: l.RuntimeStatus.Principal,
@@ -157,24 +154,24 @@ func skillProto(l install.Listing) *hostv1.Skill {
 	}
 }
 
-func statusProto(r *install.StatusResult) *hostv1.StatusChange {
+func statusProto(r *host.StatusResult) *hostv1.StatusChange {
 	return &hostv1.StatusChange{SkillId: r.SkillID, Version: r.Version, Status: string(r.Status), Reason: r.Reason, DetectedAtMs: r.DetectedAtMS, OperatorPrincipal: r.Principal}
 }
 
 func (g *grpcServer) ListSkills(ctx context.Context, req *hostv1.ListSkillsRequest) (*hostv1.ListSkillsResponse, error) {
-	ls, err := g.d.host.Installer().List(ctx, install.ListOptions{SkillID: req.GetSkillId(), CurrentOnly: req.GetCurrentOnly(), QuarantinedOnly: req.GetQuarantinedOnly(), EligibleOnly: req.GetEligibleOnly()})
+	ls, err := g.d.svc.List(ctx, host.ListRequest{SkillID: req.GetSkillId(), CurrentOnly: req.GetCurrentOnly(), QuarantinedOnly: req.GetQuarantinedOnly(), EligibleOnly: req.GetEligibleOnly()})
 	if err != nil {
 		return nil, err
 	}
 	out := &hostv1.ListSkillsResponse{}
-	for _, l := range ls {
+	for _, l := range ls.Entries {
 		out.Skills = append(out.Skills, skillProto(l))
 	}
 	return out, nil
 }
 
 func (g *grpcServer) GetSkill(ctx context.Context, req *hostv1.GetSkillRequest) (*hostv1.GetSkillResponse, error) {
-	info, err := g.d.host.Installer().Info(ctx, req.GetSkillId(), req.GetVersion())
+	info, err := g.d.svc.Info(ctx, host.SkillRef{SkillID: req.GetSkillId(), Version: req.GetVersion()})
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +182,7 @@ func (g *grpcServer) InstallSkill(ctx context.Context, req *hostv1.InstallSkillR
 	if n := int64(len(req.GetArtifact())); n > g.d.cfg.MaxArtifactBytes {
 		return nil, fmt.Errorf("%w: artifact of %d bytes, over the %d-byte limit", ErrRequestTooLarge, n, g.d.cfg.MaxArtifactBytes)
 	}
-	res, err := g.d.install(ctx, req.GetArtifact(), install.InstallOptions{AllowTOFU: req.GetAllowTofu(), Force: req.GetForce(), AcceptCapabilities: req.GetAcceptCapabilities()})
+	res, err := g.d.install(ctx, host.InstallRequest{Artifact: req.GetArtifact(), AllowTOFU: req.GetAllowTofu(), Force: req.GetForce(), AcceptCapabilities: req.GetAcceptCapabilities()})
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +190,7 @@ func (g *grpcServer) InstallSkill(ctx context.Context, req *hostv1.InstallSkillR
 }
 
 func (g *grpcServer) VerifySkill(ctx context.Context, req *hostv1.VerifySkillRequest) (*hostv1.VerifySkillResponse, error) {
-	res, err := g.d.host.Installer().Verify(ctx, req.GetSkillId(), req.GetVersion())
+	res, err := g.d.svc.Verify(ctx, host.SkillRef{SkillID: req.GetSkillId(), Version: req.GetVersion()})
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +198,7 @@ func (g *grpcServer) VerifySkill(ctx context.Context, req *hostv1.VerifySkillReq
 }
 
 func (g *grpcServer) AuditSkill(ctx context.Context, req *hostv1.AuditSkillRequest) (*hostv1.AuditSkillResponse, error) {
-	res, err := g.d.host.Installer().AuditInstalled(ctx, req.GetSkillId(), req.GetVersion())
+	res, err := g.d.svc.Audit(ctx, host.SkillRef{SkillID: req.GetSkillId(), Version: req.GetVersion()})
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +206,7 @@ func (g *grpcServer) AuditSkill(ctx context.Context, req *hostv1.AuditSkillReque
 }
 
 func (g *grpcServer) QuarantineSkill(ctx context.Context, req *hostv1.QuarantineSkillRequest) (*hostv1.QuarantineSkillResponse, error) {
-	r, err := g.d.changeStatus(ctx, "quarantine", req.GetSkillId(), statusRequest{Version: req.GetVersion(), Reason: req.GetReason()})
+	r, err := g.d.svc.Quarantine(ctx, host.StatusRequest{SkillID: req.GetSkillId(), Version: req.GetVersion(), Reason: req.GetReason()})
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +214,7 @@ func (g *grpcServer) QuarantineSkill(ctx context.Context, req *hostv1.Quarantine
 }
 
 func (g *grpcServer) EnableSkill(ctx context.Context, req *hostv1.EnableSkillRequest) (*hostv1.EnableSkillResponse, error) {
-	r, err := g.d.changeStatus(ctx, "enable", req.GetSkillId(), statusRequest{Version: req.GetVersion(), Reason: req.GetReason(), Override: req.GetOverride()})
+	r, err := g.d.svc.Enable(ctx, host.EnableRequest{SkillID: req.GetSkillId(), Version: req.GetVersion(), Reason: req.GetReason(), Override: req.GetOverride()})
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +222,7 @@ func (g *grpcServer) EnableSkill(ctx context.Context, req *hostv1.EnableSkillReq
 }
 
 func (g *grpcServer) DisableSkill(ctx context.Context, req *hostv1.DisableSkillRequest) (*hostv1.DisableSkillResponse, error) {
-	r, err := g.d.changeStatus(ctx, "disable", req.GetSkillId(), statusRequest{Version: req.GetVersion(), Reason: req.GetReason()})
+	r, err := g.d.svc.Disable(ctx, host.StatusRequest{SkillID: req.GetSkillId(), Version: req.GetVersion(), Reason: req.GetReason()})
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +230,7 @@ func (g *grpcServer) DisableSkill(ctx context.Context, req *hostv1.DisableSkillR
 }
 
 func (g *grpcServer) RemoveSkill(ctx context.Context, req *hostv1.RemoveSkillRequest) (*hostv1.RemoveSkillResponse, error) {
-	r, err := g.d.host.Remove(ctx, req.GetSkillId(), req.GetVersion(), principalFrom(ctx), req.GetPurgeStorage())
+	r, err := g.d.svc.Remove(ctx, host.RemoveRequest{SkillID: req.GetSkillId(), Version: req.GetVersion(), PurgeStorage: req.GetPurgeStorage()})
 	if err != nil {
 		return nil, err
 	}
@@ -241,14 +238,14 @@ func (g *grpcServer) RemoveSkill(ctx context.Context, req *hostv1.RemoveSkillReq
 }
 
 func (g *grpcServer) Reaudit(ctx context.Context, _ *hostv1.ReauditRequest) (*hostv1.ReauditResponse, error) {
-	rep, err := g.d.host.Installer().Reaudit(ctx)
+	rep, err := g.d.svc.Reaudit(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return &hostv1.ReauditResponse{Audited: int32(rep.Checked), Quarantined: int32(rep.Quarantined), ResultJson: mustJSON(rep)}, nil
 }
 
-func callProto(r *CallResponse) *hostv1.CallToolResponse {
+func callProto(r *host.CallResult) *hostv1.CallToolResponse {
 	out := &hostv1.CallToolResponse{
 		InvocationId: r.InvocationID, Version: r.Version, OutputJson: r.Output, ExitCode: r.ExitCode,
 		FuelConsumed: r.Stats.FuelConsumed, PeakMemoryBytes: r.Stats.PeakMemoryBytes, WallTimeNs: int64(r.Stats.WallTime),
@@ -260,7 +257,11 @@ func callProto(r *CallResponse) *hostv1.CallToolResponse {
 }
 
 func (g *grpcServer) CallTool(ctx context.Context, req *hostv1.CallToolRequest) (*hostv1.CallToolResponse, error) {
-	r, err := g.d.callTool(ctx, req.GetSkillId(), req.GetToolId(), req.GetInputJson(), time.Duration(req.GetTimeoutMs())*time.Millisecond)
+	timeout, err := timeoutOf(req.GetTimeoutMs())
+	if err != nil {
+		return nil, err
+	}
+	r, err := g.d.svc.Call(ctx, host.CallRequest{SkillID: req.GetSkillId(), ToolID: req.GetToolId(), Input: req.GetInputJson(), Timeout: timeout})
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +273,11 @@ func (g *grpcServer) SubmitForm(ctx context.Context, req *hostv1.SubmitFormReque
 	if err != nil {
 		return nil, fmt.Errorf("%w: values_json: %v", ErrBadRequest, err)
 	}
-	r, err := g.d.submitForm(ctx, req.GetDocumentId(), body)
+	sr, err := submitRequest(req.GetDocumentId(), body)
+	if err != nil {
+		return nil, err
+	}
+	r, err := g.d.svc.SubmitForm(ctx, sr)
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +291,7 @@ func orNull(b []byte) []byte {
 	return b
 }
 
-func bindingProto(b hooks.Binding) *hostv1.HookBinding {
+func bindingProto(b *host.HookBinding) *hostv1.HookBinding {
 	return &hostv1.HookBinding{
 		HookId: b.HookID, Event: b.Event, PluginId: b.PluginID, ToolId: b.ToolID, Enabled: b.Enabled, TimeoutMs: b.TimeoutMs,
 		OwnerPrincipal: b.Operator.OwnerPrincipal, DisplayName: b.Operator.DisplayName, Notes: b.Operator.Notes,
@@ -295,13 +300,13 @@ func bindingProto(b hooks.Binding) *hostv1.HookBinding {
 }
 
 func (g *grpcServer) ListHooks(ctx context.Context, _ *hostv1.ListHooksRequest) (*hostv1.ListHooksResponse, error) {
-	bs, err := g.d.hooks.List()
+	bs, err := g.d.svc.Hooks(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := &hostv1.ListHooksResponse{}
-	for _, b := range bs {
-		out.Bindings = append(out.Bindings, bindingProto(b))
+	for i := range bs {
+		out.Bindings = append(out.Bindings, bindingProto(&bs[i]))
 	}
 	return out, nil
 }
@@ -311,9 +316,9 @@ func (g *grpcServer) BindHook(ctx context.Context, req *hostv1.BindHookRequest) 
 	if pb == nil {
 		return nil, fmt.Errorf("%w: binding is missing", ErrBadRequest)
 	}
-	b := hooks.Binding{HookID: pb.GetHookId(), Event: pb.GetEvent(), PluginID: pb.GetPluginId(), ToolID: pb.GetToolId(), Enabled: pb.GetEnabled(), TimeoutMs: pb.GetTimeoutMs()}
+	b := host.HookBinding{HookID: pb.GetHookId(), Event: pb.GetEvent(), PluginID: pb.GetPluginId(), ToolID: pb.GetToolId(), Enabled: pb.GetEnabled(), TimeoutMs: pb.GetTimeoutMs()}
 	b.Operator.DisplayName, b.Operator.Notes, b.Operator.OwnerPrincipal = pb.GetDisplayName(), pb.GetNotes(), pb.GetOwnerPrincipal()
-	out, err := g.d.bindHook(ctx, b)
+	out, err := g.d.svc.BindHook(ctx, b)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +326,7 @@ func (g *grpcServer) BindHook(ctx context.Context, req *hostv1.BindHookRequest) 
 }
 
 func (g *grpcServer) SetHookEnabled(ctx context.Context, req *hostv1.SetHookEnabledRequest) (*hostv1.SetHookEnabledResponse, error) {
-	out, err := g.d.hooks.SetEnabled(ctx, req.GetHookId(), req.GetEnabled(), principalFrom(ctx))
+	out, err := g.d.svc.SetHookEnabled(ctx, req.GetHookId(), req.GetEnabled())
 	if err != nil {
 		return nil, err
 	}
@@ -329,14 +334,14 @@ func (g *grpcServer) SetHookEnabled(ctx context.Context, req *hostv1.SetHookEnab
 }
 
 func (g *grpcServer) RemoveHook(ctx context.Context, req *hostv1.RemoveHookRequest) (*hostv1.RemoveHookResponse, error) {
-	if err := g.d.hooks.Remove(ctx, req.GetHookId()); err != nil {
+	if err := g.d.svc.RemoveHook(ctx, req.GetHookId()); err != nil {
 		return nil, err
 	}
 	return &hostv1.RemoveHookResponse{}, nil
 }
 
 func (g *grpcServer) FireHooks(ctx context.Context, req *hostv1.FireHooksRequest) (*hostv1.FireHooksResponse, error) {
-	out, err := g.d.fire(ctx, FireRequest{Event: req.GetEvent(), Payload: req.GetPayloadJson()})
+	out, err := g.d.svc.FireHooks(ctx, host.FireRequest{Event: req.GetEvent(), Payload: req.GetPayloadJson()})
 	if err != nil {
 		return nil, err
 	}
@@ -344,17 +349,51 @@ func (g *grpcServer) FireHooks(ctx context.Context, req *hostv1.FireHooksRequest
 }
 
 func (g *grpcServer) StreamEvents(req *hostv1.StreamEventsRequest, ss grpc.ServerStreamingServer[hostv1.StreamEventsResponse]) error {
-	after := int64(-1)
+	er := host.EventsRequest{After: -1, Follow: !req.GetReplayOnly()}
 	if req.AfterId != nil {
-		if after = req.GetAfterId(); after < 0 {
-			return fmt.Errorf("%w: after_id %d is negative", ErrBadRequest, after)
+		if er.After = req.GetAfterId(); er.After < 0 {
+			return fmt.Errorf("%w: after_id %d is negative", ErrBadRequest, er.After)
 		}
 	}
-	err := g.d.follow(ss.Context(), after, func(ev events.Event) error {
+	// Shutdown ends the streams, so the drain does not wait for them.
+	ctx, cancel := context.WithCancel(ss.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-g.d.stopping:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	err := g.d.svc.Events(ctx, er, func(ev host.Event) error {
 		return ss.Send(&hostv1.StreamEventsResponse{Id: ev.ID, Kind: ev.Kind, SkillId: ev.SkillID, Version: ev.Version, EventJson: mustJSON(ev)})
 	})
-	if err != nil && errors.Is(err, context.Canceled) {
+	if err != nil && ctx.Err() != nil {
 		return nil
 	}
 	return err
+}
+
+func (g *grpcServer) ListTools(ctx context.Context, _ *hostv1.ListToolsRequest) (*hostv1.ListToolsResponse, error) {
+	cat, err := g.d.svc.Tools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.ListToolsResponse{Generation: cat.Generation, ResultJson: mustJSON(cat)}, nil
+}
+
+func (g *grpcServer) ListSidecars(ctx context.Context, _ *hostv1.ListSidecarsRequest) (*hostv1.ListSidecarsResponse, error) {
+	st, err := g.d.svc.Sidecars(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.ListSidecarsResponse{ResultJson: mustJSON(sidecarList{Sidecars: st})}, nil
+}
+
+func (g *grpcServer) GetSkillMetrics(ctx context.Context, req *hostv1.GetSkillMetricsRequest) (*hostv1.GetSkillMetricsResponse, error) {
+	m, err := g.d.svc.SkillMetrics(ctx, req.GetSkillId())
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.GetSkillMetricsResponse{ResultJson: mustJSON(m)}, nil
 }

@@ -3,6 +3,9 @@ package daemon_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +16,9 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon"
 	hostv1 "github.com/palyra-go/palyra/proto/palyra/host/v1"
 )
@@ -134,6 +139,29 @@ func TestGRPCAPI(t *testing.T) {
 	if status.Code(err) != codes.ResourceExhausted || grpcErrCode(err) != "request_too_large" {
 		t.Errorf("oversized call: %v", err)
 	}
+
+	// The catalog, the sidecars and the call summary.
+	lt, err := c.ListTools(ctx, &hostv1.ListToolsRequest{})
+	var cat host.ToolCatalog
+	if err != nil || json.Unmarshal(lt.GetResultJson(), &cat) != nil || lt.GetGeneration() == "" || cat.Generation != lt.GetGeneration() ||
+		len(cat.Tools) != 1 || cat.Tools[0].SkillID != "test.grpc" || cat.Tools[0].Tool.ID != "test.probe" {
+		t.Errorf("list tools: %v %v", lt, err)
+	}
+	lsc, err := c.ListSidecars(ctx, &hostv1.ListSidecarsRequest{})
+	var sc struct {
+		Sidecars []host.SidecarState `json:"sidecars"`
+	}
+	if err != nil || json.Unmarshal(lsc.GetResultJson(), &sc) != nil || len(sc.Sidecars) != 1 || sc.Sidecars[0].SkillID != "test.grpc" {
+		t.Errorf("list sidecars: %v %v", lsc, err)
+	}
+	gm, err := c.GetSkillMetrics(ctx, &hostv1.GetSkillMetricsRequest{SkillId: "test.grpc"})
+	var sm host.SkillMetrics
+	if err != nil || json.Unmarshal(gm.GetResultJson(), &sm) != nil || sm.SkillID != "test.grpc" || sm.CallsTotal != 1 || sm.ByCode["ok"] != 1 {
+		t.Errorf("skill metrics: %v %v", gm, err)
+	}
+	if _, err := c.GetSkillMetrics(ctx, &hostv1.GetSkillMetricsRequest{SkillId: "test.none"}); status.Code(err) != codes.NotFound || grpcErrCode(err) != "skill_not_found" {
+		t.Errorf("metrics of an unknown skill: %v", err)
+	}
 	q, err := c.QuarantineSkill(ctx, &hostv1.QuarantineSkillRequest{SkillId: "test.grpc", Reason: "grpc says so"})
 	if err != nil || q.GetStatus().GetStatus() != "quarantined" || q.GetStatus().GetOperatorPrincipal() != "user:grpc" {
 		t.Fatalf("quarantine: %v %v", q, err)
@@ -222,5 +250,27 @@ func TestGRPCAPI(t *testing.T) {
 	}
 	stopStream()
 	for range evs {
+	}
+
+	// A replay without following ends after the journal: the same events,
+	// in the same order, as the live stream saw.
+	rs, err := c.StreamEvents(ctx, &hostv1.StreamEventsRequest{AfterId: proto.Int64(0), ReplayOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replayed []string
+	for {
+		ev, err := rs.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("replay: %v", err)
+		}
+		replayed = append(replayed, ev.GetKind())
+	}
+	// The live stream's first event, skill:installed, was read above.
+	if len(replayed) == 0 || replayed[0] != "skill:installed" || !slices.Equal(replayed[1:], kinds) {
+		t.Errorf("replay %v, live skill:installed then %v", replayed, kinds)
 	}
 }

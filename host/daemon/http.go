@@ -16,12 +16,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/a2ui"
 	"github.com/palyra-go/palyra/host/console"
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/events"
-	"github.com/palyra-go/palyra/host/hooks"
-	"github.com/palyra-go/palyra/host/install"
-	"github.com/palyra-go/palyra/host/statedir"
 )
 
 // ErrRequestTooLarge is a request body over its limit.
@@ -41,21 +39,11 @@ const sseHeartbeat = 15 * time.Second
 
 type ctxKey int
 
-const (
-	keyRequestID ctxKey = iota
-	keyPrincipal
-)
+const keyRequestID ctxKey = 0
 
 func requestIDOf(ctx context.Context) string {
 	s, _ := ctx.Value(keyRequestID).(string)
 	return s
-}
-
-func principalFrom(ctx context.Context) string {
-	if s, _ := ctx.Value(keyPrincipal).(string); s != "" {
-		return s
-	}
-	return DefaultPrincipal
 }
 
 func newRequestID() string {
@@ -128,7 +116,7 @@ func (d *Daemon) route(mux *http.ServeMux, pattern string, public bool, h func(w
 			if err != nil {
 				return err
 			}
-			ctx = context.WithValue(ctx, keyPrincipal, p)
+			ctx = host.WithPrincipal(ctx, p)
 			return h(rec, r.WithContext(ctx))
 		}()
 		if err != nil {
@@ -139,7 +127,7 @@ func (d *Daemon) route(mux *http.ServeMux, pattern string, public bool, h func(w
 			status = http.StatusOK
 		}
 		d.metrics.ObserveRequest("http", pattern, status, time.Since(start))
-		args := []any{"request_id", rid, "method", r.Method, "route", pattern, "status", status, "duration", time.Since(start), "principal", principalFrom(ctx)}
+		args := []any{"request_id", rid, "method", r.Method, "route", pattern, "status", status, "duration", time.Since(start), "principal", host.PrincipalFrom(ctx)}
 		if err != nil {
 			args = append(args, "code", errcode.Of(err), "error", err)
 		}
@@ -169,7 +157,7 @@ func (d *Daemon) apiMux() *http.ServeMux {
 	d.route(mux, "GET /v1/skills", false, d.httpListSkills)
 	d.route(mux, "POST /v1/skills", false, d.httpInstall)
 	d.route(mux, "GET /v1/skills/{id}", false, func(w http.ResponseWriter, r *http.Request) error {
-		info, err := d.host.Installer().Info(r.Context(), r.PathValue("id"), r.URL.Query().Get("version"))
+		info, err := d.svc.Info(r.Context(), host.SkillRef{SkillID: r.PathValue("id"), Version: r.URL.Query().Get("version")})
 		if err != nil {
 			return err
 		}
@@ -181,7 +169,7 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		if err != nil {
 			return err
 		}
-		out, err := d.host.Remove(r.Context(), r.PathValue("id"), q.Get("version"), principalFrom(r.Context()), purge)
+		out, err := d.svc.Remove(r.Context(), host.RemoveRequest{SkillID: r.PathValue("id"), Version: q.Get("version"), PurgeStorage: purge})
 		if err != nil {
 			return err
 		}
@@ -192,7 +180,7 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		if err := d.decode(r, &req); err != nil {
 			return err
 		}
-		res, err := d.host.Installer().Verify(r.Context(), r.PathValue("id"), req.Version)
+		res, err := d.svc.Verify(r.Context(), host.SkillRef{SkillID: r.PathValue("id"), Version: req.Version})
 		if err != nil {
 			return err
 		}
@@ -203,7 +191,7 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		if err := d.decode(r, &req); err != nil {
 			return err
 		}
-		res, err := d.host.Installer().AuditInstalled(r.Context(), r.PathValue("id"), req.Version)
+		res, err := d.svc.Audit(r.Context(), host.SkillRef{SkillID: r.PathValue("id"), Version: req.Version})
 		if err != nil {
 			return err
 		}
@@ -217,7 +205,7 @@ func (d *Daemon) apiMux() *http.ServeMux {
 	d.route(mux, "POST /admin/v1/skills/{id}/quarantine", false, d.httpStatus("quarantine"))
 	d.route(mux, "POST /admin/v1/skills/{id}/enable", false, d.httpStatus("admin-enable"))
 	d.route(mux, "POST /v1/reaudit", false, func(w http.ResponseWriter, r *http.Request) error {
-		rep, err := d.host.Installer().Reaudit(r.Context())
+		rep, err := d.svc.Reaudit(r.Context())
 		if err != nil {
 			if rep != nil {
 				return &detailedError{err: err, details: rep}
@@ -227,34 +215,41 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		return writeJSON(w, http.StatusOK, rep)
 	})
 	d.route(mux, "POST /v1/skills/{id}/tools/{tool}/call", false, d.httpCall)
-	d.route(mux, "GET /v1/skills/{id}/metrics", false, d.httpSkillMetrics)
-	d.route(mux, "POST /v1/a2ui/{doc}/submit", false, func(w http.ResponseWriter, r *http.Request) error {
-		body, err := d.readBody(r, d.cfg.MaxRequestBytes)
+	d.route(mux, "GET /v1/skills/{id}/metrics", false, func(w http.ResponseWriter, r *http.Request) error {
+		m, err := d.svc.SkillMetrics(r.Context(), r.PathValue("id"))
 		if err != nil {
 			return err
 		}
-		out, err := d.submitForm(r.Context(), r.PathValue("doc"), body)
+		return writeJSON(w, http.StatusOK, m)
+	})
+	d.route(mux, "POST /v1/a2ui/{doc}/submit", false, d.httpSubmit)
+	d.route(mux, "GET /v1/tools", false, func(w http.ResponseWriter, r *http.Request) error {
+		cat, err := d.svc.Tools(r.Context())
 		if err != nil {
 			return err
 		}
-		return writeJSON(w, http.StatusOK, out)
+		return writeJSON(w, http.StatusOK, cat)
 	})
 	d.route(mux, "GET /v1/sidecars", false, func(w http.ResponseWriter, r *http.Request) error {
-		return writeJSON(w, http.StatusOK, map[string]any{"sidecars": d.host.Supervisor().States()})
-	})
-	d.route(mux, "GET /v1/hooks", false, func(w http.ResponseWriter, r *http.Request) error {
-		bs, err := d.hooks.List()
+		st, err := d.svc.Sidecars(r.Context())
 		if err != nil {
 			return err
 		}
-		return writeJSON(w, http.StatusOK, map[string]any{"bindings": bs})
+		return writeJSON(w, http.StatusOK, sidecarList{Sidecars: st})
+	})
+	d.route(mux, "GET /v1/hooks", false, func(w http.ResponseWriter, r *http.Request) error {
+		bs, err := d.svc.Hooks(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, hookList{Bindings: bs})
 	})
 	d.route(mux, "POST /v1/hooks", false, func(w http.ResponseWriter, r *http.Request) error {
-		var b hooks.Binding
+		var b host.HookBinding
 		if err := d.decode(r, &b); err != nil {
 			return err
 		}
-		out, err := d.bindHook(r.Context(), b)
+		out, err := d.svc.BindHook(r.Context(), b)
 		if err != nil {
 			return err
 		}
@@ -263,7 +258,7 @@ func (d *Daemon) apiMux() *http.ServeMux {
 	for _, v := range []string{"enable", "disable"} {
 		enabled := v == "enable"
 		d.route(mux, "POST /v1/hooks/{id}/"+v, false, func(w http.ResponseWriter, r *http.Request) error {
-			out, err := d.hooks.SetEnabled(r.Context(), r.PathValue("id"), enabled, principalFrom(r.Context()))
+			out, err := d.svc.SetHookEnabled(r.Context(), r.PathValue("id"), enabled)
 			if err != nil {
 				return err
 			}
@@ -271,17 +266,17 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		})
 	}
 	d.route(mux, "DELETE /v1/hooks/{id}", false, func(w http.ResponseWriter, r *http.Request) error {
-		if err := d.hooks.Remove(r.Context(), r.PathValue("id")); err != nil {
+		if err := d.svc.RemoveHook(r.Context(), r.PathValue("id")); err != nil {
 			return err
 		}
 		return writeJSON(w, http.StatusOK, map[string]any{"removed": r.PathValue("id")})
 	})
 	d.route(mux, "POST /v1/hooks/fire", false, func(w http.ResponseWriter, r *http.Request) error {
-		var req FireRequest
+		var req host.FireRequest
 		if err := d.decode(r, &req); err != nil {
 			return err
 		}
-		out, err := d.fire(r.Context(), req)
+		out, err := d.svc.FireHooks(r.Context(), req)
 		if err != nil {
 			return err
 		}
@@ -308,6 +303,16 @@ func (d *Daemon) apiMux() *http.ServeMux {
 	return mux
 }
 
+// sidecarList is the GET /v1/sidecars document.
+type sidecarList struct {
+	Sidecars []host.SidecarState `json:"sidecars"`
+}
+
+// hookList is the GET /v1/hooks document.
+type hookList struct {
+	Bindings []host.HookBinding `json:"bindings"`
+}
+
 // apiPrefixes are the paths of the API; the console serves the rest.
 var apiPrefixes = []string{"/v1/", "/admin/", "/mcp/", "/metrics/", "/healthz/", "/readyz/"}
 
@@ -324,48 +329,6 @@ func isAPIPath(path string) bool {
 
 // ErrRouteNotFound is a request for a path the API does not serve.
 var ErrRouteNotFound = errcode.New("route_not_found", "no such API route")
-
-// bindHook creates a binding; the caller is its updater and, unless the
-// binding names one, its owner.
-func (d *Daemon) bindHook(ctx context.Context, b hooks.Binding) (hooks.Binding, error) {
-	b.Operator.UpdatedBy = principalFrom(ctx)
-	if b.Operator.OwnerPrincipal == "" {
-		b.Operator.OwnerPrincipal = principalFrom(ctx)
-	}
-	return d.hooks.Bind(ctx, b)
-}
-
-// FireRequest fires hooks by hand: {event, payload}.
-type FireRequest struct {
-	Event   string          `json:"event"`
-	Payload json.RawMessage `json:"payload,omitempty"`
-}
-
-// FireResponse is the outcomes and the resolved decision.
-type FireResponse struct {
-	Event      string           `json:"event"`
-	Outcomes   []hooks.Outcome  `json:"outcomes"`
-	Resolution hooks.Resolution `json:"resolution"`
-}
-
-func (d *Daemon) fire(ctx context.Context, req FireRequest) (*FireResponse, error) {
-	ev, err := hooks.NormalizeEvent(req.Event)
-	if err != nil {
-		return nil, err
-	}
-	var payload any = map[string]any{"source": "api.fire", "principal": principalFrom(ctx)}
-	if len(bytes.TrimSpace(req.Payload)) > 0 {
-		payload = req.Payload
-	}
-	outs, res, err := d.disp.Fire(ctx, ev, payload)
-	if err != nil {
-		return nil, err
-	}
-	if outs == nil {
-		outs = []hooks.Outcome{}
-	}
-	return &FireResponse{Event: ev, Outcomes: outs, Resolution: res}, nil
-}
 
 type versionRequest struct {
 	Version string `json:"version"`
@@ -393,54 +356,63 @@ func (d *Daemon) httpStatus(verb string) func(w http.ResponseWriter, r *http.Req
 	}
 }
 
-func (d *Daemon) changeStatus(ctx context.Context, verb, id string, req statusRequest) (*install.StatusResult, error) {
-	in, p := d.host.Installer(), principalFrom(ctx)
+// changeStatus is one status route: quarantine, disable, enable, or
+// Palyra's admin enable (which needs override: true).
+func (d *Daemon) changeStatus(ctx context.Context, verb, id string, req statusRequest) (*host.StatusResult, error) {
 	switch verb {
 	case "quarantine":
-		return in.Quarantine(ctx, id, req.Version, req.Reason, p)
+		return d.svc.Quarantine(ctx, host.StatusRequest{SkillID: id, Version: req.Version, Reason: req.Reason})
 	case "disable":
-		return in.Disable(ctx, id, req.Version, req.Reason, p)
+		return d.svc.Disable(ctx, host.StatusRequest{SkillID: id, Version: req.Version, Reason: req.Reason})
 	case "admin-enable":
 		if !req.Override {
 			return nil, fmt.Errorf("%w (Palyra's admin API)", ErrOverrideRequired)
 		}
 	}
-	return in.Enable(ctx, id, req.Version, install.EnableOptions{Override: req.Override, Reason: req.Reason, Principal: p})
+	return d.svc.Enable(ctx, host.EnableRequest{SkillID: id, Version: req.Version, Reason: req.Reason, Override: req.Override})
 }
 
 func (d *Daemon) httpListSkills(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	opts := install.ListOptions{SkillID: q.Get("skill_id"), Publisher: q.Get("publisher")}
+	req := host.ListRequest{SkillID: q.Get("skill_id"), Publisher: q.Get("publisher")}
 	var err error
-	for name, dst := range map[string]*bool{"current_only": &opts.CurrentOnly, "quarantined_only": &opts.QuarantinedOnly, "eligible_only": &opts.EligibleOnly} {
+	for name, dst := range map[string]*bool{"current_only": &req.CurrentOnly, "quarantined_only": &req.QuarantinedOnly, "eligible_only": &req.EligibleOnly} {
 		if *dst, err = boolParam(q.Get(name), name); err != nil {
 			return err
 		}
 	}
-	ls, err := d.host.Installer().List(r.Context(), opts)
+	ls, err := d.svc.List(r.Context(), req)
 	if err != nil {
 		return err
 	}
-	if ls == nil {
-		ls = []install.Listing{}
-	}
-	return writeJSON(w, http.StatusOK, map[string]any{"skills_root": statedir.SkillsDir(d.host.Installer().StateDir()), "count": len(ls), "entries": ls})
+	return writeJSON(w, http.StatusOK, ls)
 }
+
+// QueryTrustedPublisher is the repeatable query parameter of POST
+// /v1/skills that allowlists a publisher key first, as PUBLISHER=HEX (the
+// CLI's --trusted-publisher).
+const QueryTrustedPublisher = "trusted_publisher"
 
 func (d *Daemon) httpInstall(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	var opts install.InstallOptions
+	var req host.InstallRequest
 	var err error
-	for name, dst := range map[string]*bool{"allow_tofu": &opts.AllowTOFU, "force": &opts.Force, "accept_capabilities": &opts.AcceptCapabilities} {
+	for name, dst := range map[string]*bool{"allow_tofu": &req.AllowTOFU, "force": &req.Force, "accept_capabilities": &req.AcceptCapabilities} {
 		if *dst, err = boolParam(q.Get(name), name); err != nil {
 			return err
 		}
 	}
-	data, err := d.readBody(r, d.cfg.MaxArtifactBytes)
-	if err != nil {
+	for _, v := range q[QueryTrustedPublisher] {
+		pub, key, ok := strings.Cut(v, "=")
+		if !ok || pub == "" || key == "" {
+			return fmt.Errorf("%w: query parameter %s=%q is not PUBLISHER=PUBLIC_KEY_HEX", ErrBadRequest, QueryTrustedPublisher, v)
+		}
+		req.TrustedPublishers = append(req.TrustedPublishers, host.TrustedKey{Publisher: pub, PublicKeyHex: key})
+	}
+	if req.Artifact, err = d.readBody(r, d.cfg.MaxArtifactBytes); err != nil {
 		return err
 	}
-	res, err := d.install(r.Context(), data, opts)
+	res, err := d.install(r.Context(), req)
 	if err != nil {
 		if res != nil {
 			return &detailedError{err: err, details: res}
@@ -450,10 +422,11 @@ func (d *Daemon) httpInstall(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusCreated, res)
 }
 
-func (d *Daemon) install(ctx context.Context, data []byte, opts install.InstallOptions) (*install.InstallResult, error) {
-	opts.Principal = principalFrom(ctx)
-	opts.Source = install.Source{Kind: "managed_artifact", Ref: "api:" + requestIDOf(ctx)}
-	return d.host.Install(ctx, data, opts)
+// install installs with the API's source: the request that uploaded the
+// artifact.
+func (d *Daemon) install(ctx context.Context, req host.InstallRequest) (*host.InstallResult, error) {
+	req.Source = host.InstallSource{Kind: "managed_artifact", Ref: "api:" + requestIDOf(ctx)}
+	return d.svc.Install(ctx, req)
 }
 
 // callRequest is the body of a tool call.
@@ -462,14 +435,57 @@ type callRequest struct {
 	TimeoutMS int64           `json:"timeout_ms"`
 }
 
+// timeoutOf converts a request's timeout_ms, refusing one the duration
+// cannot hold (the Service refuses the rest of what is out of range).
+func timeoutOf(ms int64) (time.Duration, error) {
+	if ms > int64(host.MaxCallTimeout/time.Millisecond) || ms < -int64(host.MaxCallTimeout/time.Millisecond) {
+		return 0, fmt.Errorf("%w: timeout_ms %d is outside 0..%d", ErrBadRequest, ms, host.MaxCallTimeout.Milliseconds())
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
 func (d *Daemon) httpCall(w http.ResponseWriter, r *http.Request) error {
 	var req callRequest
 	if err := d.decode(r, &req); err != nil {
 		return err
 	}
-	out, err := d.callTool(r.Context(), r.PathValue("id"), r.PathValue("tool"), req.Input, time.Duration(req.TimeoutMS)*time.Millisecond)
+	timeout, err := timeoutOf(req.TimeoutMS)
 	if err != nil {
-		if res := callResultOf(err); res != nil {
+		return err
+	}
+	out, err := d.svc.Call(r.Context(), host.CallRequest{SkillID: r.PathValue("id"), ToolID: r.PathValue("tool"), Input: req.Input, Timeout: timeout})
+	return writeCall(w, out, err)
+}
+
+// httpSubmit is a form submit, {componentId, values}, checked as A2UI
+// submits are (a2ui.ParseSubmit) before it goes to the Service.
+func (d *Daemon) httpSubmit(w http.ResponseWriter, r *http.Request) error {
+	body, err := d.readBody(r, d.cfg.MaxRequestBytes)
+	if err != nil {
+		return err
+	}
+	req, err := submitRequest(r.PathValue("doc"), body)
+	if err != nil {
+		return err
+	}
+	out, err := d.svc.SubmitForm(r.Context(), req)
+	return writeCall(w, out, err)
+}
+
+// submitRequest decodes a form submit's JSON for document id.
+func submitRequest(id string, body []byte) (host.SubmitRequest, error) {
+	sub, err := a2ui.ParseSubmit(body)
+	if err != nil {
+		return host.SubmitRequest{}, err
+	}
+	return host.SubmitRequest{DocumentID: id, ComponentID: sub.ComponentID, Values: sub.Values}, nil
+}
+
+// writeCall answers a call or a submit: the result, or the error with the
+// result the sidecar reported as details.
+func writeCall(w http.ResponseWriter, out *host.CallResult, err error) error {
+	if err != nil {
+		if res := host.CallResultOf(err); res != nil {
 			return &detailedError{err: err, details: res}
 		}
 		return err
@@ -480,10 +496,12 @@ func (d *Daemon) httpCall(w http.ResponseWriter, r *http.Request) error {
 // httpEvents streams events as server-sent events: `id:` is the journal
 // id (absent on hook outcomes), `event:` the kind, `data:` the event JSON.
 // ?after=ID (or the Last-Event-ID header of a reconnecting client) replays
-// the journal after that id first.
+// the journal after that id first; ?follow=false ends the stream after
+// that replay instead of following live events.
 func (d *Daemon) httpEvents(w http.ResponseWriter, r *http.Request) error {
-	after := int64(-1)
-	v := r.URL.Query().Get("after")
+	q := r.URL.Query()
+	req := host.EventsRequest{After: -1, Follow: true}
+	v := q.Get("after")
 	if v == "" {
 		v = r.Header.Get("Last-Event-ID")
 	}
@@ -492,7 +510,14 @@ func (d *Daemon) httpEvents(w http.ResponseWriter, r *http.Request) error {
 		if err != nil || n < 0 {
 			return fmt.Errorf("%w: after %q is not a non-negative event id", ErrBadRequest, v)
 		}
-		after = n
+		req.After = n
+	}
+	if v := q.Get("follow"); v != "" {
+		f, err := boolParam(v, "follow")
+		if err != nil {
+			return err
+		}
+		req.Follow = f
 	}
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -525,6 +550,11 @@ func (d *Daemon) httpEvents(w http.ResponseWriter, r *http.Request) error {
 			select {
 			case <-ctx.Done():
 				return
+			case <-d.stopping:
+				// Shutdown ends the streams, so the drain does not wait
+				// for them.
+				cancel()
+				return
 			case <-hb.C:
 				write([]byte(": heartbeat\n\n"))
 			}
@@ -532,7 +562,7 @@ func (d *Daemon) httpEvents(w http.ResponseWriter, r *http.Request) error {
 	}()
 	defer wg.Wait()
 	defer cancel()
-	return d.follow(ctx, after, func(ev events.Event) error {
+	err := d.svc.Events(ctx, req, func(ev host.Event) error {
 		b, err := json.Marshal(ev)
 		if err != nil {
 			return err
@@ -544,6 +574,16 @@ func (d *Daemon) httpEvents(w http.ResponseWriter, r *http.Request) error {
 		fmt.Fprintf(&buf, "event: %s\ndata: %s\n\n", ev.Kind, b)
 		return write(buf.Bytes())
 	})
+	if err != nil && ctx.Err() != nil {
+		// The stream ended with the client or the daemon: not an error.
+		return nil
+	}
+	if err != nil {
+		// The headers are out: the error can only be logged, and the
+		// stream ends.
+		d.log.Warn("event stream ended", "request_id", requestIDOf(r.Context()), "code", errcode.Of(err), "error", err)
+	}
+	return nil
 }
 
 // decode reads a JSON body (at most MaxRequestBytes; an empty body is {})

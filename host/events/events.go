@@ -68,7 +68,12 @@ func (b *Bus) Subscribe(ctx context.Context, buffer int) *Subscription {
 	}
 	b.subs[s] = struct{}{}
 	b.mu.Unlock()
-	s.stop = context.AfterFunc(ctx, s.Close)
+	// An ended ctx runs Close at once, concurrently: stop is set and read
+	// under the bus's lock.
+	stop := context.AfterFunc(ctx, s.Close)
+	b.mu.Lock()
+	s.stop = stop
+	b.mu.Unlock()
 	return s
 }
 
@@ -106,12 +111,13 @@ func (s *Subscription) Dropped() uint64 { return s.dropped.Load() }
 // Close ends the subscription and closes its channel. It is idempotent.
 func (s *Subscription) Close() {
 	s.once.Do(func() {
-		if s.stop != nil {
-			s.stop()
-		}
 		s.bus.mu.Lock()
+		stop := s.stop
 		delete(s.bus.subs, s)
 		close(s.ch)
 		s.bus.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
 	})
 }

@@ -102,3 +102,22 @@ func ExampleBus() {
 	fmt.Println(e.Kind, e.SkillID, e.Reason)
 	// Output: skill:quarantined acme.echo audit failed
 }
+
+// TestSubscribeWithEndedContext: a subscription made with a context that
+// has already ended closes at once (run with -race: the closing goroutine
+// and Subscribe share the subscription).
+func TestSubscribeWithEndedContext(t *testing.T) {
+	var b events.Bus
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := 0; i < 100; i++ {
+		s := b.Subscribe(ctx, 1)
+		if _, ok := <-s.C(); ok {
+			t.Fatal("channel not closed")
+		}
+		s.Close()
+	}
+	if n := b.Subscribers(); n != 0 {
+		t.Fatalf("%d subscribers left", n)
+	}
+}

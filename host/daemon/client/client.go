@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,16 +9,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/events"
-	"github.com/palyra-go/palyra/host/hooks"
-	"github.com/palyra-go/palyra/host/install"
 )
 
 // Environment variables the CLI reads (Palyra's names).
@@ -34,7 +29,9 @@ const MaxResponseBytes = 64 << 20
 // ErrTransport is a request that got no answer from the daemon.
 var ErrTransport = errcode.New("daemon_unreachable", "the palyra-host daemon could not be reached")
 
-// Client calls one daemon. It is safe for concurrent use.
+// Client calls one daemon. It implements host.Service over the daemon's
+// HTTP API, so code written against the Service runs the same against a
+// local host and a daemon. It is safe for concurrent use.
 type Client struct {
 	base      *url.URL
 	token     string
@@ -42,13 +39,18 @@ type Client struct {
 	http      *http.Client
 }
 
+// Compile-time check: the client is a Service.
+var _ host.Service = (*Client)(nil)
+
 // Option tunes a Client.
 type Option func(*Client)
 
-// WithPrincipal sends x-palyra-principal with every request.
+// WithPrincipal names who acts in every request whose context names nobody
+// (host.WithPrincipal names someone for one request).
 func WithPrincipal(p string) Option { return func(c *Client) { c.principal = p } }
 
-// WithHTTPClient replaces the HTTP client (TLS roots, timeouts).
+// WithHTTPClient replaces the HTTP client (TLS roots, timeouts). Its
+// Timeout, if any, bounds event streams too.
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
 
 // New returns a client of the daemon at baseURL (http or https) that sends
@@ -56,7 +58,7 @@ func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h
 func New(baseURL, token string, opts ...Option) (*Client, error) {
 	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(baseURL), "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: daemon URL %q is not an http(s) URL", daemon.ErrBadRequest, baseURL)
+		return nil, fmt.Errorf("%w: daemon URL %q is not an http(s) URL", host.ErrBadRequest, baseURL)
 	}
 	c := &Client{base: u, token: strings.TrimSpace(token), http: &http.Client{}}
 	for _, o := range opts {
@@ -91,45 +93,63 @@ func (e *Error) Unwrap() error {
 	return nil
 }
 
+// Is reports whether target is an error of the same code (a sentinel of
+// any package that declares that code), so errors.Is(err, sentinel) holds
+// remotely whenever it holds for the same failure locally.
+func (e *Error) Is(target error) bool {
+	c, ok := target.(errcode.Coder)
+	return ok && c.Code() == e.ErrorCode
+}
+
 // errorOf decodes an error answer.
 func errorOf(status int, method, path string, data []byte) error {
-	var eb struct {
-		Error struct {
-			Code      string `json:"code"`
-			Message   string `json:"message"`
-			RequestID string `json:"request_id"`
-		} `json:"error"`
+	var eb daemon.ErrorBody
+	var details struct {
 		Details json.RawMessage `json:"details"`
 	}
 	if json.Unmarshal(data, &eb) != nil || eb.Error.Code == "" {
 		return &Error{Status: status, ErrorCode: errcode.Internal, Message: fmt.Sprintf("%s %s: HTTP %d", method, path, status)}
 	}
-	return &Error{Status: status, ErrorCode: eb.Error.Code, Message: eb.Error.Message, RequestID: eb.Error.RequestID, Details: eb.Details}
+	json.Unmarshal(data, &details)
+	return &Error{Status: status, ErrorCode: eb.Error.Code, Message: eb.Error.Message, RequestID: eb.Error.RequestID, Details: details.Details}
+}
+
+// request builds a request to path with the token and who acts.
+func (c *Client) request(ctx context.Context, method, path string, q url.Values, body io.Reader) (*http.Request, string, error) {
+	u := *c.base
+	u.Path += path
+	if len(q) > 0 {
+		u.RawQuery = q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return nil, "", err
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	p, ok := host.NamedPrincipal(ctx)
+	if !ok {
+		p = c.principal
+	}
+	if p != "" {
+		req.Header.Set(daemon.HeaderPrincipal, p)
+	}
+	return req, u.Redacted(), nil
 }
 
 // do sends a request and decodes a JSON answer into out (when non-nil).
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, contentType string, body io.Reader, out any) error {
-	u := *c.base
-	u.Path += path
-	if q != nil {
-		u.RawQuery = q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	req, where, err := c.request(ctx, method, path, q, body)
 	if err != nil {
 		return err
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	if c.principal != "" {
-		req.Header.Set(daemon.HeaderPrincipal, c.principal)
-	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("%w: %s %s: %v", ErrTransport, method, u.Redacted(), err)
+		return fmt.Errorf("%w: %s %s: %v", ErrTransport, method, where, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
@@ -151,6 +171,10 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, cont
 	return nil
 }
 
+func (c *Client) get(ctx context.Context, path string, q url.Values, out any) error {
+	return c.do(ctx, http.MethodGet, path, q, "", nil, out)
+}
+
 func (c *Client) postJSON(ctx context.Context, path string, in, out any) error {
 	b, err := json.Marshal(in)
 	if err != nil {
@@ -161,129 +185,13 @@ func (c *Client) postJSON(ctx context.Context, path string, in, out any) error {
 
 func esc(s string) string { return url.PathEscape(s) }
 
-// Health checks /healthz.
-func (c *Client) Health(ctx context.Context) error {
-	return c.do(ctx, http.MethodGet, "/healthz", nil, "", nil, nil)
-}
-
-// SkillList is the answer of List.
-type SkillList struct {
-	SkillsRoot string            `json:"skills_root"`
-	Count      int               `json:"count"`
-	Entries    []install.Listing `json:"entries"`
-}
-
-// List lists installed versions.
-func (c *Client) List(ctx context.Context, o install.ListOptions) (*SkillList, error) {
-	q := url.Values{}
-	if o.SkillID != "" {
-		q.Set("skill_id", o.SkillID)
-	}
-	if o.Publisher != "" {
-		q.Set("publisher", o.Publisher)
-	}
-	for k, v := range map[string]bool{"current_only": o.CurrentOnly, "quarantined_only": o.QuarantinedOnly, "eligible_only": o.EligibleOnly} {
+// setBools sets each true flag as name=true.
+func setBools(q url.Values, flags map[string]bool) {
+	for k, v := range flags {
 		if v {
 			q.Set(k, "true")
 		}
 	}
-	var out SkillList
-	return &out, c.do(ctx, http.MethodGet, "/v1/skills", q, "", nil, &out)
-}
-
-// Info describes a version ("" = current).
-func (c *Client) Info(ctx context.Context, id, version string) (*install.Info, error) {
-	q := url.Values{}
-	if version != "" {
-		q.Set("version", version)
-	}
-	var out install.Info
-	return &out, c.do(ctx, http.MethodGet, "/v1/skills/"+esc(id), q, "", nil, &out)
-}
-
-// Install uploads and installs an artifact. On a refusal that still
-// produced a result (a quarantined install, a capability escalation), the
-// result is returned with the error.
-func (c *Client) Install(ctx context.Context, artifact []byte, o install.InstallOptions) (*install.InstallResult, error) {
-	q := url.Values{}
-	for k, v := range map[string]bool{"allow_tofu": o.AllowTOFU, "force": o.Force, "accept_capabilities": o.AcceptCapabilities} {
-		if v {
-			q.Set(k, "true")
-		}
-	}
-	var out install.InstallResult
-	err := c.do(ctx, http.MethodPost, "/v1/skills", q, "application/octet-stream", bytes.NewReader(artifact), &out)
-	if err != nil && !withDetails(err, &out) {
-		return nil, err
-	}
-	return &out, err
-}
-
-// Verify re-verifies an installed version.
-func (c *Client) Verify(ctx context.Context, id, version string) (*install.VerifyResult, error) {
-	var out install.VerifyResult
-	return &out, c.postJSON(ctx, "/v1/skills/"+esc(id)+"/verify", map[string]string{"version": version}, &out)
-}
-
-// Audit re-audits an installed version.
-func (c *Client) Audit(ctx context.Context, id, version string) (*install.AuditResult, error) {
-	var out install.AuditResult
-	return &out, c.postJSON(ctx, "/v1/skills/"+esc(id)+"/audit", map[string]string{"version": version}, &out)
-}
-
-// StatusRequest is the body of Quarantine, Enable and Disable.
-type StatusRequest struct {
-	Version  string `json:"version,omitempty"`
-	Reason   string `json:"reason,omitempty"`
-	Override bool   `json:"override,omitempty"`
-}
-
-func (c *Client) status(ctx context.Context, verb, id string, r StatusRequest) (*install.StatusResult, error) {
-	var out install.StatusResult
-	if err := c.postJSON(ctx, "/v1/skills/"+esc(id)+"/"+verb, r, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
-// Quarantine blocks a version.
-func (c *Client) Quarantine(ctx context.Context, id string, r StatusRequest) (*install.StatusResult, error) {
-	return c.status(ctx, "quarantine", id, r)
-}
-
-// Enable lets a version run again.
-func (c *Client) Enable(ctx context.Context, id string, r StatusRequest) (*install.StatusResult, error) {
-	return c.status(ctx, "enable", id, r)
-}
-
-// Disable turns a version off.
-func (c *Client) Disable(ctx context.Context, id string, r StatusRequest) (*install.StatusResult, error) {
-	return c.status(ctx, "disable", id, r)
-}
-
-// Remove uninstalls a version ("" = all) and, with purge, the skill's
-// storage.
-func (c *Client) Remove(ctx context.Context, id, version string, purge bool) (*host.RemoveResult, error) {
-	q := url.Values{}
-	if version != "" {
-		q.Set("version", version)
-	}
-	if purge {
-		q.Set("purge_storage", "true")
-	}
-	var out host.RemoveResult
-	return &out, c.do(ctx, http.MethodDelete, "/v1/skills/"+esc(id), q, "", nil, &out)
-}
-
-// Reaudit re-audits every installed version now. When some version could
-// not be re-audited, the report is returned with the error.
-func (c *Client) Reaudit(ctx context.Context) (*install.ReauditReport, error) {
-	var out install.ReauditReport
-	err := c.postJSON(ctx, "/v1/reaudit", struct{}{}, &out)
-	if err != nil && !withDetails(err, &out) {
-		return nil, err
-	}
-	return &out, err
 }
 
 // withDetails decodes the result a daemon error carries into out and
@@ -293,106 +201,263 @@ func withDetails(err error, out any) bool {
 	return errors.As(err, &e) && len(e.Details) > 0 && json.Unmarshal(e.Details, out) == nil
 }
 
-// Call runs a tool. On a failure the sidecar reported, the result (logs,
-// tool error) is returned with the error.
-func (c *Client) Call(ctx context.Context, id, tool string, input json.RawMessage, timeout time.Duration) (*daemon.CallResponse, error) {
-	var out daemon.CallResponse
-	err := c.postJSON(ctx, "/v1/skills/"+esc(id)+"/tools/"+esc(tool)+"/call", map[string]any{"input": input, "timeout_ms": timeout.Milliseconds()}, &out)
+// Health checks /healthz.
+func (c *Client) Health(ctx context.Context) error {
+	return c.get(ctx, "/healthz", nil, nil)
+}
+
+// Install implements host.Service: POST /v1/skills with the artifact.
+// On a refusal that still produced a result (a quarantined install, a
+// capability escalation), the result is returned with the error. The
+// daemon records the request as the install's source (req.Source is not
+// sent).
+func (c *Client) Install(ctx context.Context, req host.InstallRequest) (*host.InstallResult, error) {
+	q := url.Values{}
+	setBools(q, map[string]bool{"allow_tofu": req.AllowTOFU, "force": req.Force, "accept_capabilities": req.AcceptCapabilities})
+	for _, k := range req.TrustedPublishers {
+		q.Add(daemon.QueryTrustedPublisher, k.Publisher+"="+k.PublicKeyHex)
+	}
+	var out host.InstallResult
+	err := c.do(ctx, http.MethodPost, "/v1/skills", q, "application/octet-stream", bytes.NewReader(req.Artifact), &out)
 	if err != nil && !withDetails(err, &out) {
 		return nil, err
 	}
 	return &out, err
 }
 
-// Submit posts an A2UI form submit {componentId, values} for a document.
-func (c *Client) Submit(ctx context.Context, documentID, componentID string, values map[string]any) (*daemon.CallResponse, error) {
-	var out daemon.CallResponse
-	return &out, c.postJSON(ctx, "/v1/a2ui/"+esc(documentID)+"/submit", map[string]any{"componentId": componentID, "values": values}, &out)
-}
-
-// Hooks lists the hook bindings.
-func (c *Client) Hooks(ctx context.Context) ([]hooks.Binding, error) {
-	var out struct {
-		Bindings []hooks.Binding `json:"bindings"`
+// List implements host.Service: GET /v1/skills.
+func (c *Client) List(ctx context.Context, req host.ListRequest) (*host.SkillList, error) {
+	q := url.Values{}
+	if req.SkillID != "" {
+		q.Set("skill_id", req.SkillID)
 	}
-	return out.Bindings, c.do(ctx, http.MethodGet, "/v1/hooks", nil, "", nil, &out)
+	if req.Publisher != "" {
+		q.Set("publisher", req.Publisher)
+	}
+	setBools(q, map[string]bool{"current_only": req.CurrentOnly, "quarantined_only": req.QuarantinedOnly, "eligible_only": req.EligibleOnly})
+	var out host.SkillList
+	if err := c.get(ctx, "/v1/skills", q, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
-// BindHook creates a binding.
-func (c *Client) BindHook(ctx context.Context, b hooks.Binding) (*hooks.Binding, error) {
-	var out hooks.Binding
-	return &out, c.postJSON(ctx, "/v1/hooks", b, &out)
+// Info implements host.Service: GET /v1/skills/{id}.
+func (c *Client) Info(ctx context.Context, ref host.SkillRef) (*host.SkillInfo, error) {
+	q := url.Values{}
+	if ref.Version != "" {
+		q.Set("version", ref.Version)
+	}
+	var out host.SkillInfo
+	if err := c.get(ctx, "/v1/skills/"+esc(ref.SkillID), q, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
-// SetHookEnabled enables or disables a binding.
-func (c *Client) SetHookEnabled(ctx context.Context, hookID string, enabled bool) (*hooks.Binding, error) {
+// versionBody is the body of verify and audit.
+type versionBody struct {
+	Version string `json:"version,omitempty"`
+}
+
+// Verify implements host.Service: POST /v1/skills/{id}/verify.
+func (c *Client) Verify(ctx context.Context, ref host.SkillRef) (*host.VerifyResult, error) {
+	var out host.VerifyResult
+	if err := c.postJSON(ctx, "/v1/skills/"+esc(ref.SkillID)+"/verify", versionBody{ref.Version}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Audit implements host.Service: POST /v1/skills/{id}/audit.
+func (c *Client) Audit(ctx context.Context, ref host.SkillRef) (*host.AuditResult, error) {
+	var out host.AuditResult
+	if err := c.postJSON(ctx, "/v1/skills/"+esc(ref.SkillID)+"/audit", versionBody{ref.Version}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// statusBody is the body of quarantine, enable and disable.
+type statusBody struct {
+	Version  string `json:"version,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	Override bool   `json:"override,omitempty"`
+}
+
+func (c *Client) status(ctx context.Context, verb, id string, b statusBody) (*host.StatusResult, error) {
+	var out host.StatusResult
+	if err := c.postJSON(ctx, "/v1/skills/"+esc(id)+"/"+verb, b, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Enable implements host.Service: POST /v1/skills/{id}/enable.
+func (c *Client) Enable(ctx context.Context, req host.EnableRequest) (*host.StatusResult, error) {
+	return c.status(ctx, "enable", req.SkillID, statusBody{Version: req.Version, Reason: req.Reason, Override: req.Override})
+}
+
+// Disable implements host.Service: POST /v1/skills/{id}/disable.
+func (c *Client) Disable(ctx context.Context, req host.StatusRequest) (*host.StatusResult, error) {
+	return c.status(ctx, "disable", req.SkillID, statusBody{Version: req.Version, Reason: req.Reason})
+}
+
+// Quarantine implements host.Service: POST /v1/skills/{id}/quarantine.
+func (c *Client) Quarantine(ctx context.Context, req host.StatusRequest) (*host.StatusResult, error) {
+	return c.status(ctx, "quarantine", req.SkillID, statusBody{Version: req.Version, Reason: req.Reason})
+}
+
+// Remove implements host.Service: DELETE /v1/skills/{id}.
+func (c *Client) Remove(ctx context.Context, req host.RemoveRequest) (*host.RemoveResult, error) {
+	q := url.Values{}
+	if req.Version != "" {
+		q.Set("version", req.Version)
+	}
+	setBools(q, map[string]bool{"purge_storage": req.PurgeStorage})
+	var out host.RemoveResult
+	if err := c.do(ctx, http.MethodDelete, "/v1/skills/"+esc(req.SkillID), q, "", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Reaudit implements host.Service: POST /v1/reaudit. When some version
+// could not be re-audited, the report is returned with the error.
+func (c *Client) Reaudit(ctx context.Context) (*host.ReauditReport, error) {
+	var out host.ReauditReport
+	err := c.postJSON(ctx, "/v1/reaudit", struct{}{}, &out)
+	if err != nil && !withDetails(err, &out) {
+		return nil, err
+	}
+	return &out, err
+}
+
+// callBody is the body of a tool call.
+type callBody struct {
+	Input     json.RawMessage `json:"input,omitempty"`
+	TimeoutMS int64           `json:"timeout_ms,omitempty"`
+}
+
+// Call implements host.Service: POST /v1/skills/{id}/tools/{tool}/call.
+// A timeout is sent in whole milliseconds, rounded up. On a failure the
+// sidecar reported, the result comes with the error, which is a
+// *host.CallError carrying it (host.CallResultOf).
+func (c *Client) Call(ctx context.Context, req host.CallRequest) (*host.CallResult, error) {
+	ms := req.Timeout.Milliseconds()
+	if req.Timeout > 0 && req.Timeout%time.Millisecond != 0 {
+		ms++
+	}
+	var out host.CallResult
+	err := c.postJSON(ctx, "/v1/skills/"+esc(req.SkillID)+"/tools/"+esc(req.ToolID)+"/call", callBody{Input: req.Input, TimeoutMS: ms}, &out)
+	return callResult(&out, err)
+}
+
+// SubmitForm implements host.Service: POST /v1/a2ui/{doc}/submit with
+// {componentId, values}. Errors are as Call's.
+func (c *Client) SubmitForm(ctx context.Context, req host.SubmitRequest) (*host.CallResult, error) {
+	body := struct {
+		ComponentID string         `json:"componentId"`
+		Values      map[string]any `json:"values"`
+	}{req.ComponentID, req.Values}
+	var out host.CallResult
+	err := c.postJSON(ctx, "/v1/a2ui/"+esc(req.DocumentID)+"/submit", body, &out)
+	return callResult(&out, err)
+}
+
+// callResult is a call's answer: the result, or the error as a
+// *host.CallError with the result the daemon sent in its details.
+func callResult(out *host.CallResult, err error) (*host.CallResult, error) {
+	if err == nil {
+		return out, nil
+	}
+	var res host.CallResult
+	if !withDetails(err, &res) {
+		return nil, err
+	}
+	return &res, &host.CallError{Err: err, Result: &res}
+}
+
+// Tools implements host.Service: GET /v1/tools.
+func (c *Client) Tools(ctx context.Context) (*host.ToolCatalog, error) {
+	var out host.ToolCatalog
+	if err := c.get(ctx, "/v1/tools", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Hooks implements host.Service: GET /v1/hooks.
+func (c *Client) Hooks(ctx context.Context) ([]host.HookBinding, error) {
+	var out struct {
+		Bindings []host.HookBinding `json:"bindings"`
+	}
+	if err := c.get(ctx, "/v1/hooks", nil, &out); err != nil {
+		return nil, err
+	}
+	if out.Bindings == nil {
+		out.Bindings = []host.HookBinding{}
+	}
+	return out.Bindings, nil
+}
+
+// BindHook implements host.Service: POST /v1/hooks.
+func (c *Client) BindHook(ctx context.Context, b host.HookBinding) (*host.HookBinding, error) {
+	var out host.HookBinding
+	if err := c.postJSON(ctx, "/v1/hooks", b, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetHookEnabled implements host.Service: POST /v1/hooks/{id}/enable or
+// /disable.
+func (c *Client) SetHookEnabled(ctx context.Context, hookID string, enabled bool) (*host.HookBinding, error) {
 	verb := "disable"
 	if enabled {
 		verb = "enable"
 	}
-	var out hooks.Binding
-	return &out, c.postJSON(ctx, "/v1/hooks/"+esc(hookID)+"/"+verb, struct{}{}, &out)
+	var out host.HookBinding
+	if err := c.postJSON(ctx, "/v1/hooks/"+esc(hookID)+"/"+verb, struct{}{}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
-// RemoveHook deletes a binding.
+// RemoveHook implements host.Service: DELETE /v1/hooks/{id}.
 func (c *Client) RemoveHook(ctx context.Context, hookID string) error {
 	return c.do(ctx, http.MethodDelete, "/v1/hooks/"+esc(hookID), nil, "", nil, nil)
 }
 
-// FireHooks runs the hooks bound to event with payload (nil: a default
-// payload naming the API) and returns their outcomes.
-func (c *Client) FireHooks(ctx context.Context, event string, payload json.RawMessage) (*daemon.FireResponse, error) {
-	var out daemon.FireResponse
-	return &out, c.postJSON(ctx, "/v1/hooks/fire", daemon.FireRequest{Event: event, Payload: payload}, &out)
+// FireHooks implements host.Service: POST /v1/hooks/fire. A nil payload
+// lets the daemon send its default one (naming the API and who acts).
+func (c *Client) FireHooks(ctx context.Context, req host.FireRequest) (*host.FireResult, error) {
+	var out host.FireResult
+	if err := c.postJSON(ctx, "/v1/hooks/fire", req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
-// Events follows the event stream (server-sent events) and calls fn for
-// each event until ctx ends, fn returns an error, or the stream closes.
-// after < 0 starts with live events; after ≥ 0 replays the journal after
-// that id first.
-func (c *Client) Events(ctx context.Context, after int64, fn func(events.Event) error) error {
-	q := url.Values{}
-	if after >= 0 {
-		q.Set("after", strconv.FormatInt(after, 10))
+// Sidecars implements host.Service: GET /v1/sidecars.
+func (c *Client) Sidecars(ctx context.Context) ([]host.SidecarState, error) {
+	var out struct {
+		Sidecars []host.SidecarState `json:"sidecars"`
 	}
-	u := *c.base
-	u.Path += "/v1/events"
-	u.RawQuery = q.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return err
+	if err := c.get(ctx, "/v1/sidecars", nil, &out); err != nil {
+		return nil, err
 	}
-	req.Header.Set("Accept", "text/event-stream")
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
+	if out.Sidecars == nil {
+		out.Sidecars = []host.SidecarState{}
 	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrTransport, err)
+	return out.Sidecars, nil
+}
+
+// SkillMetrics implements host.Service: GET /v1/skills/{id}/metrics.
+func (c *Client) SkillMetrics(ctx context.Context, skillID string) (*host.SkillMetrics, error) {
+	var out host.SkillMetrics
+	if err := c.get(ctx, "/v1/skills/"+esc(skillID)+"/metrics", nil, &out); err != nil {
+		return nil, err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return errorOf(resp.StatusCode, http.MethodGet, "/v1/events", data)
-	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		data, ok := strings.CutPrefix(line, "data: ")
-		if !ok {
-			continue
-		}
-		var ev events.Event
-		if err := json.Unmarshal([]byte(data), &ev); err != nil {
-			return fmt.Errorf("%w: event: %v", ErrTransport, err)
-		}
-		if err := fn(ev); err != nil {
-			return err
-		}
-	}
-	if ctx.Err() != nil {
-		return nil
-	}
-	return sc.Err()
+	return &out, nil
 }

@@ -1,9 +1,29 @@
 // Package client is the Go client of the palyra-host HTTP JSON API
-// (host/daemon). The palyra CLI uses it when given --url, so the CLI and the
-// daemon act on the same state through the same code paths.
+// (host/daemon). A *Client implements host.Service: code written against
+// the Service (the palyra CLI with --url, an embedding application) runs
+// the same against a local *host.Host and against a daemon, through the
+// same verbs and the same gates.
+//
+// Who acts travels in the context, as with the local host: the principal
+// host.WithPrincipal names is sent as X-Palyra-Principal; a context that
+// names nobody sends the client's WithPrincipal default, and without one
+// the daemon records host.DefaultPrincipal.
 //
 // Errors the daemon returns are *Error values: they carry the stable code,
-// and errors.Is matches the sentinel of that code (errcode.Lookup) when the
-// package that defines it is linked, so a remote skill_quarantined is
-// errors.Is(err, host.ErrQuarantined) as a local one is.
+// the message, the request id (to find the daemon's log line) and the
+// details the daemon sent, and errors.Is matches the sentinel of that code
+// (errcode.Lookup) when the package that defines it is linked, so a remote
+// skill_quarantined is errors.Is(err, host.ErrQuarantined) as a local one
+// is. Results travel with errors as they do locally: a failed call or form
+// submit that reached a sidecar returns its result and a *host.CallError
+// carrying it (host.CallResultOf), an install refused for a capability
+// escalation returns the result with the diff, a re-audit that could not
+// check everything returns its report.
+//
+// Events follows the daemon's server-sent event stream; a followed stream
+// that breaks is resumed after the last journal event it delivered. A
+// request that gets no answer is ErrTransport (daemon_unreachable).
+//
+// Over the wire, an A2UI update's whole document (host.A2UIRef.Document)
+// is not sent: a client applies the patch to the document it shows.
 package client

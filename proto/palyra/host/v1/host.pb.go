@@ -2354,8 +2354,11 @@ func (x *FireHooksResponse) GetResultJson() []byte {
 // StreamEventsRequest starts the stream after a journal event id (unset:
 // live events only; 0: the whole journal first).
 type StreamEventsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	AfterId       *int64                 `protobuf:"varint,1,opt,name=after_id,json=afterId,proto3,oneof" json:"after_id,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	AfterId *int64                 `protobuf:"varint,1,opt,name=after_id,json=afterId,proto3,oneof" json:"after_id,omitempty"`
+	// replay_only ends the stream after the journal events after after_id
+	// instead of following live events.
+	ReplayOnly    bool `protobuf:"varint,2,opt,name=replay_only,json=replayOnly,proto3" json:"replay_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2395,6 +2398,13 @@ func (x *StreamEventsRequest) GetAfterId() int64 {
 		return *x.AfterId
 	}
 	return 0
+}
+
+func (x *StreamEventsRequest) GetReplayOnly() bool {
+	if x != nil {
+		return x.ReplayOnly
+	}
+	return false
 }
 
 // StreamEventsResponse is one event: id (0 for events that are not
@@ -2471,6 +2481,272 @@ func (x *StreamEventsResponse) GetVersion() string {
 func (x *StreamEventsResponse) GetEventJson() []byte {
 	if x != nil {
 		return x.EventJson
+	}
+	return nil
+}
+
+// ListToolsRequest has no fields.
+type ListToolsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListToolsRequest) Reset() {
+	*x = ListToolsRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListToolsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListToolsRequest) ProtoMessage() {}
+
+func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
+func (*ListToolsRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
+}
+
+// ListToolsResponse is the callable-tool catalog.
+type ListToolsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// generation changes whenever the set of tools may have changed.
+	Generation string `protobuf:"bytes,1,opt,name=generation,proto3" json:"generation,omitempty"`
+	// result_json is the HTTP API's GET /v1/tools document.
+	ResultJson    []byte `protobuf:"bytes,2,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListToolsResponse) Reset() {
+	*x = ListToolsResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListToolsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListToolsResponse) ProtoMessage() {}
+
+func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
+func (*ListToolsResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ListToolsResponse) GetGeneration() string {
+	if x != nil {
+		return x.Generation
+	}
+	return ""
+}
+
+func (x *ListToolsResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
+// ListSidecarsRequest has no fields.
+type ListSidecarsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSidecarsRequest) Reset() {
+	*x = ListSidecarsRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSidecarsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSidecarsRequest) ProtoMessage() {}
+
+func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSidecarsRequest.ProtoReflect.Descriptor instead.
+func (*ListSidecarsRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
+}
+
+// ListSidecarsResponse is the supervisor's view of every sidecar.
+type ListSidecarsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// result_json is the HTTP API's GET /v1/sidecars document.
+	ResultJson    []byte `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSidecarsResponse) Reset() {
+	*x = ListSidecarsResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSidecarsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSidecarsResponse) ProtoMessage() {}
+
+func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSidecarsResponse.ProtoReflect.Descriptor instead.
+func (*ListSidecarsResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *ListSidecarsResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
+// GetSkillMetricsRequest names a skill.
+type GetSkillMetricsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SkillId       string                 `protobuf:"bytes,1,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSkillMetricsRequest) Reset() {
+	*x = GetSkillMetricsRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSkillMetricsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSkillMetricsRequest) ProtoMessage() {}
+
+func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSkillMetricsRequest.ProtoReflect.Descriptor instead.
+func (*GetSkillMetricsRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *GetSkillMetricsRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+// GetSkillMetricsResponse is the skill's call summary.
+type GetSkillMetricsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// result_json is the HTTP API's GET /v1/skills/{id}/metrics document.
+	ResultJson    []byte `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSkillMetricsResponse) Reset() {
+	*x = GetSkillMetricsResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSkillMetricsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSkillMetricsResponse) ProtoMessage() {}
+
+func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSkillMetricsResponse.ProtoReflect.Descriptor instead.
+func (*GetSkillMetricsResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *GetSkillMetricsResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
 	}
 	return nil
 }
@@ -2647,9 +2923,11 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11FireHooksResponse\x12\x1a\n" +
 	"\bdecision\x18\x01 \x01(\tR\bdecision\x12\x1f\n" +
 	"\vresult_json\x18\x02 \x01(\fR\n" +
-	"resultJson\"B\n" +
+	"resultJson\"c\n" +
 	"\x13StreamEventsRequest\x12\x1e\n" +
-	"\bafter_id\x18\x01 \x01(\x03H\x00R\aafterId\x88\x01\x01B\v\n" +
+	"\bafter_id\x18\x01 \x01(\x03H\x00R\aafterId\x88\x01\x01\x12\x1f\n" +
+	"\vreplay_only\x18\x02 \x01(\bR\n" +
+	"replayOnlyB\v\n" +
 	"\t_after_id\"\x8e\x01\n" +
 	"\x14StreamEventsResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
@@ -2657,7 +2935,23 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\bskill_id\x18\x03 \x01(\tR\askillId\x12\x18\n" +
 	"\aversion\x18\x04 \x01(\tR\aversion\x12\x1d\n" +
 	"\n" +
-	"event_json\x18\x05 \x01(\fR\teventJson2\x9e\f\n" +
+	"event_json\x18\x05 \x01(\fR\teventJson\"\x12\n" +
+	"\x10ListToolsRequest\"T\n" +
+	"\x11ListToolsResponse\x12\x1e\n" +
+	"\n" +
+	"generation\x18\x01 \x01(\tR\n" +
+	"generation\x12\x1f\n" +
+	"\vresult_json\x18\x02 \x01(\fR\n" +
+	"resultJson\"\x15\n" +
+	"\x13ListSidecarsRequest\"7\n" +
+	"\x14ListSidecarsResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\fR\n" +
+	"resultJson\"3\n" +
+	"\x16GetSkillMetricsRequest\x12\x19\n" +
+	"\bskill_id\x18\x01 \x01(\tR\askillId\":\n" +
+	"\x17GetSkillMetricsResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\fR\n" +
+	"resultJson2\xaf\x0e\n" +
 	"\vHostService\x12S\n" +
 	"\n" +
 	"ListSkills\x12!.palyra.host.v1.ListSkillsRequest\x1a\".palyra.host.v1.ListSkillsResponse\x12M\n" +
@@ -2680,7 +2974,10 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\n" +
 	"RemoveHook\x12!.palyra.host.v1.RemoveHookRequest\x1a\".palyra.host.v1.RemoveHookResponse\x12P\n" +
 	"\tFireHooks\x12 .palyra.host.v1.FireHooksRequest\x1a!.palyra.host.v1.FireHooksResponse\x12[\n" +
-	"\fStreamEvents\x12#.palyra.host.v1.StreamEventsRequest\x1a$.palyra.host.v1.StreamEventsResponse0\x01B9Z7github.com/palyra-go/palyra/proto/palyra/host/v1;hostv1b\x06proto3"
+	"\fStreamEvents\x12#.palyra.host.v1.StreamEventsRequest\x1a$.palyra.host.v1.StreamEventsResponse0\x01\x12P\n" +
+	"\tListTools\x12 .palyra.host.v1.ListToolsRequest\x1a!.palyra.host.v1.ListToolsResponse\x12Y\n" +
+	"\fListSidecars\x12#.palyra.host.v1.ListSidecarsRequest\x1a$.palyra.host.v1.ListSidecarsResponse\x12b\n" +
+	"\x0fGetSkillMetrics\x12&.palyra.host.v1.GetSkillMetricsRequest\x1a'.palyra.host.v1.GetSkillMetricsResponseB9Z7github.com/palyra-go/palyra/proto/palyra/host/v1;hostv1b\x06proto3"
 
 var (
 	file_palyra_host_v1_host_proto_rawDescOnce sync.Once
@@ -2694,7 +2991,7 @@ func file_palyra_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_palyra_host_v1_host_proto_rawDescData
 }
 
-var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*Skill)(nil),                   // 0: palyra.host.v1.Skill
 	(*ListSkillsRequest)(nil),       // 1: palyra.host.v1.ListSkillsRequest
@@ -2736,6 +3033,12 @@ var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*FireHooksResponse)(nil),       // 37: palyra.host.v1.FireHooksResponse
 	(*StreamEventsRequest)(nil),     // 38: palyra.host.v1.StreamEventsRequest
 	(*StreamEventsResponse)(nil),    // 39: palyra.host.v1.StreamEventsResponse
+	(*ListToolsRequest)(nil),        // 40: palyra.host.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),       // 41: palyra.host.v1.ListToolsResponse
+	(*ListSidecarsRequest)(nil),     // 42: palyra.host.v1.ListSidecarsRequest
+	(*ListSidecarsResponse)(nil),    // 43: palyra.host.v1.ListSidecarsResponse
+	(*GetSkillMetricsRequest)(nil),  // 44: palyra.host.v1.GetSkillMetricsRequest
+	(*GetSkillMetricsResponse)(nil), // 45: palyra.host.v1.GetSkillMetricsResponse
 }
 var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	0,  // 0: palyra.host.v1.ListSkillsResponse.skills:type_name -> palyra.host.v1.Skill
@@ -2767,26 +3070,32 @@ var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	34, // 26: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
 	36, // 27: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
 	38, // 28: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
-	2,  // 29: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
-	4,  // 30: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
-	6,  // 31: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
-	8,  // 32: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
-	10, // 33: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
-	13, // 34: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
-	15, // 35: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
-	17, // 36: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
-	19, // 37: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
-	21, // 38: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
-	24, // 39: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
-	26, // 40: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
-	29, // 41: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
-	31, // 42: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
-	33, // 43: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
-	35, // 44: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
-	37, // 45: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
-	39, // 46: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
-	29, // [29:47] is the sub-list for method output_type
-	11, // [11:29] is the sub-list for method input_type
+	40, // 29: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
+	42, // 30: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
+	44, // 31: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
+	2,  // 32: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
+	4,  // 33: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
+	6,  // 34: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
+	8,  // 35: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
+	10, // 36: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
+	13, // 37: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
+	15, // 38: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
+	17, // 39: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
+	19, // 40: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
+	21, // 41: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
+	24, // 42: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
+	26, // 43: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
+	29, // 44: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
+	31, // 45: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
+	33, // 46: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
+	35, // 47: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
+	37, // 48: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
+	39, // 49: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
+	41, // 50: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
+	43, // 51: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
+	45, // 52: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
+	32, // [32:53] is the sub-list for method output_type
+	11, // [11:32] is the sub-list for method input_type
 	11, // [11:11] is the sub-list for extension type_name
 	11, // [11:11] is the sub-list for extension extendee
 	0,  // [0:11] is the sub-list for field type_name
@@ -2804,7 +3113,7 @@ func file_palyra_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_host_v1_host_proto_rawDesc), len(file_palyra_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   40,
+			NumMessages:   46,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

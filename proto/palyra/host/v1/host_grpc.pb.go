@@ -50,6 +50,9 @@ const (
 	HostService_RemoveHook_FullMethodName      = "/palyra.host.v1.HostService/RemoveHook"
 	HostService_FireHooks_FullMethodName       = "/palyra.host.v1.HostService/FireHooks"
 	HostService_StreamEvents_FullMethodName    = "/palyra.host.v1.HostService/StreamEvents"
+	HostService_ListTools_FullMethodName       = "/palyra.host.v1.HostService/ListTools"
+	HostService_ListSidecars_FullMethodName    = "/palyra.host.v1.HostService/ListSidecars"
+	HostService_GetSkillMetrics_FullMethodName = "/palyra.host.v1.HostService/GetSkillMetrics"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -97,6 +100,13 @@ type HostServiceClient interface {
 	// StreamEvents streams skill lifecycle events and hook outcomes, starting
 	// after after_id (journaled events only) and then live.
 	StreamEvents(ctx context.Context, in *StreamEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StreamEventsResponse], error)
+	// ListTools lists the tools that can be called now (current, active,
+	// eligible and not crashlooping versions) with the set's generation.
+	ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error)
+	// ListSidecars reports the supervisor's view of every sidecar.
+	ListSidecars(ctx context.Context, in *ListSidecarsRequest, opts ...grpc.CallOption) (*ListSidecarsResponse, error)
+	// GetSkillMetrics summarizes a skill's calls since the daemon started.
+	GetSkillMetrics(ctx context.Context, in *GetSkillMetricsRequest, opts ...grpc.CallOption) (*GetSkillMetricsResponse, error)
 }
 
 type hostServiceClient struct {
@@ -296,6 +306,36 @@ func (c *hostServiceClient) StreamEvents(ctx context.Context, in *StreamEventsRe
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type HostService_StreamEventsClient = grpc.ServerStreamingClient[StreamEventsResponse]
 
+func (c *hostServiceClient) ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListToolsResponse)
+	err := c.cc.Invoke(ctx, HostService_ListTools_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) ListSidecars(ctx context.Context, in *ListSidecarsRequest, opts ...grpc.CallOption) (*ListSidecarsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSidecarsResponse)
+	err := c.cc.Invoke(ctx, HostService_ListSidecars_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) GetSkillMetrics(ctx context.Context, in *GetSkillMetricsRequest, opts ...grpc.CallOption) (*GetSkillMetricsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSkillMetricsResponse)
+	err := c.cc.Invoke(ctx, HostService_GetSkillMetrics_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -341,6 +381,13 @@ type HostServiceServer interface {
 	// StreamEvents streams skill lifecycle events and hook outcomes, starting
 	// after after_id (journaled events only) and then live.
 	StreamEvents(*StreamEventsRequest, grpc.ServerStreamingServer[StreamEventsResponse]) error
+	// ListTools lists the tools that can be called now (current, active,
+	// eligible and not crashlooping versions) with the set's generation.
+	ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error)
+	// ListSidecars reports the supervisor's view of every sidecar.
+	ListSidecars(context.Context, *ListSidecarsRequest) (*ListSidecarsResponse, error)
+	// GetSkillMetrics summarizes a skill's calls since the daemon started.
+	GetSkillMetrics(context.Context, *GetSkillMetricsRequest) (*GetSkillMetricsResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -404,6 +451,15 @@ func (UnimplementedHostServiceServer) FireHooks(context.Context, *FireHooksReque
 }
 func (UnimplementedHostServiceServer) StreamEvents(*StreamEventsRequest, grpc.ServerStreamingServer[StreamEventsResponse]) error {
 	return status.Error(codes.Unimplemented, "method StreamEvents not implemented")
+}
+func (UnimplementedHostServiceServer) ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTools not implemented")
+}
+func (UnimplementedHostServiceServer) ListSidecars(context.Context, *ListSidecarsRequest) (*ListSidecarsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSidecars not implemented")
+}
+func (UnimplementedHostServiceServer) GetSkillMetrics(context.Context, *GetSkillMetricsRequest) (*GetSkillMetricsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSkillMetrics not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -743,6 +799,60 @@ func _HostService_StreamEvents_Handler(srv interface{}, stream grpc.ServerStream
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type HostService_StreamEventsServer = grpc.ServerStreamingServer[StreamEventsResponse]
 
+func _HostService_ListTools_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListToolsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).ListTools(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_ListTools_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).ListTools(ctx, req.(*ListToolsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_ListSidecars_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSidecarsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).ListSidecars(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_ListSidecars_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).ListSidecars(ctx, req.(*ListSidecarsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_GetSkillMetrics_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSkillMetricsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).GetSkillMetrics(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_GetSkillMetrics_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).GetSkillMetrics(ctx, req.(*GetSkillMetricsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -817,6 +927,18 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "FireHooks",
 			Handler:    _HostService_FireHooks_Handler,
+		},
+		{
+			MethodName: "ListTools",
+			Handler:    _HostService_ListTools_Handler,
+		},
+		{
+			MethodName: "ListSidecars",
+			Handler:    _HostService_ListSidecars_Handler,
+		},
+		{
+			MethodName: "GetSkillMetrics",
+			Handler:    _HostService_GetSkillMetrics_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

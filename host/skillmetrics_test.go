@@ -1,10 +1,9 @@
-package daemon
+package host
 
 import (
 	"testing"
 	"time"
 
-	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
@@ -37,11 +36,11 @@ func TestSummarize(t *testing.T) {
 func TestCallSummary(t *testing.T) {
 	s := newCallSummary()
 	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	res := &host.Result{Stats: supervisor.Stats{FuelConsumed: 100, PeakMemoryBytes: 65536}}
-	s.observe(host.CallRecord{SkillID: "a", ToolID: "a.x", Duration: 2 * time.Millisecond, Result: res}, at)
-	s.observe(host.CallRecord{SkillID: "a", ToolID: "a.y", Code: "invalid_input", Duration: 4 * time.Millisecond}, at.Add(time.Second))
+	res := &Result{Stats: supervisor.Stats{FuelConsumed: 100, PeakMemoryBytes: 65536}}
+	s.observe(CallRecord{SkillID: "a", ToolID: "a.x", Duration: 2 * time.Millisecond, Result: res}, at)
+	s.observe(CallRecord{SkillID: "a", ToolID: "a.y", Code: "invalid_input", Duration: 4 * time.Millisecond}, at.Add(time.Second))
 	for i := 0; i < recentCalls+10; i++ {
-		s.observe(host.CallRecord{SkillID: "b", ToolID: "b.x", Duration: time.Millisecond}, at)
+		s.observe(CallRecord{SkillID: "b", ToolID: "b.x", Duration: time.Millisecond}, at)
 	}
 	a := s.get("a")
 	if a.CallsTotal != 2 || a.ErrorsTotal != 1 || a.ByCode["ok"] != 1 || a.ByCode["invalid_input"] != 1 ||
