@@ -34,13 +34,19 @@ type CatalogTool struct {
 type catalog struct {
 	mu      sync.Mutex
 	looping map[string]time.Time
+	// gen and tools are the last catalog built: while the generation
+	// stays the same, Tools answers from them without reading the
+	// inventory (MCP servers poll it).
+	gen   string
+	tools []CatalogTool
 }
 
 // Tools implements Service: the tools of the current version of every
 // active skill that is eligible (its compat requirements are met) and not
 // crashlooping in the supervisor. The generation is the inventory
 // journal's last event id (every install, enable, disable, quarantine,
-// remove) with the crashlooping versions.
+// remove) with the crashlooping versions; while it stays the same the
+// catalog is answered from memory.
 func (h *Host) Tools(ctx context.Context) (*ToolCatalog, error) {
 	if err := h.open(); err != nil {
 		return nil, err
@@ -62,7 +68,15 @@ func (h *Host) Tools(ctx context.Context) (*ToolCatalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
-	out := &ToolCatalog{Generation: fmt.Sprintf("%d|%s", last, strings.Join(keys, ",")), Tools: []CatalogTool{}}
+	gen := fmt.Sprintf("%d|%s", last, strings.Join(keys, ","))
+	h.catalog.mu.Lock()
+	if h.catalog.gen == gen {
+		out := &ToolCatalog{Generation: gen, Tools: slices.Clone(h.catalog.tools)}
+		h.catalog.mu.Unlock()
+		return out, nil
+	}
+	h.catalog.mu.Unlock()
+	out := &ToolCatalog{Generation: gen, Tools: []CatalogTool{}}
 	for _, e := range entries {
 		k := e.SkillID + "@" + e.Version
 		if !eligible[k] || e.Status == nil || h.excluded(k, e.Status.UpdatedAt) {
@@ -79,6 +93,9 @@ func (h *Host) Tools(ctx context.Context) (*ToolCatalog, error) {
 	slices.SortFunc(out.Tools, func(a, b CatalogTool) int {
 		return cmp.Or(cmp.Compare(a.SkillID, b.SkillID), cmp.Compare(a.Tool.ID, b.Tool.ID))
 	})
+	h.catalog.mu.Lock()
+	h.catalog.gen, h.catalog.tools = gen, slices.Clone(out.Tools)
+	h.catalog.mu.Unlock()
 	return out, nil
 }
 

@@ -22,15 +22,15 @@ type RemoveResult struct {
 	PurgedUsage   *storage.Usage `json:"purged_usage,omitempty"`
 }
 
-// PurgeFunc deletes every key of a skill's storage and reports what it held.
-type PurgeFunc func(ctx context.Context, skillID string) (storage.Usage, error)
+// purgeFunc deletes every key of a skill's storage and reports what it held.
+type purgeFunc func(ctx context.Context, skillID string) (storage.Usage, error)
 
 // removeSkill removes version of skill id ("" = every version) through in
 // and, with purgeStorage, deletes the skill's storage with purge once no
 // version is left. A purge that would leave another version installed is
 // refused with ErrPurgeNeedsAllVersions before anything is removed. The
 // daemon and the CLI's local mode both remove this way (Host.Remove).
-func removeSkill(ctx context.Context, in *install.Installer, id, version, principal string, purgeStorage bool, purge PurgeFunc) (*RemoveResult, error) {
+func removeSkill(ctx context.Context, in *install.Installer, id, version, principal string, purgeStorage bool, purge purgeFunc) (*RemoveResult, error) {
 	if purgeStorage && version != "" {
 		ls, err := in.List(ctx, install.ListOptions{SkillID: id})
 		if err != nil {
