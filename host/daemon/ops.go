@@ -9,6 +9,7 @@ import (
 
 	"github.com/palyra-go/palyra/host/a2ui"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
@@ -17,8 +18,9 @@ var (
 	// ErrDocumentNotFound is a form submit for a document the daemon does
 	// not hold (never returned, expired, or evicted).
 	ErrDocumentNotFound = errcode.New("a2ui_document_not_found", "no such A2UI document (unknown or expired)")
-	// ErrOverrideRequired is Palyra's admin enable without override.
-	ErrOverrideRequired = errcode.New("override_required", "enable needs override: true")
+	// ErrOverrideRequired is Palyra's admin enable without override: the
+	// installer's sentinel, which the API answers before asking it.
+	ErrOverrideRequired = install.ErrOverrideRequired
 	// ErrDocumentChanged is an A2UI update that lost a race: the document
 	// it patched was changed by another update meanwhile.
 	ErrDocumentChanged = errcode.New("a2ui_document_changed", "the A2UI document changed while the update was computed; submit again")
