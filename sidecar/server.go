@@ -30,23 +30,24 @@ const MaxModuleBytes = 128 << 20
 // Errors of the sidecar's own (the runtime's errors keep their codes).
 var (
 	// ErrModuleHashMismatch: the module bytes do not match module_sha256.
-	ErrModuleHashMismatch = errcode.New("module_hash_mismatch", "sidecar: module sha256 mismatch")
+	ErrModuleHashMismatch = errcode.New("module_hash_mismatch", "module sha256 mismatch")
 	// ErrInvalidRequest: a request is missing a field or has one out of range.
-	ErrInvalidRequest = errcode.New("invalid_request", "sidecar: invalid request")
+	ErrInvalidRequest = errcode.New("invalid_request", "invalid sidecar request")
 	// ErrAlreadyLoaded: LoadSkill was called on a sidecar that has a skill.
-	ErrAlreadyLoaded = errcode.New("skill_already_loaded", "sidecar: a skill is already loaded")
+	ErrAlreadyLoaded = errcode.New("skill_already_loaded", "a skill is already loaded")
 	// ErrNotLoaded: Invoke named a skill the sidecar has not loaded.
-	ErrNotLoaded = errcode.New("skill_not_loaded", "sidecar: skill not loaded")
-	// ErrUnknownTool: Invoke named a tool the skill does not declare.
-	ErrUnknownTool = errcode.New("unknown_tool", "sidecar: unknown tool")
+	ErrNotLoaded = errcode.New("skill_not_loaded", "skill not loaded")
+	// ErrUnknownTool: Invoke named a tool the skill does not declare. It is
+	// the shared errcode.ErrUnknownTool, the one the host refuses with too.
+	ErrUnknownTool = errcode.ErrUnknownTool
 	// ErrStopping: the sidecar is stopping.
-	ErrStopping = errcode.New("sidecar_stopping", "sidecar: stopping")
+	ErrStopping = errcode.New("sidecar_stopping", "sidecar is stopping")
 	// ErrBrokerUnavailable: the supervisor's broker could not be reached.
-	ErrBrokerUnavailable = errcode.New("broker_unavailable", "sidecar: broker unavailable")
+	ErrBrokerUnavailable = errcode.New("broker_unavailable", "capability broker unavailable")
 	// ErrModuleRead: the module file could not be read.
-	ErrModuleRead = errcode.New("module_read_failed", "sidecar: module could not be read")
+	ErrModuleRead = errcode.New("module_read_failed", "module could not be read")
 	// ErrInvalidSchema: a tool's JSON Schema does not compile.
-	ErrInvalidSchema = errcode.New("invalid_tool_schema", "sidecar: invalid tool schema")
+	ErrInvalidSchema = errcode.New("invalid_tool_schema", "invalid tool schema")
 )
 
 type state int32

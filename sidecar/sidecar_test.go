@@ -113,7 +113,7 @@ func TestEchoSchemasAndTools(t *testing.T) {
 	if _, err := s.Invoke(ctx, &sidecarv1.InvokeRequest{SkillId: "other.skill", ToolId: "test.echo"}); codeOf(t, err) != "skill_not_loaded" {
 		t.Errorf("other skill: %v", err)
 	}
-	// The runtime's sentinels match the remote error by code.
+	// A remote error unwraps to the one sentinel of its code.
 	_, err = s.Invoke(ctx, &sidecarv1.InvokeRequest{SkillId: "test.echo", ToolId: "test.echo", Input: []byte(`{}`)})
 	if !errors.Is(err, wasmrt.ErrInvalidInput) {
 		t.Errorf("errors.Is(%v, wasmrt.ErrInvalidInput) = false", err)

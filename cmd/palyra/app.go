@@ -21,7 +21,7 @@ const (
 )
 
 // errUsage marks a command line that cannot be run as given.
-var errUsage = errcode.New("usage", "palyra: invalid usage")
+var errUsage = errcode.New("usage", "invalid usage")
 
 // maxSmallFileBytes caps files the CLI reads whole that should be small:
 // keys, rotation statements, SBOM and provenance documents.
@@ -195,7 +195,7 @@ func readLimited(r io.Reader, limit int64, name string) ([]byte, error) {
 }
 
 // errIO reports a file the CLI could not read or write.
-var errIO = errcode.New("io_error", "palyra: file error")
+var errIO = errcode.New("io_error", "file error")
 
 // errTooLarge reports an input file over its limit.
-var errTooLarge = errcode.New("input_too_large", "palyra: input file too large")
+var errTooLarge = errcode.New("input_too_large", "input file too large")

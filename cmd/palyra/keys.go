@@ -17,7 +17,7 @@ import (
 )
 
 // errKeyExists refuses to overwrite an existing key file.
-var errKeyExists = errcode.New("key_exists", "palyra: key file already exists")
+var errKeyExists = errcode.New("key_exists", "key file already exists")
 
 // keyReport describes a public key.
 type keyReport struct {

@@ -298,7 +298,7 @@ func (a *app) errorCodesCommand() *cobra.Command {
 			all := errcode.All()
 			var b strings.Builder
 			for _, e := range all {
-				fmt.Fprintf(&b, "%-40s %s\n", e.Code, strings.Join(e.Messages, "; "))
+				fmt.Fprintf(&b, "%-40s %s\n", e.Code, e.Message)
 			}
 			return a.emit(map[string]any{"codes": all}, b.String())
 		},

@@ -20,20 +20,20 @@ import (
 var (
 	// ErrInvalid: a document is not valid A2UI: bad JSON, an unknown key,
 	// component type or prop, a value of the wrong type or out of range.
-	ErrInvalid = errcode.New("a2ui_invalid", "a2ui: invalid document")
+	ErrInvalid = errcode.New("a2ui_invalid", "invalid A2UI document")
 	// ErrLimit: a document, patch or submit is over one of the limits
 	// (MaxDocumentBytes, MaxComponents, MaxString, ...). The *Error names
 	// the limit and the size seen.
-	ErrLimit = errcode.New("a2ui_limit_exceeded", "a2ui: limit exceeded")
+	ErrLimit = errcode.New("a2ui_limit_exceeded", "A2UI document exceeds a limit")
 	// ErrInvalidPatch: a patch is not a valid JSON-Patch subset patch.
-	ErrInvalidPatch = errcode.New("a2ui_invalid_patch", "a2ui: invalid patch")
+	ErrInvalidPatch = errcode.New("a2ui_invalid_patch", "invalid A2UI patch")
 	// ErrPatchConflict: a valid patch does not apply to the document: a
 	// path that does not exist, an index out of range or not canonical, a
 	// step through a value that is not an object or array.
-	ErrPatchConflict = errcode.New("a2ui_patch_conflict", "a2ui: patch conflict")
+	ErrPatchConflict = errcode.New("a2ui_patch_conflict", "A2UI patch conflict")
 	// ErrInvalidSubmit: a form submit is malformed or does not match the
 	// form it names.
-	ErrInvalidSubmit = errcode.New("a2ui_invalid_submit", "a2ui: invalid form submit")
+	ErrInvalidSubmit = errcode.New("a2ui_invalid_submit", "invalid A2UI form submit")
 )
 
 // Error reports what is wrong with a document, patch or submit and where.

@@ -9,7 +9,7 @@ import (
 
 // ErrSurfaceMismatch is an update for another surface than the document it
 // applies to.
-var ErrSurfaceMismatch = errcode.New("a2ui_surface_mismatch", "a2ui: update is for another surface than its document")
+var ErrSurfaceMismatch = errcode.New("a2ui_surface_mismatch", "A2UI update is for another surface than its document")
 
 // Result is what a tool output shows: the document, its JSON, and for an
 // update the patch that made it from the document shown before.

@@ -87,7 +87,7 @@ const (
 )
 
 // ErrInvalidPolicy reports a Policy that Validate refuses.
-var ErrInvalidPolicy = errcode.New("invalid_anomaly_policy", "anomaly: invalid policy")
+var ErrInvalidPolicy = errcode.New("invalid_anomaly_policy", "invalid anomaly policy")
 
 // Duration is a time.Duration written in TOML as a Go duration string
 // ("5m", "90s"): the host's one such type (also the daemon's).

@@ -15,56 +15,56 @@ var (
 	// ErrPayloadHashMismatch: the payload hash recomputed from the entries
 	// differs from signature.json's payload_sha256 (a changed, added or
 	// removed entry).
-	ErrPayloadHashMismatch = errcode.New("payload_hash_mismatch", "artifact: payload hash mismatch")
+	ErrPayloadHashMismatch = errcode.New("payload_hash_mismatch", "payload hash mismatch")
 	// ErrSignatureVerification: signature.json is internally inconsistent
 	// (algorithm, public key, key_id, signature encoding), the Ed25519
 	// signature does not verify, or its publisher is not the manifest's.
-	ErrSignatureVerification = errcode.New("signature_verification_failed", "artifact: signature verification failed")
+	ErrSignatureVerification = errcode.New("signature_verification_failed", "signature verification failed")
 	// ErrInvalidPath: an entry name or an integrity path breaks the artifact
 	// path rule. It is skillpath.ErrInvalid, so the code is shared.
 	ErrInvalidPath = skillpath.ErrInvalid
 	// ErrDuplicateEntry: two entries have the same name after normalization.
-	ErrDuplicateEntry = errcode.New("duplicate_artifact_entry", "artifact: duplicate entry")
+	ErrDuplicateEntry = errcode.New("duplicate_artifact_entry", "duplicate entry")
 	// ErrArtifactTooLarge: the artifact file, or the running total of its
 	// uncompressed entries, is above MaxArtifactBytes.
-	ErrArtifactTooLarge = errcode.New("artifact_too_large", "artifact: artifact too large")
+	ErrArtifactTooLarge = errcode.New("artifact_too_large", "artifact too large")
 	// ErrEntryTooLarge: one entry is above MaxEntryBytes.
-	ErrEntryTooLarge = errcode.New("artifact_entry_too_large", "artifact: entry too large")
+	ErrEntryTooLarge = errcode.New("artifact_entry_too_large", "entry too large")
 	// ErrTooManyEntries: the archive holds more than MaxEntries entries.
-	ErrTooManyEntries = errcode.New("too_many_entries", "artifact: too many entries")
+	ErrTooManyEntries = errcode.New("too_many_entries", "too many entries")
 	// ErrMissingEntry: a required entry is absent; Error.Path names it
 	// ("modules/*.wasm" when there is no module).
-	ErrMissingEntry = errcode.New("missing_artifact_entry", "artifact: missing entry")
+	ErrMissingEntry = errcode.New("missing_artifact_entry", "missing entry")
 	// ErrInvalidSBOM: sbom.cdx.json is not a CycloneDX JSON object.
-	ErrInvalidSBOM = errcode.New("invalid_sbom", "artifact: invalid sbom")
+	ErrInvalidSBOM = errcode.New("invalid_sbom", "invalid sbom")
 	// ErrInvalidProvenance: provenance.json lacks a builder object or a
 	// non-empty subject array.
-	ErrInvalidProvenance = errcode.New("invalid_provenance", "artifact: invalid provenance")
+	ErrInvalidProvenance = errcode.New("invalid_provenance", "invalid provenance")
 	// ErrInvalidSignatureDocument: signature.json is not a strict
 	// signature document (bad JSON, unknown, duplicate or missing field,
 	// wrong type).
-	ErrInvalidSignatureDocument = errcode.New("invalid_signature_document", "artifact: invalid signature document")
+	ErrInvalidSignatureDocument = errcode.New("invalid_signature_document", "invalid signature document")
 	// ErrInvalidZip: the bytes are not a ZIP archive, or an entry is corrupt
 	// (bad deflate stream, CRC mismatch, size differing from its header).
-	ErrInvalidZip = errcode.New("invalid_zip", "artifact: invalid zip")
+	ErrInvalidZip = errcode.New("invalid_zip", "invalid zip")
 	// ErrUnsupportedCompression: an entry uses a method other than Stored
 	// (0) or Deflate (8).
-	ErrUnsupportedCompression = errcode.New("unsupported_compression", "artifact: unsupported compression method")
+	ErrUnsupportedCompression = errcode.New("unsupported_compression", "unsupported compression method")
 	// ErrEncryptedEntry: an entry has the encryption flag set.
-	ErrEncryptedEntry = errcode.New("encrypted_entry", "artifact: encrypted entry")
+	ErrEncryptedEntry = errcode.New("encrypted_entry", "encrypted entry")
 	// ErrNonRegularEntry: an entry is a symlink, device, FIFO, socket, or a
 	// directory whose name does not end in '/'.
-	ErrNonRegularEntry = errcode.New("non_regular_entry", "artifact: non-regular entry")
+	ErrNonRegularEntry = errcode.New("non_regular_entry", "non-regular entry")
 	// ErrCompressionRatio: an entry inflates beyond MaxCompressionRatio.
-	ErrCompressionRatio = errcode.New("compression_ratio_exceeded", "artifact: compression ratio exceeded")
+	ErrCompressionRatio = errcode.New("compression_ratio_exceeded", "compression ratio exceeded")
 	// ErrInvalidSigningKey: a signing key is not 32 bytes in any accepted
 	// form; Error.Actual is the length seen.
-	ErrInvalidSigningKey = errcode.New("invalid_signing_key", "artifact: invalid signing key")
+	ErrInvalidSigningKey = errcode.New("invalid_signing_key", "invalid signing key")
 	// ErrTrustRequired: Verify was called without a TrustDecider, or the
 	// decider returned no decision. Verification fails closed.
-	ErrTrustRequired = errcode.New("trust_decider_required", "artifact: trust decider required")
+	ErrTrustRequired = errcode.New("trust_decider_required", "trust decider required")
 	// ErrInvalidBuildInput: a BuildInput field is missing (no signing time).
-	ErrInvalidBuildInput = errcode.New("invalid_build_input", "artifact: invalid build input")
+	ErrInvalidBuildInput = errcode.New("invalid_build_input", "invalid build input")
 )
 
 // Error is a failure tied to an entry or a limit. It wraps Err, one of the
@@ -92,7 +92,7 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("artifact: ")
-	b.WriteString(strings.TrimPrefix(e.Err.Error(), "artifact: "))
+	b.WriteString(e.Err.Error())
 	if e.Path != "" {
 		b.WriteString(" ")
 		b.WriteString(strconv.Quote(e.Path))

@@ -228,11 +228,13 @@ func rawFromEntries(e map[string][]byte) []rawEntry {
 }
 
 // Errors of the test trust decider, one per refusal of Palyra's trust
-// decision.
+// decision. They stand for host/trust's sentinels, which this package's
+// tests cannot import (trust imports artifact), under codes of their own:
+// every code has one sentinel.
 var (
-	errUntrusted     = errcode.New("untrusted_publisher", "test: untrusted publisher")
-	errTrustedKey    = errcode.New("trusted_publisher_key_mismatch", "test: trusted publisher key mismatch")
-	errTOFUKeyChange = errcode.New("tofu_key_mismatch", "test: tofu key mismatch")
+	errUntrusted     = errcode.New("test_untrusted_publisher", "untrusted publisher (test decider)")
+	errTrustedKey    = errcode.New("test_trusted_publisher_key_mismatch", "trusted publisher key mismatch (test decider)")
+	errTOFUKeyChange = errcode.New("test_tofu_key_mismatch", "tofu key mismatch (test decider)")
 )
 
 // testStore implements Palyra's trust decision over two maps, as Palyra's

@@ -14,11 +14,11 @@ var (
 	// ErrAuditFailed: the report has at least one failed check, so the
 	// skill must be quarantined. The error is a *FailedError listing the
 	// quarantine reasons.
-	ErrAuditFailed = errcode.New("audit_failed", "audit: security audit failed")
+	ErrAuditFailed = errcode.New("audit_failed", "security audit failed")
 	// ErrInvalidInput: Audit was called without an inspection or a
 	// manifest, without the trust decision of verification, or with
 	// negative limits in Options.
-	ErrInvalidInput = errcode.New("invalid_audit_input", "audit: invalid input")
+	ErrInvalidInput = errcode.New("invalid_audit_input", "invalid audit input")
 )
 
 // FailedError is the error of a report that did not pass: it names the

@@ -20,6 +20,8 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon"
+	"github.com/palyra-go/palyra/host/daemon/client"
+	"github.com/palyra-go/palyra/host/errcode"
 	hostv1 "github.com/palyra-go/palyra/proto/palyra/host/v1"
 )
 
@@ -124,6 +126,9 @@ func TestGRPCAPI(t *testing.T) {
 	}
 	if got := trailer.Get(daemon.TrailerErrorCode); len(got) != 1 || got[0] != "skill_not_found" {
 		t.Errorf("trailer %s: %v", daemon.TrailerErrorCode, got)
+	}
+	if err := client.FromGRPC(err, trailer); !errors.Is(err, host.ErrSkillNotFound) || errcode.Of(err) != "skill_not_found" {
+		t.Errorf("client.FromGRPC(get unknown) = %v: not the skill_not_found sentinel", err)
 	}
 	if vr, err := c.VerifySkill(ctx, &hostv1.VerifySkillRequest{SkillId: "test.grpc"}); err != nil || vr.GetTrustDecision() != "tofu_pinned" {
 		t.Errorf("verify: %v %v", vr, err)

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 )
 
-// Internal is the code reported for an error that carries no code of its own.
+// Internal is the code reported for an error that carries no code of its
+// own. It has no sentinel, and New refuses it.
 const Internal = "internal"
 
 // Coder is implemented by errors that carry a stable code.
@@ -24,54 +26,78 @@ type Sentinel struct {
 	msg  string
 }
 
-var codeRE = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+var (
+	codeRE = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	// prefixRE matches a message that starts with a "pkg: " prefix.
+	prefixRE = regexp.MustCompile(`^[A-Za-z0-9_./-]+: `)
+)
 
-// New returns a sentinel with the given code and message. It panics when the
-// code is not snake_case: codes are fixed at compile time, so a bad one is a
-// programming error.
+// New returns the sentinel of code, with message msg. Call it once per code,
+// in a package-level var block: it panics when code is not snake_case, is
+// Internal or is already registered (see "One sentinel per code" in the
+// package doc: re-export the existing sentinel instead), and when msg breaks
+// the message rule (see "Messages"). Codes and messages are fixed at compile
+// time, so each of these is a programming error, found when the program
+// starts.
 func New(code, msg string) *Sentinel {
 	if !codeRE.MatchString(code) {
 		panic("errcode: code " + code + " is not snake_case")
 	}
+	if code == Internal {
+		panic("errcode: code " + Internal + " is reserved for errors without a code")
+	}
+	if reason := checkMessage(msg); reason != "" {
+		panic("errcode: message " + quote(msg) + " of code " + code + " " + reason)
+	}
 	s := &Sentinel{code: code, msg: msg}
 	registry.Lock()
-	registry.all = append(registry.all, s)
-	registry.Unlock()
+	defer registry.Unlock()
+	if prev, ok := registry.byCode[code]; ok {
+		panic("errcode: code " + code + " is already registered (" + quote(prev.msg) + "); re-export that sentinel instead")
+	}
+	registry.byCode[code] = s
 	return s
 }
 
-// registry records every sentinel created with New, so that the CLI and the
-// API documentation can list every code the program can report.
-var registry struct {
-	sync.Mutex
-	all []*Sentinel
+// checkMessage returns why msg breaks the message rule, "" when it does not.
+func checkMessage(msg string) string {
+	switch {
+	case msg == "":
+		return "is empty"
+	case strings.TrimSpace(msg) != msg:
+		return "has leading or trailing space"
+	case strings.HasSuffix(msg, ".") || strings.HasSuffix(msg, ":"):
+		return "ends in punctuation"
+	case prefixRE.MatchString(msg):
+		return `starts with a "pkg: " prefix`
+	}
+	return ""
 }
+
+func quote(s string) string { return `"` + s + `"` }
+
+// registry records every sentinel created with New, so that the CLI and the
+// API documentation can list every code the program can report, and remote
+// errors can be turned back into sentinels.
+var registry = struct {
+	sync.Mutex
+	byCode map[string]*Sentinel
+}{byCode: map[string]*Sentinel{}}
 
 // Entry describes one registered code.
 type Entry struct {
-	Code     string   `json:"code"`
-	Messages []string `json:"messages"` // the messages of every sentinel with this code
+	Code    string `json:"code"`
+	Message string `json:"message"` // the message of the code's sentinel
 }
 
 // All returns every code registered by the packages linked into the
-// program, sorted by code. Several sentinels may share a code (a timeout is
-// a timeout wherever it happens); their messages are listed together.
+// program, with the message of its sentinel, sorted by code.
 func All() []Entry {
 	registry.Lock()
 	defer registry.Unlock()
-	byCode := map[string]*Entry{}
-	for _, s := range registry.all {
-		e, ok := byCode[s.code]
-		if !ok {
-			e = &Entry{Code: s.code}
-			byCode[s.code] = e
-		}
-		e.Messages = append(e.Messages, s.msg)
-	}
-	out := make([]Entry, 0, len(byCode))
-	for _, e := range byCode {
-		sort.Strings(e.Messages)
-		out = append(out, *e)
+	out := make([]Entry, 0, len(registry.byCode))
+	for code, s := range registry.byCode {
+		out = append(out, Entry{Code: code, Message: s.msg})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
 	return out
@@ -96,16 +122,12 @@ func Of(err error) string {
 	return Internal
 }
 
-// Lookup returns the first registered sentinel with code, nil when no linked
-// package registered it. Clients of a remote API use it to turn a code back
-// into the sentinel callers compare with errors.Is.
+// Lookup returns the sentinel of code, nil when no linked package
+// registered it. Errors that arrive as a code over a wire (from a sidecar,
+// from the daemon) unwrap to it, so callers compare them with errors.Is as
+// they would a local error.
 func Lookup(code string) *Sentinel {
 	registry.Lock()
 	defer registry.Unlock()
-	for _, s := range registry.all {
-		if s.code == code {
-			return s
-		}
-	}
-	return nil
+	return registry.byCode[code]
 }

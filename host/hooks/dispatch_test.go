@@ -12,11 +12,12 @@ import (
 
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/events"
+	"github.com/palyra-go/palyra/host/install"
 )
 
-// errQuarantined stands for the error the daemon's CallFunc returns for a
-// quarantined skill.
-var errQuarantined = errcode.New("skill_quarantined", "test: skill is quarantined")
+// errQuarantined is the sentinel of the error the daemon's CallFunc returns
+// for a quarantined skill.
+var errQuarantined = install.ErrQuarantined
 
 // toolFunc is the behaviour of one fake skill.
 type toolFunc func(ctx context.Context, toolID string, input json.RawMessage) (int32, json.RawMessage, error)

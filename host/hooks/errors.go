@@ -12,43 +12,43 @@ var (
 	// ErrInvalidBindings: the bindings file is too large, is not valid JSON,
 	// or holds an entry that does not validate. A *FieldError in the chain
 	// names the entry and the field.
-	ErrInvalidBindings = errcode.New("invalid_hook_bindings", "hooks: invalid hook bindings file")
+	ErrInvalidBindings = errcode.New("invalid_hook_bindings", "invalid hook bindings file")
 	// ErrSchemaTooNew: the bindings file has a schema_version newer than
 	// SchemaVersion; it was written by a newer program and is left alone.
-	ErrSchemaTooNew = errcode.New("hook_bindings_schema_too_new", "hooks: hook bindings schema version is newer than supported")
+	ErrSchemaTooNew = errcode.New("hook_bindings_schema_too_new", "hook bindings schema version is newer than supported")
 	// ErrInvalidBinding: a binding or hook id given to an API call does not
 	// validate. A *FieldError in the chain names the field.
-	ErrInvalidBinding = errcode.New("invalid_hook_binding", "hooks: invalid hook binding")
+	ErrInvalidBinding = errcode.New("invalid_hook_binding", "invalid hook binding")
 	// ErrUnknownEvent: an event name is not one of Events().
-	ErrUnknownEvent = errcode.New("unknown_hook_event", "hooks: unknown hook event")
+	ErrUnknownEvent = errcode.New("unknown_hook_event", "unknown hook event")
 	// ErrHookExists: Bind was given a hook id that is already bound.
-	ErrHookExists = errcode.New("hook_exists", "hooks: hook already exists")
+	ErrHookExists = errcode.New("hook_exists", "hook already exists")
 	// ErrHookNotFound: no binding has the hook id.
-	ErrHookNotFound = errcode.New("hook_not_found", "hooks: hook not found")
+	ErrHookNotFound = errcode.New("hook_not_found", "hook not found")
 	// ErrTooManyHooks: Bind would make the file hold more than MaxEntries
 	// bindings.
-	ErrTooManyHooks = errcode.New("too_many_hooks", "hooks: too many hook bindings")
+	ErrTooManyHooks = errcode.New("too_many_hooks", "too many hook bindings")
 	// ErrLocked: the bindings lock could not be taken before the context was
 	// done. The error also wraps the context's error.
-	ErrLocked = errcode.New("hook_bindings_locked", "hooks: hook bindings file is locked")
+	ErrLocked = errcode.New("hook_bindings_locked", "hook bindings file is locked")
 	// ErrHookTimeout: a hook's tool did not answer within the hook's time
 	// limit. Outcome.Code is its code.
-	ErrHookTimeout = errcode.New("hook_timeout", "hooks: hook timed out")
+	ErrHookTimeout = errcode.New("hook_timeout", "hook timed out")
 	// ErrHookCanceled: a hook call was cut short because the caller's context
 	// ended or the Dispatcher was closed. Outcome.Code is its code.
-	ErrHookCanceled = errcode.New("hook_canceled", "hooks: hook call canceled")
+	ErrHookCanceled = errcode.New("hook_canceled", "hook call canceled")
 	// ErrDecisionNotAllowed: a hook's decision is not allowed for the event it
 	// ran for (see Allowed). Outcome.Code is its code; this is Palyra's
 	// hook.failed for a decision outside its phase.
-	ErrDecisionNotAllowed = errcode.New("hook_decision_not_allowed", "hooks: hook decision not allowed for the event")
+	ErrDecisionNotAllowed = errcode.New("hook_decision_not_allowed", "hook decision not allowed for the event")
 	// ErrInvalidHookOutput: a hook's tool returned output that is larger than
 	// MaxOutputBytes or is not JSON. Outcome.Code is its code.
-	ErrInvalidHookOutput = errcode.New("invalid_hook_output", "hooks: invalid hook output")
+	ErrInvalidHookOutput = errcode.New("invalid_hook_output", "invalid hook output")
 	// ErrInvalidPayload: an event payload cannot be encoded as JSON, or
 	// encodes to more than MaxPayloadBytes.
-	ErrInvalidPayload = errcode.New("invalid_hook_payload", "hooks: invalid hook event payload")
+	ErrInvalidPayload = errcode.New("invalid_hook_payload", "invalid hook event payload")
 	// ErrDispatcherClosed: Fire was called after Close.
-	ErrDispatcherClosed = errcode.New("hook_dispatcher_closed", "hooks: dispatcher is closed")
+	ErrDispatcherClosed = errcode.New("hook_dispatcher_closed", "hook dispatcher is closed")
 )
 
 // FieldError locates a problem in a bindings file or in a binding given to

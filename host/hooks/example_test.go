@@ -102,5 +102,5 @@ func ExampleStore() {
 	// Output:
 	// audit.quarantine skill:quarantined acme.auditor true
 	// false cli:alice
-	// hooks: hook already exists: "audit.quarantine"
+	// hook already exists: "audit.quarantine"
 }

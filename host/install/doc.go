@@ -122,10 +122,10 @@
 //
 // # Errors
 //
-// Every error starts with "install: " and wraps a sentinel with a stable
-// code: already_installed, skill_not_found, capability_escalation,
-// audit_failed, policy_violation, override_required, skill_quarantined,
-// install_locked, installed_artifact_invalid, reserved_artifact_entry,
+// Every error wraps a sentinel with a stable code: already_installed,
+// skill_not_found, capability_escalation, audit_failed, policy_violation,
+// override_required, skill_quarantined, install_locked,
+// installed_artifact_invalid, reserved_artifact_entry,
 // install_invalid_argument, installer_closed, or one of host/artifact,
 // host/trust, host/manifest and host/inventory.
 package install

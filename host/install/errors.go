@@ -7,10 +7,10 @@ import (
 	"github.com/palyra-go/palyra/host/policy"
 )
 
-// The sentinels of the package. Every error an Installer returns starts
-// with "install: " and wraps one of them, or a sentinel of the package that
-// decided (host/artifact, host/trust, host/manifest, host/inventory), so
-// callers branch with errors.Is and report errcode.Of(err), never the text.
+// The sentinels of the package. Every error an Installer returns wraps one
+// of them, or a sentinel of the package that decided (host/artifact,
+// host/trust, host/manifest, host/inventory), so callers branch with
+// errors.Is and report errcode.Of(err), never the text.
 //
 // Several are re-exported from the package that owns the code, so that a
 // caller of install needs no other import to branch on them.
@@ -38,30 +38,30 @@ var (
 
 	// ErrOverrideRequired: Enable of a quarantined version without
 	// EnableOptions.Override.
-	ErrOverrideRequired = errcode.New("override_required", "install: override required to enable a quarantined skill")
+	ErrOverrideRequired = errcode.New("override_required", "enabling a quarantined skill needs an override")
 	// ErrQuarantined: Disable of a quarantined version. A quarantine is
 	// left only through Enable with an override, never through disable.
-	ErrQuarantined = errcode.New("skill_quarantined", "install: skill is quarantined")
+	ErrQuarantined = errcode.New("skill_quarantined", "skill is quarantined")
 	// ErrLocked: another operation held the skill's lock until the context
 	// ended or Config.LockTimeout passed. The error also wraps the
 	// context's error when that ended the wait.
-	ErrLocked = errcode.New("install_locked", "install: skill is locked by another operation")
+	ErrLocked = errcode.New("install_locked", "skill is locked by another operation")
 	// ErrInstalledArtifact: the installed artifact of a version is missing,
 	// or its SHA-256 is not the one recorded at install (changed on disk).
-	ErrInstalledArtifact = errcode.New("installed_artifact_invalid", "install: installed artifact missing or modified")
+	ErrInstalledArtifact = errcode.New("installed_artifact_invalid", "installed artifact missing or modified")
 	// ErrReservedEntry: the artifact has an entry whose path the install
 	// directory reserves for itself (artifact.palyra-skill,
 	// install-metadata.json), or one that clashes with another entry
 	// (a file "a" and a file "a/b").
-	ErrReservedEntry = errcode.New("reserved_artifact_entry", "install: artifact entry clashes with the install layout")
+	ErrReservedEntry = errcode.New("reserved_artifact_entry", "artifact entry clashes with the install layout")
 	// ErrInvalidArgument: a skill id, version, principal or option given
 	// to the Installer is not usable.
-	ErrInvalidArgument = errcode.New("install_invalid_argument", "install: invalid argument")
+	ErrInvalidArgument = errcode.New("install_invalid_argument", "invalid install argument")
 	// ErrPrecompileFailed: Config.Precompile failed on a module of the
 	// artifact. Install keeps the skill, quarantined with the reason
 	// "precompile_failed: <message>", and returns the result with this
 	// error. Code precompile_failed.
-	ErrPrecompileFailed = errcode.New("precompile_failed", "install: precompiling a module failed")
+	ErrPrecompileFailed = errcode.New("precompile_failed", "precompiling a module failed")
 	// ErrClosed: the Installer was closed.
-	ErrClosed = errcode.New("installer_closed", "install: installer is closed")
+	ErrClosed = errcode.New("installer_closed", "installer is closed")
 )

@@ -68,7 +68,7 @@ func TestReaudit(t *testing.T) {
 	}{
 		"acme.passing":  {inventory.StatusActive, false, ""},
 		"acme.web":      {inventory.StatusActive, false, ""},
-		"acme.tampered": {inventory.StatusQuarantined, true, "reaudit: install: installed artifact missing or modified"},
+		"acme.tampered": {inventory.StatusQuarantined, true, "reaudit: installed artifact missing or modified"},
 		"acme.other":    {inventory.StatusQuarantined, true, `reaudit: policy_violation: capabilities.http_egress_allowlist[0] "other.example.net"`},
 		"acme.fs":       {inventory.StatusQuarantined, false, "reaudit: "},
 		"acme.off":      {inventory.StatusDisabled, false, ""},

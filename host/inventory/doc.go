@@ -68,8 +68,8 @@
 //
 // # Errors
 //
-// Errors start with "inventory: ". Those caused by the caller or by the state
-// of the database wrap a sentinel (ErrNotFound, ErrAlreadyInstalled,
+// Errors caused by the caller or by the state of the database start with
+// what failed and wrap a sentinel (ErrNotFound, ErrAlreadyInstalled,
 // ErrInvalidStatus, ErrNoStatus, ErrInvalidArgument, ErrSchemaTooNew,
 // ErrBusy) whose stable code errcode.Of reports; I/O failures wrap their
 // cause.

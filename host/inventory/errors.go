@@ -7,36 +7,35 @@ import (
 	"github.com/palyra-go/palyra/host/internal/sqlitefile"
 )
 
-// Sentinels. Every error this package returns starts with "inventory: ", and
-// every error caused by the caller or by the state of the database wraps one
-// of these, so callers branch with errors.Is and report errcode.Of(err),
-// never the message text. Errors from SQLite itself (a full disk, an I/O
+// Sentinels. Every error caused by the caller or by the state of the
+// database wraps one of these, so callers branch with errors.Is and report
+// errcode.Of(err), never the message text. Errors from SQLite itself (a full disk, an I/O
 // error) are wrapped with their cause and carry no code of their own.
 var (
 	// ErrNotFound: no installed skill matches the requested skill id (and
 	// version, when one is given).
-	ErrNotFound = errcode.New("skill_not_found", "inventory: skill not found")
+	ErrNotFound = errcode.New("skill_not_found", "skill not found")
 	// ErrAlreadyInstalled: PutSkill was asked to store a (skill id, version)
 	// that is already installed and PutOptions.Replace was not set.
-	ErrAlreadyInstalled = errcode.New("already_installed", "inventory: skill version already installed")
+	ErrAlreadyInstalled = errcode.New("already_installed", "skill version already installed")
 	// ErrInvalidStatus: a status is not one of active, quarantined, disabled
 	// or crashlooping.
-	ErrInvalidStatus = errcode.New("invalid_status", "inventory: invalid status")
+	ErrInvalidStatus = errcode.New("invalid_status", "invalid skill status")
 	// ErrNoStatus: the skill version has no row in skill_status. The
 	// installer always writes one, so this means the row was never written
 	// (a database shared with an older tool) and the version must not run.
-	ErrNoStatus = errcode.New("skill_status_missing", "inventory: skill has no status")
+	ErrNoStatus = errcode.New("skill_status_missing", "skill version has no status")
 	// ErrInvalidArgument: a record, status change, event or filter given to
 	// the package breaks a rule (a skill id that is not an identifier, a
 	// version that is not MAJOR.MINOR.PATCH, a missing field, invalid JSON).
 	// The message names the field.
-	ErrInvalidArgument = errcode.New("inventory_invalid_argument", "inventory: invalid argument")
+	ErrInvalidArgument = errcode.New("inventory_invalid_argument", "invalid inventory argument")
 	// ErrSchemaTooNew: the database was migrated by a newer build of
 	// Palyra-Go; this build does not know its schema and refuses to touch it.
-	ErrSchemaTooNew = errcode.New("inventory_schema_too_new", "inventory: database schema is newer than this build")
+	ErrSchemaTooNew = errcode.New("inventory_schema_too_new", "inventory database schema is newer than this build")
 	// ErrBusy: another process held the database's write lock for longer than
 	// the busy timeout (see WithBusyTimeout).
-	ErrBusy = errcode.New("inventory_busy", "inventory: database is busy")
+	ErrBusy = errcode.New("inventory_busy", "inventory database is busy")
 )
 
 // invalid returns an ErrInvalidArgument naming the field at fault.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/manifest"
 )
 
 func TestPutAndRead(t *testing.T) {
@@ -288,8 +289,8 @@ func TestSetStatusErrors(t *testing.T) {
 			if !errors.Is(err, tt.want) {
 				t.Errorf("SetStatus = %v, want %v", err, tt.want)
 			}
-			if err != nil && !strings.HasPrefix(err.Error(), "inventory: ") {
-				t.Errorf("error %q lacks the package prefix", err)
+			if err != nil && !strings.HasPrefix(err.Error(), tt.want.Error()+": ") {
+				t.Errorf("error %q does not start with what failed", err)
 			}
 		})
 	}
@@ -590,8 +591,7 @@ func TestPutSkillValidation(t *testing.T) {
 }
 
 func TestEligibility(t *testing.T) {
-	errCompat := errcode.New("unsupported_protocol_major", "manifest: unsupported protocol major")
-	errOther := errcode.New("unsupported_runtime_version", "manifest: unsupported runtime version")
+	errCompat, errOther := manifest.ErrUnsupportedProtocolMajor, manifest.ErrUnsupportedRuntimeVersion
 	st := func(s Status) *StatusRecord { return &StatusRecord{Status: s} }
 	tests := []struct {
 		name    string

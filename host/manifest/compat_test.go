@@ -73,8 +73,8 @@ func TestSentinelCodes(t *testing.T) {
 		if got := errcode.Of(err); got != code {
 			t.Errorf("errcode.Of(%v) = %q, want %q", err, got, code)
 		}
-		if msg := err.Error(); !strings.HasPrefix(msg, "manifest: ") {
-			t.Errorf("sentinel message %q lacks the package prefix", msg)
+		if s := errcode.Lookup(code); s == nil || error(s) != err {
+			t.Errorf("%v is not the one sentinel of %s", err, code)
 		}
 	}
 }

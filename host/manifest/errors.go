@@ -12,27 +12,29 @@ import (
 var (
 	// ErrParse: skill.toml is too large, not UTF-8, not valid TOML, has an
 	// unknown key, lacks a required key or has a value of the wrong type.
-	ErrParse = errcode.New("manifest_parse", "manifest: parse error")
+	ErrParse = errcode.New("manifest_parse", "manifest parse error")
 	// ErrValidation: skill.toml parses but breaks a rule. A path that breaks
 	// the artifact path rule also wraps skillpath.ErrInvalid, whose code
 	// (invalid_artifact_path) errcode.Of reports, as Palyra does.
-	ErrValidation = errcode.New("manifest_validation", "manifest: validation failed")
+	ErrValidation = errcode.New("manifest_validation", "manifest validation failed")
 	// ErrUnsupportedProtocolMajor: compat.required_protocol_major is above ProtocolMajor.
-	ErrUnsupportedProtocolMajor = errcode.New("unsupported_protocol_major", "manifest: unsupported protocol major")
+	ErrUnsupportedProtocolMajor = errcode.New("unsupported_protocol_major", "unsupported protocol major")
 	// ErrUnsupportedRuntimeVersion: compat.min_palyra_version is above RuntimeVersion.
-	ErrUnsupportedRuntimeVersion = errcode.New("unsupported_runtime_version", "manifest: unsupported runtime version")
+	ErrUnsupportedRuntimeVersion = errcode.New("unsupported_runtime_version", "unsupported runtime version")
 	// ErrRuntimeVersionAboveMaximum: RuntimeVersion is above compat.max_palyra_version.
-	ErrRuntimeVersionAboveMaximum = errcode.New("runtime_version_above_supported_maximum", "manifest: runtime version above the supported maximum")
+	ErrRuntimeVersionAboveMaximum = errcode.New("runtime_version_above_supported_maximum", "runtime version above the supported maximum")
 
 	// ErrInvalidVersion: a string given to ParseVersion or CompareVersions is
 	// not MAJOR.MINOR.PATCH.
-	ErrInvalidVersion = errcode.New("invalid_version", "manifest: invalid version")
+	ErrInvalidVersion = errcode.New("invalid_version", "invalid version")
 	// ErrUnknownTool: the manifest declares no tool with the requested id.
-	ErrUnknownTool = errcode.New("unknown_tool", "manifest: unknown tool")
+	// It is errcode.ErrUnknownTool, which the host and the sidecar return
+	// too; so are the two schema sentinels below.
+	ErrUnknownTool = errcode.ErrUnknownTool
 	// ErrInputSchema: a tool input does not match the tool's input_schema.
-	ErrInputSchema = errcode.New("invalid_input", "manifest: input does not match the tool's input_schema")
+	ErrInputSchema = errcode.ErrInvalidInput
 	// ErrOutputSchema: a tool output does not match the tool's output_schema.
-	ErrOutputSchema = errcode.New("invalid_output", "manifest: output does not match the tool's output_schema")
+	ErrOutputSchema = errcode.ErrInvalidOutput
 )
 
 // FieldError reports a problem with one field of skill.toml. Parse,

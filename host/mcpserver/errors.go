@@ -20,8 +20,9 @@ var (
 	// ErrApprovalFailed is an approval request the client answered with an
 	// error.
 	ErrApprovalFailed = errcode.New("approval_failed", "asking the client for approval failed")
-	// ErrUnknownTool is a call of a name the server does not serve.
-	ErrUnknownTool = errcode.New("unknown_tool", "no active skill offers this tool")
+	// ErrUnknownTool is a call of a name the server does not serve: the
+	// shared unknown_tool sentinel, the one host.ErrUnknownTool is too.
+	ErrUnknownTool = errcode.ErrUnknownTool
 	// ErrClosed is a session started after Close.
 	ErrClosed = errcode.New("mcp_server_closed", "the MCP server is closed")
 	// ErrInvalidOption is an Options value New refuses.

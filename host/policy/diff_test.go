@@ -123,7 +123,7 @@ func TestDiffUpgrade(t *testing.T) {
 	if got := Diff(old, next).Lines(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Lines:\n got %q\nwant %q", got, want)
 	}
-	wantErr := "policy: new version escalates capabilities: + http host api2.example.com; + secret global/openai_api_key; + fuel 5000000 -> 10000000"
+	wantErr := "new version escalates capabilities: + http host api2.example.com; + secret global/openai_api_key; + fuel 5000000 -> 10000000"
 	if err := Diff(old, next).Err(); err == nil || err.Error() != wantErr {
 		t.Fatalf("Err() = %v", err)
 	}

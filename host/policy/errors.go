@@ -13,14 +13,14 @@ var (
 	// ErrInvalidProfile: a profile file is too large, not UTF-8, not TOML,
 	// has an unknown key or a value of the wrong type, or breaks a rule of
 	// Validate. The error is a *ProfileError naming the key.
-	ErrInvalidProfile = errcode.New("invalid_policy_profile", "policy: invalid profile")
+	ErrInvalidProfile = errcode.New("invalid_policy_profile", "invalid policy profile")
 	// ErrViolation: a manifest requests a capability or a quota outside the
 	// operator's profile. The installer quarantines such a skill; the error
 	// is a *ViolationError listing every violation.
-	ErrViolation = errcode.New("policy_violation", "policy: capability request outside the operator profile")
+	ErrViolation = errcode.New("policy_violation", "capability request outside the operator profile")
 	// ErrCapabilityEscalation: a new version of an installed skill is granted
 	// more than the installed version. The error is an *EscalationError.
-	ErrCapabilityEscalation = errcode.New("capability_escalation", "policy: new version escalates capabilities")
+	ErrCapabilityEscalation = errcode.New("capability_escalation", "new version escalates capabilities")
 )
 
 // ProfileError reports a problem with one key of a profile. Parse, Load,
@@ -73,7 +73,7 @@ type ViolationError struct {
 	Violations []Violation
 }
 
-// Error returns "policy: capability request outside the operator profile: "
+// Error returns "capability request outside the operator profile: "
 // followed by every violation's String, separated by "; ".
 func (e *ViolationError) Error() string {
 	parts := make([]string, len(e.Violations))
@@ -93,7 +93,7 @@ type EscalationError struct {
 	Escalation Escalation
 }
 
-// Error returns "policy: new version escalates capabilities: " followed by
+// Error returns "new version escalates capabilities: " followed by
 // the Escalation's Lines, separated by "; ".
 func (e *EscalationError) Error() string {
 	return ErrCapabilityEscalation.Error() + ": " + strings.Join(e.Escalation.Lines(), "; ")

@@ -327,7 +327,7 @@ func TestReasonsAndError(t *testing.T) {
 	if !errors.As(err, &ve) || !reflect.DeepEqual(ve.Violations, d.Violations) {
 		t.Fatalf("Err() is not a *ViolationError with the violations: %#v", err)
 	}
-	wantMsg := `policy: capability request outside the operator profile: capabilities.http_egress_allowlist[1] "evil.example.org": host not allowed by the operator profile (http.allowed_hosts); capabilities.quotas.fuel_budget "200000000": above the operator profile's cap (quotas.max_fuel = 100000000)`
+	wantMsg := `capability request outside the operator profile: capabilities.http_egress_allowlist[1] "evil.example.org": host not allowed by the operator profile (http.allowed_hosts); capabilities.quotas.fuel_budget "200000000": above the operator profile's cap (quotas.max_fuel = 100000000)`
 	if err.Error() != wantMsg {
 		t.Fatalf("Err().Error() =\n%s\nwant\n%s", err, wantMsg)
 	}

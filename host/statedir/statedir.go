@@ -16,7 +16,7 @@ const (
 )
 
 // ErrInvalid reports a state location that cannot be used.
-var ErrInvalid = errcode.New("invalid_state_dir", "statedir: invalid state location")
+var ErrInvalid = errcode.New("invalid_state_dir", "invalid state directory location")
 
 // Resolve returns the absolute state directory: explicit if non-empty, else
 // $PALYRA_STATE_DIR, else the per-user default. It does not create it.

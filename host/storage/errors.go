@@ -8,39 +8,38 @@ import (
 	"github.com/palyra-go/palyra/host/internal/sqlitefile"
 )
 
-// Sentinels. Every error the package returns starts with "storage: ", and
-// every error caused by the caller, the guest or the state of the database
-// wraps one of these, so the broker branches with errors.Is (or errors.As
-// on *KeyError and *QuotaError) and reports errcode.Of(err), never the
-// message text. Errors from SQLite itself (a full disk, an I/O error) are
+// Sentinels. Every error caused by the caller, the guest or the state of the
+// database wraps one of these, so the broker branches with errors.Is (or
+// errors.As on *KeyError and *QuotaError) and reports errcode.Of(err), never
+// the message text. Errors from SQLite itself (a full disk, an I/O error) are
 // wrapped with their cause and carry no code of their own. No error ever
 // contains a stored value.
 var (
 	// ErrInvalidKey: a key, prefix, list prefix or list cursor breaks the
 	// key rules (see ValidateKey). The error is a *KeyError.
-	ErrInvalidKey = errcode.New("storage_invalid_key", "storage: invalid key")
+	ErrInvalidKey = errcode.New("storage_invalid_key", "invalid storage key")
 	// ErrValueTooLarge: a value given to Put is over MaxValueBytes.
-	ErrValueTooLarge = errcode.New("storage_value_too_large", "storage: value too large")
+	ErrValueTooLarge = errcode.New("storage_value_too_large", "storage value too large")
 	// ErrQuotaExceeded: a Put would take the skill's key space over its
 	// quota. The error is a *QuotaError.
-	ErrQuotaExceeded = errcode.New("storage_quota_exceeded", "storage: quota exceeded")
+	ErrQuotaExceeded = errcode.New("storage_quota_exceeded", "storage quota exceeded")
 	// ErrInvalidSkillID: a skill id is empty, over MaxSkillIDBytes, or has a
 	// byte outside [a-z0-9._:-].
-	ErrInvalidSkillID = errcode.New("storage_invalid_skill_id", "storage: invalid skill id")
+	ErrInvalidSkillID = errcode.New("storage_invalid_skill_id", "invalid storage skill id")
 	// ErrInvalidListLimit: a List limit is negative or over MaxListLimit.
-	ErrInvalidListLimit = errcode.New("storage_invalid_list_limit", "storage: invalid list limit")
+	ErrInvalidListLimit = errcode.New("storage_invalid_list_limit", "invalid storage list limit")
 	// ErrInvalidQuota: a Quota has a negative field.
-	ErrInvalidQuota = errcode.New("storage_invalid_quota", "storage: invalid quota")
+	ErrInvalidQuota = errcode.New("storage_invalid_quota", "invalid storage quota")
 	// ErrInvalidPath: the database path given to Open is empty.
-	ErrInvalidPath = errcode.New("storage_invalid_path", "storage: invalid database path")
+	ErrInvalidPath = errcode.New("storage_invalid_path", "invalid storage database path")
 	// ErrClosed: the Store was closed.
-	ErrClosed = errcode.New("storage_closed", "storage: store is closed")
+	ErrClosed = errcode.New("storage_closed", "skill storage is closed")
 	// ErrBusy: another process held the database's write lock for longer
 	// than the busy timeout.
-	ErrBusy = errcode.New("storage_busy", "storage: database is busy")
+	ErrBusy = errcode.New("storage_busy", "storage database is busy")
 	// ErrSchemaTooNew: the database file was migrated by a newer build; this
 	// build does not know its schema and refuses to touch it.
-	ErrSchemaTooNew = errcode.New("storage_schema_too_new", "storage: database schema is newer than this build")
+	ErrSchemaTooNew = errcode.New("storage_schema_too_new", "storage database schema is newer than this build")
 )
 
 // maxQuotedKeyBytes is how much of an offending key a KeyError keeps.

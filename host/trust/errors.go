@@ -14,39 +14,39 @@ var (
 	// ErrInvalidStore: the trust-store file (or its rotation log) is too
 	// large, is not valid JSON, has an unknown or duplicate key, or holds a
 	// publisher name or key that does not normalize.
-	ErrInvalidStore = errcode.New("invalid_trust_store", "trust: invalid trust store")
+	ErrInvalidStore = errcode.New("invalid_trust_store", "invalid trust store")
 	// ErrInvalidPublisher: a publisher name given to an API call is not an
 	// identifier (trimmed, non-empty, only [a-z0-9._:-]).
-	ErrInvalidPublisher = errcode.New("invalid_publisher", "trust: invalid publisher")
+	ErrInvalidPublisher = errcode.New("invalid_publisher", "invalid publisher")
 	// ErrInvalidKey: a public key given to an API call is not an Ed25519
 	// public key (32 bytes, or 64 hex characters).
-	ErrInvalidKey = errcode.New("invalid_publisher_key", "trust: invalid publisher key")
+	ErrInvalidKey = errcode.New("invalid_publisher_key", "invalid publisher key")
 	// ErrUntrustedPublisher: the publisher is neither allowlisted nor pinned
 	// and trust on first use was not allowed.
-	ErrUntrustedPublisher = errcode.New("untrusted_publisher", "trust: untrusted publisher")
+	ErrUntrustedPublisher = errcode.New("untrusted_publisher", "untrusted publisher")
 	// ErrTrustedPublisherKeyMismatch: the publisher is allowlisted but the
 	// observed key is not one of its allowlisted keys. There is no fallback
 	// to trust on first use.
-	ErrTrustedPublisherKeyMismatch = errcode.New("trusted_publisher_key_mismatch", "trust: trusted publisher key mismatch")
+	ErrTrustedPublisherKeyMismatch = errcode.New("trusted_publisher_key_mismatch", "trusted publisher key mismatch")
 	// ErrTOFUKeyMismatch: the publisher is pinned (trust on first use) to a
 	// different key than the observed one.
-	ErrTOFUKeyMismatch = errcode.New("tofu_key_mismatch", "trust: tofu key mismatch")
+	ErrTOFUKeyMismatch = errcode.New("tofu_key_mismatch", "tofu key mismatch")
 	// ErrLocked: the trust-store lock could not be taken before the context
 	// was done. The error also wraps the context's error.
-	ErrLocked = errcode.New("trust_store_locked", "trust: trust store is locked")
+	ErrLocked = errcode.New("trust_store_locked", "trust store is locked")
 	// ErrInvalidRotation: a key rotation statement is malformed (too large,
 	// bad JSON, unknown or missing field, bad key or value).
-	ErrInvalidRotation = errcode.New("invalid_rotation", "trust: invalid key rotation statement")
+	ErrInvalidRotation = errcode.New("invalid_rotation", "invalid key rotation statement")
 	// ErrRotationSignature: a signature of a key rotation statement does not
 	// verify (old key or new key).
-	ErrRotationSignature = errcode.New("rotation_signature_invalid", "trust: key rotation signature invalid")
+	ErrRotationSignature = errcode.New("rotation_signature_invalid", "key rotation signature invalid")
 	// ErrRotationNotApplicable: the store does not currently trust the
 	// statement's old key for its publisher, so there is nothing to rotate.
-	ErrRotationNotApplicable = errcode.New("rotation_not_applicable", "trust: key rotation not applicable")
+	ErrRotationNotApplicable = errcode.New("rotation_not_applicable", "key rotation not applicable")
 	// ErrRotationReplayed: the statement is older than (or as old as, but
 	// different from) a rotation already applied for the publisher; see
 	// File.ApplyRotation.
-	ErrRotationReplayed = errcode.New("rotation_replayed", "trust: key rotation statement replayed")
+	ErrRotationReplayed = errcode.New("rotation_replayed", "key rotation statement replayed")
 )
 
 // DecisionError is the error returned for a rejected trust decision. It

@@ -82,8 +82,8 @@ func TestParse(t *testing.T) {
 				if !errors.Is(err, trust.ErrInvalidStore) || errcode.Of(err) != "invalid_trust_store" {
 					t.Errorf("Parse() error %v (code %s), want ErrInvalidStore", err, errcode.Of(err))
 				}
-				if !strings.HasPrefix(err.Error(), "trust: ") {
-					t.Errorf("error %q lacks the trust: prefix", err)
+				if !strings.HasPrefix(err.Error(), trust.ErrInvalidStore.Error()+": ") {
+					t.Errorf("error %q does not start with what failed", err)
 				}
 				for _, w := range tt.wantErr {
 					if !strings.Contains(err.Error(), w) {
@@ -201,9 +201,9 @@ func TestDecideErrorCodes(t *testing.T) {
 		code      string
 		msg       []string
 	}{
-		{"acme", hook, "trusted_publisher_key_mismatch", []string{`trust: trusted publisher key mismatch: publisher "acme"`, hookKeyHex, "ed25519:fe812c12f3ab4ce6", "ed25519:34750f98bd59fcfc"}},
-		{"beta", hook, "tofu_key_mismatch", []string{"trust: tofu key mismatch", "pinned to " + echoKeyHex}},
-		{"gamma", echo, "untrusted_publisher", []string{`trust: untrusted publisher: publisher "gamma"`, "trust on first use is off"}},
+		{"acme", hook, "trusted_publisher_key_mismatch", []string{`trusted publisher key mismatch: publisher "acme"`, hookKeyHex, "ed25519:fe812c12f3ab4ce6", "ed25519:34750f98bd59fcfc"}},
+		{"beta", hook, "tofu_key_mismatch", []string{"tofu key mismatch", "pinned to " + echoKeyHex}},
+		{"gamma", echo, "untrusted_publisher", []string{`untrusted publisher: publisher "gamma"`, "trust on first use is off"}},
 	}
 	for _, tt := range tests {
 		_, err := s.Decide(tt.publisher, tt.key, false)

@@ -7,13 +7,15 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/palyra-go/palyra/host/errcode"
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
 )
 
 // Error is a failure a sidecar reported in a LoadSkillResponse or an
 // InvokeResponse: a stable snake_case code (the runtime's, such as
 // "fuel_exhausted" or "link_error", or the sidecar's own, such as
-// "module_hash_mismatch") and a message. It implements errcode.Coder.
+// "module_hash_mismatch") and a message. It implements errcode.Coder, and
+// unwraps to the code's sentinel.
 type Error struct {
 	// Op is the RPC that failed: "load_skill" or "invoke".
 	Op string
@@ -28,15 +30,19 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("sidecar: %s: %s: %q", e.Op, e.ErrorCode, e.Message)
 }
 
-// Is reports whether target carries the same code (any error with a
-// Code() string method, such as an errcode sentinel).
-func (e *Error) Is(target error) bool {
-	c, ok := target.(interface{ Code() string })
-	return ok && c.Code() == e.ErrorCode
-}
-
 // Code returns the stable code of the failure (errcode.Coder).
 func (e *Error) Code() string { return e.ErrorCode }
+
+// Unwrap returns the sentinel of the code (errcode.Lookup), so errors.Is
+// answers for a sidecar's failure as it does for a local one; nil when the
+// code's package is not linked into the program (the runtime's own codes,
+// such as fuel_exhausted, in the host: compare errcode.Of instead).
+func (e *Error) Unwrap() error {
+	if s := errcode.Lookup(e.ErrorCode); s != nil {
+		return s
+	}
+	return nil
+}
 
 // Client is the supervisor's typed client of one sidecar, dispensed by
 // go-plugin (see ClientPlugins). Every method takes a ctx that bounds that

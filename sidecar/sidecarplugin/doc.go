@@ -42,9 +42,11 @@
 //
 // A failure the sidecar reports (a call outcome such as "fuel_exhausted", or a
 // load failure such as "link_error") comes back as the response together with
-// an *Error carrying its stable code; Error.Is matches any error value with
-// the same code (for example the runtime's sentinels, or the supervisor's
-// own). Transport failures (a sidecar that died) are gRPC status errors.
+// an *Error carrying its stable code. It unwraps to the one sentinel of that
+// code (errcode.Lookup), so errors.Is(err, errcode.ErrTimeout) holds for a
+// sidecar's timeout as for the supervisor's own; a code whose package is not
+// linked (the runtime's, in the host) is read with errcode.Of. Transport
+// failures (a sidecar that died) are gRPC status errors.
 //
 // # Concurrency
 //

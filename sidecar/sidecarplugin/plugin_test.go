@@ -3,6 +3,7 @@ package sidecarplugin_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os/exec"
 	"strings"
@@ -57,14 +58,39 @@ func TestErrorCodes(t *testing.T) {
 	}
 }
 
+// errTestOnly is a code registered by this test binary only.
+var errTestOnly = errcode.New("sidecarplugin_test_failure", "test failure")
+
+// TestErrorIs checks that an *Error unwraps to the sentinel of its code, and
+// only to it; a code no linked package registered matches no sentinel but
+// keeps its code.
 func TestErrorIs(t *testing.T) {
-	sentinel := errcode.New("fuel_exhausted", "test: fuel exhausted")
-	err := error(&sidecarplugin.Error{Op: "invoke", ErrorCode: "fuel_exhausted", Message: "x"})
-	if !errors.Is(err, sentinel) || errcode.Of(err) != "fuel_exhausted" {
-		t.Errorf("errors.Is/errcode.Of fail for %v", err)
+	sentinels := []*errcode.Sentinel{errcode.ErrTimeout, errcode.ErrUnknownTool, errcode.ErrInvalidOutput, errTestOnly}
+	tests := []struct {
+		code string
+		want *errcode.Sentinel
+	}{
+		{"timeout", errcode.ErrTimeout},
+		{"unknown_tool", errcode.ErrUnknownTool},
+		{"invalid_output", errcode.ErrInvalidOutput},
+		{"sidecarplugin_test_failure", errTestOnly},
+		{"fuel_exhausted", nil}, // the runtime's: not linked here
 	}
-	if errors.Is(err, errcode.New("timeout", "test: timeout")) {
-		t.Errorf("matched another code")
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			err := error(&sidecarplugin.Error{Op: "invoke", ErrorCode: tt.code, Message: "x"})
+			wrapped := fmt.Errorf("call acme.echo: %w", err)
+			for _, e := range []error{err, wrapped} {
+				if got := errcode.Of(e); got != tt.code {
+					t.Errorf("errcode.Of(%v) = %q", e, got)
+				}
+				for _, s := range sentinels {
+					if got := errors.Is(e, s); got != (s == tt.want) {
+						t.Errorf("errors.Is(%v, %s) = %v", e, s.Code(), got)
+					}
+				}
+			}
+		})
 	}
 }
 

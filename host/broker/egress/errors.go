@@ -15,27 +15,27 @@ import (
 var (
 	// ErrDenied: the rules refused the request (scheme, host, port, private
 	// address, redirect, header, method, URL). The error is a *DenyError.
-	ErrDenied = errcode.New("egress_denied", "egress: request denied by the HTTP egress rules")
+	ErrDenied = errcode.New("egress_denied", "request denied by the HTTP egress rules")
 	// ErrRequestTooLarge: the request body or the guest's headers are over
 	// their limit. Nothing was sent.
-	ErrRequestTooLarge = errcode.New("egress_request_too_large", "egress: request is over its size limit")
+	ErrRequestTooLarge = errcode.New("egress_request_too_large", "egress request is over its size limit")
 	// ErrResponseTooLarge: the response body is over Rules.MaxResponseBytes.
-	ErrResponseTooLarge = errcode.New("egress_response_too_large", "egress: response body is over its size limit")
+	ErrResponseTooLarge = errcode.New("egress_response_too_large", "egress response body is over its size limit")
 	// ErrTimeout: the request's deadline (Rules.RequestTimeout,
 	// Request.Timeout or the context's deadline) passed. The error also
 	// wraps context.DeadlineExceeded.
-	ErrTimeout = errcode.New("egress_timeout", "egress: request timed out")
+	ErrTimeout = errcode.New("egress_timeout", "egress request timed out")
 	// ErrUpstream: the remote end failed: connection refused or reset, TLS
 	// failure, malformed response. The error is an *UpstreamError. An HTTP
 	// error status (4xx, 5xx) is not this: it is a normal Response.
-	ErrUpstream = errcode.New("egress_upstream_failure", "egress: upstream failure")
+	ErrUpstream = errcode.New("egress_upstream_failure", "egress upstream failure")
 	// ErrInvalidRequest: the Request built by the broker is malformed (an
 	// Injection with neither or both of Header and Query, a value with a
 	// control character). This is a caller bug, not a guest's choice.
-	ErrInvalidRequest = errcode.New("egress_invalid_request", "egress: invalid request")
+	ErrInvalidRequest = errcode.New("egress_invalid_request", "invalid egress request")
 	// ErrInvalidRules: the Rules are unusable (a timeout that is not
 	// positive, a negative limit). Nothing is sent.
-	ErrInvalidRules = errcode.New("egress_invalid_rules", "egress: invalid rules")
+	ErrInvalidRules = errcode.New("egress_invalid_rules", "invalid egress rules")
 )
 
 // The stable reasons of a DenyError.

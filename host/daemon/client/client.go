@@ -93,14 +93,6 @@ func (e *Error) Unwrap() error {
 	return nil
 }
 
-// Is reports whether target is an error of the same code (a sentinel of
-// any package that declares that code), so errors.Is(err, sentinel) holds
-// remotely whenever it holds for the same failure locally.
-func (e *Error) Is(target error) bool {
-	c, ok := target.(errcode.Coder)
-	return ok && c.Code() == e.ErrorCode
-}
-
 // errorOf decodes an error answer.
 func errorOf(status int, method, path string, data []byte) error {
 	var eb daemon.ErrorBody

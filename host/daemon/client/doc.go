@@ -11,7 +11,7 @@
 //
 // Errors the daemon returns are *Error values: they carry the stable code,
 // the message, the request id (to find the daemon's log line) and the
-// details the daemon sent, and errors.Is matches the sentinel of that code
+// details the daemon sent, and it unwraps to the one sentinel of that code
 // (errcode.Lookup) when the package that defines it is linked, so a remote
 // skill_quarantined is errors.Is(err, host.ErrQuarantined) as a local one
 // is. Results travel with errors as they do locally: a failed call or form
@@ -23,6 +23,8 @@
 // Events follows the daemon's server-sent event stream; a followed stream
 // that breaks is resumed after the last journal event it delivered. A
 // request that gets no answer is ErrTransport (daemon_unreachable).
+// FromGRPC turns a failed call of the daemon's gRPC API into the same
+// *Error.
 //
 // Over the wire, an A2UI update's whole document (host.A2UIRef.Document)
 // is not sent: a client applies the patch to the document it shows.

@@ -8,7 +8,7 @@ import (
 )
 
 // ErrInvalid is the sentinel of every path that breaks the rule.
-var ErrInvalid = errcode.New("invalid_artifact_path", "skillpath: invalid artifact path")
+var ErrInvalid = errcode.New("invalid_artifact_path", "invalid artifact path")
 
 // Error reports a path that breaks the rule: the raw path as given and why.
 type Error struct {

@@ -14,10 +14,10 @@ var (
 	// binary: bad magic or version, WAT text, a component, truncated or
 	// malformed contents, sections out of order, an index out of range, a
 	// duplicate export name, a name that is not UTF-8, and so on.
-	ErrInvalid = errcode.New("invalid_wasm", "wasmbin: invalid WebAssembly module")
+	ErrInvalid = errcode.New("invalid_wasm", "malformed WebAssembly module")
 	// ErrLimit: the module is well formed as far as it was read, but a count
 	// or size in it exceeds one of the Limits given to Parse.
-	ErrLimit = errcode.New("wasm_limit_exceeded", "wasmbin: WebAssembly module exceeds a limit")
+	ErrLimit = errcode.New("wasm_limit_exceeded", "WebAssembly module exceeds a limit")
 )
 
 // FormatError reports why a module is not a valid binary and where. Parse

@@ -11,51 +11,53 @@ import (
 
 // Call outcomes (sdk/ABI.md §7). Every error returned by [Module.Invoke]
 // matches exactly one of them with errors.Is, and errcode.Of reports its
-// stable code.
+// stable code. The outcomes the host reports too (timeout, invalid_input,
+// invalid_output, output_too_large, and canceled below) are the shared
+// sentinels of host/errcode, so the supervisor's errors and these are one.
 var (
 	// ErrFuelExhausted: the call used its whole fuel budget.
-	ErrFuelExhausted = errcode.New("fuel_exhausted", "runtime: fuel exhausted")
+	ErrFuelExhausted = errcode.New("fuel_exhausted", "fuel exhausted")
 	// ErrTimeout: the call's wall-clock deadline passed (epoch interruption,
 	// a host function that saw the deadline, or the ctx deadline). When the
 	// ctx deadline was the one that ended the call, the error also matches
 	// context.DeadlineExceeded.
-	ErrTimeout = errcode.New("timeout", "runtime: timeout")
+	ErrTimeout = errcode.ErrTimeout
 	// ErrMemoryLimit: a memory or table could not be created within its
 	// limit (a declared minimum over it), or a Go guest ran out of memory.
-	ErrMemoryLimit = errcode.New("memory_limit_exceeded", "runtime: memory limit exceeded")
+	ErrMemoryLimit = errcode.New("memory_limit_exceeded", "memory limit exceeded")
 	// ErrTrap: any other trap. The error is a *TrapError naming the trap.
-	ErrTrap = errcode.New("trap", "runtime: trap")
+	ErrTrap = errcode.New("trap", "guest trapped")
 	// ErrToolError: the entrypoint returned non-zero or called proc_exit
 	// with a non-zero code. The error is a *ToolError.
-	ErrToolError = errcode.New("tool_error", "runtime: tool error")
+	ErrToolError = errcode.New("tool_error", "tool reported an error")
 	// ErrInvalidInput: the input is not JSON, is over MaxInputBytes, or did
 	// not pass the invocation's Validator. The guest did not run.
-	ErrInvalidInput = errcode.New("invalid_input", "runtime: invalid input")
+	ErrInvalidInput = errcode.ErrInvalidInput
 	// ErrInvalidOutput: the output is not JSON or did not pass the
 	// invocation's Validator.
-	ErrInvalidOutput = errcode.New("invalid_output", "runtime: invalid output")
+	ErrInvalidOutput = errcode.ErrInvalidOutput
 	// ErrOutputTooLarge: the guest returned 0 after output-write refused a
 	// write that would have passed MaxOutputBytes.
-	ErrOutputTooLarge = errcode.New("output_too_large", "runtime: output too large")
+	ErrOutputTooLarge = errcode.ErrOutputTooLarge
 	// ErrMissingExport: no entrypoint of the right signature, or no
 	// exported memory in a module that imports pointer-taking functions.
-	ErrMissingExport = errcode.New("missing_export", "runtime: missing export")
+	ErrMissingExport = errcode.New("missing_export", "module lacks a required export")
 	// ErrLinkError: the module imports something the host does not
 	// provide, or a provided function with another signature.
-	ErrLinkError = errcode.New("link_error", "runtime: link error")
+	ErrLinkError = errcode.New("link_error", "module imports what the host does not provide")
 )
 
 // Errors that are not call outcomes of the ABI.
 var (
 	// ErrCanceled: the invocation's ctx was canceled before or during the
 	// call. The error also matches context.Canceled.
-	ErrCanceled = errcode.New("canceled", "runtime: call canceled")
+	ErrCanceled = errcode.ErrCanceled
 	// ErrInvalidModule: the bytes are not a valid WebAssembly module.
-	ErrInvalidModule = errcode.New("invalid_module", "runtime: invalid module")
+	ErrInvalidModule = errcode.New("invalid_module", "invalid WebAssembly module")
 	// ErrClosed: the Engine or Module was closed.
-	ErrClosed = errcode.New("runtime_closed", "runtime: closed")
+	ErrClosed = errcode.New("runtime_closed", "runtime is closed")
 	// ErrInvalidConfig: a Config, ModuleConfig or Limits value is out of range.
-	ErrInvalidConfig = errcode.New("invalid_config", "runtime: invalid config")
+	ErrInvalidConfig = errcode.New("invalid_config", "invalid runtime configuration")
 )
 
 // maxDetailBytes bounds guest-controlled text carried in errors.
