@@ -10,9 +10,16 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
+
+// outputDrainDelay bounds how long, after the child exits, a Child waits
+// for the end of its output when Cmd.Stdout or Cmd.Stderr is not a file:
+// a process that left the child's process group (setsid) and kept the
+// pipe open would otherwise block the reaping, and Close, forever.
+const outputDrainDelay = time.Second
 
 var (
 	errStarted = errors.New("launch: the child was started already")
@@ -31,7 +38,8 @@ type Cmd struct {
 	Env []string
 	// Stdout and Stderr receive the child's output; nil discards it. An
 	// *os.File is handed to the child as is; any other writer is fed by a
-	// goroutine of os/exec that ends before the child counts as reaped.
+	// goroutine of os/exec that ends before the child counts as reaped,
+	// at most a second after the child exits.
 	Stdout, Stderr io.Writer
 }
 
@@ -93,6 +101,7 @@ func (c *Child) Start(cmd Cmd) error {
 	ec := exec.Command(cmd.Path, cmd.Args...)
 	ec.Env = Environ(os.Environ(), c.dir, cmd.Env)
 	ec.Stdout, ec.Stderr = cmd.Stdout, cmd.Stderr
+	ec.WaitDelay = outputDrainDelay
 	ec.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	started := make(chan error, 1)
 	go c.run(ec, started)

@@ -312,3 +312,33 @@ func TestCaptureFromChild(t *testing.T) {
 		t.Errorf("child said %q, want %q", got, want)
 	}
 }
+
+// TestEscapedOutputHolder checks that a process that leaves the child's
+// process group (setsid) with the child's output pipe cannot block the
+// reaping of the child nor Close.
+func TestEscapedOutputHolder(t *testing.T) {
+	c, err := New(t.TempDir(), "lt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	out := &Capture{Max: 1 << 10}
+	// The background setsid is no group leader, so it execs sleep itself:
+	// $! is the escaped process.
+	if err := c.Start(Cmd{Path: "/bin/sh", Args: []string{"-c", "setsid sleep 60 </dev/null & echo $!"}, Stdout: out}); err != nil {
+		t.Fatal(err)
+	}
+	err = c.Wait(t.Context())
+	var escaped int
+	if _, serr := fmt.Sscan(string(out.Bytes()), &escaped); serr != nil || escaped <= 0 {
+		t.Fatalf("shell said %q (%v)", out.Bytes(), serr)
+	}
+	defer waitGone(t, escaped, "escaped process")
+	defer syscall.Kill(escaped, syscall.SIGKILL)
+	if !errors.Is(err, exec.ErrWaitDelay) {
+		t.Errorf("Wait = %v, want exec.ErrWaitDelay", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
