@@ -119,7 +119,7 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	}
 	inv := broker.Invocation{ID: supervisor.NewInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}
 	end := h.broker.Begin(inv)
-	res, err := h.sup.CallWith(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID})
+	res, err := h.sup.Call(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID})
 	usage := end()
 	if err != nil {
 		if errors.Is(err, supervisor.ErrCrashLooping) || h.sup.State(e.SkillID, e.Version).Status == supervisor.StatusCrashLooping {

@@ -215,13 +215,9 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 		wake = &events.Bus{}
 	}
 	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, SecretPresent: caps.secretPresent, Bus: wake}
+	var sup *supervisor.Supervisor // made below; installs (and so precompiles) run only after Open
 	if cfg.SidecarPath != "" {
-		hook, err := PrecompileHook(cfg.SidecarPath, cfg.CacheDir)
-		if err != nil {
-			caps.close()
-			return nil, err
-		}
-		icfg.Precompile = hook
+		icfg.Precompile = func(ctx context.Context, modulePath, sha string) error { return sup.Precompile(ctx, modulePath, sha) }
 	}
 	in, err := install.Open(ctx, icfg)
 	if err != nil {
@@ -246,6 +242,7 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 			sc.Broker = caps.broker
 		}
 		h.sup, err = supervisor.New(sc)
+		sup = h.sup
 		if err != nil {
 			h.stopLoop()
 			h.disp.Close(ctx)

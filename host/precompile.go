@@ -1,20 +1,17 @@
 package host
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
-	"time"
+
+	"github.com/palyra-go/palyra/host/supervisor"
 )
 
 // PrecompileTimeout bounds one run of `palyra-sidecar precompile`.
-const PrecompileTimeout = 2 * time.Minute
+const PrecompileTimeout = supervisor.DefaultPrecompileTimeout
 
 // DefaultCacheDir is the precompiled-module cache of a state directory.
 func DefaultCacheDir(stateDir string) string {
@@ -23,7 +20,9 @@ func DefaultCacheDir(stateDir string) string {
 
 // PrecompileHook returns the install.Config.Precompile hook that compiles
 // each staged module with the sidecar binary into cacheDir (created 0700),
-// so that the first call of a new skill loads it from the cache.
+// so that the first call of a new skill loads it from the cache. It is for
+// an installer without a Host; a Host precompiles through its own
+// supervisor.
 func PrecompileHook(sidecarPath, cacheDir string) (func(ctx context.Context, modulePath, sha string) error, error) {
 	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
 		return nil, fmt.Errorf("host: cache dir: %w", err)
@@ -33,46 +32,17 @@ func PrecompileHook(sidecarPath, cacheDir string) (func(ctx context.Context, mod
 	}, nil
 }
 
-// Precompile runs `sidecarPath precompile --wasm modulePath --cache-dir
-// cacheDir --sha256 sha` as a child process (killed with the host, bounded
-// by PrecompileTimeout), so that compiling an untrusted module happens
-// outside the host process. It is the install hook the Host sets when it
-// knows a sidecar binary.
+// Precompile compiles modulePath into cacheDir with the sidecar binary
+// through a supervisor of its own that lives for this call only (see
+// supervisor.Supervisor.Precompile: the child gets the launcher's
+// environment allowlist, process group and Pdeathsig, and is bounded by
+// PrecompileTimeout), so that compiling an untrusted module happens
+// outside the host process.
 func Precompile(ctx context.Context, sidecarPath, modulePath, cacheDir, sha string) error {
-	ctx, cancel := context.WithTimeout(ctx, PrecompileTimeout)
-	defer cancel()
-	args := []string{"precompile", "--wasm", modulePath, "--cache-dir", cacheDir}
-	if sha != "" {
-		args = append(args, "--sha256", sha)
+	sup, err := supervisor.New(supervisor.Config{SidecarPath: sidecarPath, CacheDir: cacheDir, IdleTimeout: -1, HealthInterval: -1})
+	if err != nil {
+		return err
 	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, sidecarPath, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	// Pdeathsig fires when the forking OS thread exits; a fresh goroutine
-	// is never on a thread Go ends (see supervisor.start).
-	done := make(chan error, 1)
-	go func() { done <- cmd.Run() }()
-	runErr := <-done
-	var res struct {
-		CacheStatus string `json:"cache_status"`
-		ErrorCode   string `json:"error_code"`
-		Error       string `json:"error"`
-	}
-	jerr := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &res)
-	switch {
-	case ctx.Err() != nil:
-		return fmt.Errorf("palyra-sidecar precompile: %w", ctx.Err())
-	case runErr != nil && jerr == nil && res.Error != "":
-		return fmt.Errorf("%s: %s", res.ErrorCode, res.Error)
-	case runErr != nil:
-		msg := strings.TrimSpace(stderr.String())
-		if len(msg) > 256 {
-			msg = msg[:256]
-		}
-		return fmt.Errorf("palyra-sidecar precompile: %v: %s", runErr, msg)
-	case jerr != nil:
-		return fmt.Errorf("palyra-sidecar precompile: bad output: %v", jerr)
-	}
-	return nil
+	err = sup.Precompile(ctx, modulePath, sha)
+	return errors.Join(err, sup.Close(context.Background()))
 }

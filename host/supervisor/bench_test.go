@@ -136,12 +136,12 @@ func BenchmarkWarmCall(b *testing.B) {
 	b.Run("wat_answer", func(b *testing.B) {
 		tg, cache := precompiled(b)
 		s := newSup(b, Config{CacheDir: cache})
-		if _, err := s.Call(ctx, tg, "t", []byte(`{}`)); err != nil {
+		if _, err := s.Call(ctx, tg, "t", []byte(`{}`), CallOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			if _, err := s.Call(ctx, tg, "t", []byte(`{}`)); err != nil {
+			if _, err := s.Call(ctx, tg, "t", []byte(`{}`), CallOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -149,12 +149,12 @@ func BenchmarkWarmCall(b *testing.B) {
 	b.Run("go_echo", func(b *testing.B) {
 		tg := echoTarget(b)
 		s := newSup(b, Config{CacheDir: shortDir(b)})
-		if _, err := s.Call(ctx, tg, "palyra.echo", echoInput); err != nil {
+		if _, err := s.Call(ctx, tg, "palyra.echo", echoInput, CallOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			res, err := s.Call(ctx, tg, "palyra.echo", echoInput)
+			res, err := s.Call(ctx, tg, "palyra.echo", echoInput, CallOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -201,11 +201,11 @@ func TestSidecarIdleRSS(t *testing.T) {
 	tg, cache := precompiled(t)
 	s := newSup(t, Config{CacheDir: cache})
 	echo := echoTarget(t)
-	resA, err := s.Call(ctx, tg, "t", []byte(`{}`))
+	resA, err := s.Call(ctx, tg, "t", []byte(`{}`), CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resE, err := s.Call(ctx, echo, "palyra.echo", echoInput)
+	resE, err := s.Call(ctx, echo, "palyra.echo", echoInput, CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,25 +1,57 @@
 // Package supervisor runs skills in palyra-sidecar processes, one sidecar
-// per (skill, version), over hashicorp/go-plugin gRPC.
+// per (skill, version), over hashicorp/go-plugin gRPC. It is the one owner
+// of the host's child processes: the serving sidecars and the
+// `palyra-sidecar precompile` runs (Precompile) that compile untrusted
+// modules at install.
 //
-// A sidecar is started lazily on the first call of its skill version:
-// an exec.Cmd with Pdeathsig SIGKILL (no sidecar outlives a supervisor that
-// is SIGKILLed) and its own process group, a private 0700 go-plugin socket
-// directory (PLUGIN_UNIX_SOCKET_DIR) removed when the sidecar ends, AutoMTLS,
-// gRPC only. The module is then loaded with LoadSkill.
+// Every child is started by the host's one launcher (host/internal/launch):
+// an environment built from an allowlist (Go runtime settings, PATH, TZ,
+// PALYRA_SIDECAR_*, go-plugin's own variables; never the host's secrets
+// such as PALYRA_VAULT_KEY or cloud credentials), its own process group,
+// Pdeathsig SIGKILL (no child outlives a supervisor that is SIGKILLed), and
+// a private 0700 directory, its TMPDIR and the home of its sockets, removed
+// when it ends or fails to start. Killing a child kills its process group.
+//
+// A sidecar is started lazily on the first call of its skill version (or
+// eagerly by Start), through go-plugin with a RunnerFunc, AutoMTLS and gRPC
+// only; every socket of both ends lives in the private directory. The
+// module is then loaded with LoadSkill.
 //
 // Calls are bounded per sidecar (Config.MaxConcurrentCalls running, at most
 // Config.QueueDepth waiting; beyond that ErrOverloaded). Each call has a
 // deadline of its effective timeout plus Config.CallGrace: a sidecar that
-// has not answered by then is SIGKILLed (its whole process group) by the
-// supervisor and the call fails with ErrTimeout. A sidecar that dies fails
-// only its own in-flight calls, with ErrSidecarCrashed; the next call
-// restarts it after an exponential backoff, and a skill version that
-// crashes Config.CrashLoopThreshold times within Config.CrashLoopWindow is
+// has not answered by then is SIGKILLed by the supervisor and the call
+// fails with ErrTimeout. A sidecar that dies fails only its own in-flight
+// calls, with ErrSidecarCrashed; the next call restarts it after an
+// exponential backoff, and a skill version that crashes
+// Config.CrashLoopThreshold times within Config.CrashLoopWindow is
 // crashlooping: its calls fail fast with ErrCrashLooping until Reset.
-// Idle sidecars are stopped after Config.IdleTimeout by a reaper goroutine.
+// Backoff, crash windows and idleness are measured on Config.Clock, which
+// tests replace. Idle sidecars are stopped after Config.IdleTimeout by a
+// reaper goroutine; a health checker kills sidecars that stop answering.
 //
-// Close stops every sidecar (graceful Stop, then Kill), removes their
-// socket directories and waits for every goroutine the supervisor owns.
+// Close stops every sidecar (graceful Stop, then Kill), ends every
+// precompile child, removes their private directories and waits for every
+// goroutine the supervisor owns.
+//
+// # Files
+//
+//   - supervisor.go: the Supervisor, its per-skill-version slots, New and
+//     the state view (State, States).
+//   - config.go: Config and its defaults; clock.go: the Clock.
+//   - types.go: the public value types (Target, Limits, Grants, Tool,
+//     CallOptions, Result, Stats, State, Status).
+//   - errors.go: the sentinels, one per code.
+//   - admit.go: admission and the per-sidecar queue.
+//   - call.go: Call, its budget and the judgement of an invocation.
+//   - process.go: sidecar start and stop (Start, Stop, the restart path).
+//   - runner.go: go-plugin's runner over a launched child.
+//   - crash.go: crash accounting, restart backoff, crashloop, Reset.
+//   - loops.go: the background loops (health checker, idle reaper).
+//   - precompile.go: Precompile.
+//   - close.go: Close.
+//   - convert.go: conversion to and from the wire messages.
+//   - broker.go: the capability broker as one sidecar sees it.
 //
 // The package is pure Go: it never imports sidecar/internal/wasmrt or wasmtime.
 package supervisor

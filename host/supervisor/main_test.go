@@ -28,6 +28,10 @@ var binPath, testDir, hostTmp string
 // (testdata/rawplugin), built by TestMain.
 var rawPath string
 
+// fakePath is testdata/fakesidecar, built by TestMain under a name that
+// sidecarChildren counts too.
+var fakePath string
+
 func TestMain(m *testing.M) {
 	if os.Getenv("PALYRA_SUPERVISOR_HELPER") == "1" {
 		helperProcess()
@@ -52,6 +56,14 @@ func TestMain(m *testing.M) {
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building testdata/rawplugin:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	fakePath = filepath.Join(dir, "palyra-sidecar-fake")
+	build = exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", fakePath, "github.com/palyra-go/palyra/host/supervisor/testdata/fakesidecar")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building testdata/fakesidecar:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
@@ -85,8 +97,14 @@ type wrap struct {
 func (w wrap) Run() int { return w.after(w.m.Run()) }
 
 // sidecarChildren lists live (non-zombie) processes whose parent is this
-// process and whose executable is a palyra-sidecar.
+// process and whose executable is a palyra-sidecar (or the fake one).
 func sidecarChildren() []int {
+	return children(func(exe string) bool { return strings.Contains(filepath.Base(exe), "palyra-sidecar") })
+}
+
+// children lists the live (non-zombie) children of this process whose
+// executable path passes match.
+func children(match func(exe string) bool) []int {
 	var out []int
 	me := os.Getpid()
 	entries, _ := os.ReadDir("/proc")
@@ -100,11 +118,25 @@ func sidecarChildren() []int {
 			continue
 		}
 		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-		if strings.Contains(filepath.Base(exe), "palyra-sidecar") {
+		if match(exe) {
 			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+// waitChild waits up to 30 s for a live child of this process running exe
+// and returns its pid.
+func waitChild(t testing.TB, exe string) int {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if pids := children(func(e string) bool { return e == exe }); len(pids) > 0 {
+			return pids[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no child running %s", exe)
+		}
+	}
 }
 
 // procStat returns a process's parent pid and state ("" when it is gone).
@@ -163,10 +195,13 @@ func fixture(t testing.TB, skillID, name string) Target {
 }
 
 // newSup returns a Supervisor whose cleanup closes it and checks that no
-// sidecar process nor socket dir is left.
+// sidecar process nor socket dir is left. SidecarPath defaults to the real
+// palyra-sidecar.
 func newSup(t testing.TB, cfg Config) *Supervisor {
 	t.Helper()
-	cfg.SidecarPath = binPath
+	if cfg.SidecarPath == "" {
+		cfg.SidecarPath = binPath
+	}
 	if cfg.SocketDir == "" {
 		cfg.SocketDir = shortDir(t)
 	}
@@ -244,7 +279,7 @@ func helperProcess() {
 	w := bufio.NewWriter(os.Stdout)
 	for _, id := range []string{"helper.one", "helper.two"} {
 		tg := Target{SkillID: id, Version: "1", ModulePath: wasm, ModuleSHA256: hex.EncodeToString(h[:]), Entrypoint: "answer"}
-		res, err := s.Call(context.Background(), tg, "t", nil)
+		res, err := s.Call(context.Background(), tg, "t", nil, CallOptions{})
 		if err != nil {
 			fmt.Println("ERR", err)
 			os.Exit(1)

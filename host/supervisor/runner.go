@@ -2,78 +2,103 @@ package supervisor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strconv"
+	"sync"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin/runner"
+
+	"github.com/palyra-go/palyra/host/internal/launch"
 )
 
-// cmdRunner runs a sidecar as a plain child process for go-plugin. It
+// cmdRunner is go-plugin's view of a sidecar started by the launcher. It
 // exists because go-plugin honours UnixSocketConfig.TempDir — the directory
 // of the supervisor's own GRPCBroker listener, which serves the capability
 // broker — only for a client with a RunnerFunc; with it, every socket of a
 // sidecar lives in the sidecar's private directory and nothing lands in
 // $TMPDIR. Addresses need no translation: both ends share the file system.
+//
+// Its stdout and stderr are plain pipes, not exec's: the launcher reaps
+// the child as soon as it exits, while go-plugin may still be reading, and
+// exec would close its pipes on reaping. The read ends are closed by close,
+// once go-plugin is done with them.
 type cmdRunner struct {
-	cmd    *exec.Cmd
-	stdout io.ReadCloser
-	stderr io.ReadCloser
+	child *launch.Child
+	cmd   launch.Cmd
+
+	stdoutR, stdoutW *os.File
+	stderrR, stderrW *os.File
+	closeOnce        sync.Once
 }
 
 var _ runner.Runner = (*cmdRunner)(nil)
 
-func newCmdRunner(_ hclog.Logger, cmd *exec.Cmd) (runner.Runner, error) {
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
+// runnerFunc is the ClientConfig.RunnerFunc: spec carries the variables
+// go-plugin sets for the plugin (SkipHostEnv: none of the host's), the only
+// thing of spec the runner takes.
+func (r *cmdRunner) runnerFunc(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+	r.cmd.Env = spec.Env
+	var err error
+	if r.stdoutR, r.stdoutW, err = os.Pipe(); err != nil {
 		return nil, fmt.Errorf("sidecar stdout: %w", err)
 	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
+	if r.stderrR, r.stderrW, err = os.Pipe(); err != nil {
+		r.close()
 		return nil, fmt.Errorf("sidecar stderr: %w", err)
 	}
-	return &cmdRunner{cmd: cmd, stdout: stdout, stderr: stderr}, nil
+	r.cmd.Stdout, r.cmd.Stderr = r.stdoutW, r.stderrW
+	return r, nil
 }
 
-// Start starts the process.
-func (r *cmdRunner) Start(context.Context) error { return r.cmd.Start() }
+// Start starts the process through the launcher.
+func (r *cmdRunner) Start(context.Context) error {
+	err := r.child.Start(r.cmd)
+	// The child has its own copies of the write ends; without closing
+	// ours, the readers would never see the end of the output.
+	_ = r.stdoutW.Close()
+	_ = r.stderrW.Close()
+	return err
+}
+
+// close closes every end of the pipes the runner still holds.
+func (r *cmdRunner) close() {
+	r.closeOnce.Do(func() {
+		for _, f := range []*os.File{r.stdoutR, r.stdoutW, r.stderrR, r.stderrW} {
+			if f != nil {
+				_ = f.Close()
+			}
+		}
+	})
+}
 
 // Diagnose has nothing to add to go-plugin's own report.
 func (r *cmdRunner) Diagnose(context.Context) string { return "" }
 
 // Stdout is the process's stdout, where go-plugin reads the handshake.
-func (r *cmdRunner) Stdout() io.ReadCloser { return r.stdout }
+func (r *cmdRunner) Stdout() io.ReadCloser { return r.stdoutR }
 
 // Stderr is the process's stderr, which go-plugin logs.
-func (r *cmdRunner) Stderr() io.ReadCloser { return r.stderr }
+func (r *cmdRunner) Stderr() io.ReadCloser { return r.stderrR }
 
 // Name is the sidecar's path.
 func (r *cmdRunner) Name() string { return r.cmd.Path }
 
 // Wait waits for the process to end.
-func (r *cmdRunner) Wait(context.Context) error { return r.cmd.Wait() }
+func (r *cmdRunner) Wait(ctx context.Context) error { return r.child.Wait(ctx) }
 
-// Kill kills the process; a process already gone is not an error.
-func (r *cmdRunner) Kill(context.Context) error {
-	if r.cmd.Process == nil {
-		return nil
-	}
-	if err := r.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return err
-	}
-	return nil
-}
+// Kill kills the process group; a process already gone is not an error.
+func (r *cmdRunner) Kill(context.Context) error { return r.child.Kill() }
 
-// ID is the process id.
+// ID is the process id, "" before the start.
 func (r *cmdRunner) ID() string {
-	if r.cmd.Process == nil {
-		return ""
+	if pid := r.child.Pid(); pid != 0 {
+		return strconv.Itoa(pid)
 	}
-	return strconv.Itoa(r.cmd.Process.Pid)
+	return ""
 }
 
 // PluginToHost returns the address unchanged.

@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,7 +22,7 @@ func TestCallEchoAndSchemas(t *testing.T) {
 	ctx := ctxT(t)
 	tg := fixture(t, "test.echo", "echo.wasm")
 	tg.Tools = []Tool{{ID: "test.echo", InputSchema: []byte(`{"type":"object","required":["msg"],"properties":{"msg":{"type":"string"}}}`)}}
-	res, err := s.Call(ctx, tg, "test.echo", []byte(`{"msg":"hi"}`))
+	res, err := s.Call(ctx, tg, "test.echo", []byte(`{"msg":"hi"}`), CallOptions{})
 	if err != nil {
 		t.Fatalf("Call: %v", err)
 	}
@@ -47,19 +45,19 @@ func TestCallEchoAndSchemas(t *testing.T) {
 		t.Errorf("state %+v", st)
 	}
 	// The sidecar's schema check comes back with its code.
-	_, err = s.Call(ctx, tg, "test.echo", []byte(`{"msg":1}`))
+	_, err = s.Call(ctx, tg, "test.echo", []byte(`{"msg":1}`), CallOptions{})
 	if errcode.Of(err) != "invalid_input" {
 		t.Errorf("schema violation: %v (code %s)", err, errcode.Of(err))
 	}
 	// The same sidecar serves the next call.
-	res2, err := s.Call(ctx, tg, "test.echo", []byte(`{"msg":"again"}`))
+	res2, err := s.Call(ctx, tg, "test.echo", []byte(`{"msg":"again"}`), CallOptions{})
 	if err != nil || res2.PID != res.PID {
 		t.Errorf("second call: %v, pid %d want %d", err, res2.PID, res.PID)
 	}
 	// A changed module gets a fresh sidecar.
 	tg2 := fixture(t, "test.echo", "answer.wasm")
 	tg2.Entrypoint = "answer"
-	res3, err := s.Call(ctx, tg2, "t", nil)
+	res3, err := s.Call(ctx, tg2, "t", nil, CallOptions{})
 	if err != nil || res3.PID == res.PID || !strings.Contains(string(res3.Output), "42") {
 		t.Errorf("changed module: %v, pid %d (old %d), output %s", err, res3.PID, res.PID, res3.Output)
 	}
@@ -75,7 +73,7 @@ func TestCrashIsolation(t *testing.T) {
 	victim.Limits.Timeout = 10 * time.Second
 	others := []Target{fixture(t, "iso.b", "echo.wasm"), fixture(t, "iso.c", "echo.wasm"), fixture(t, "iso.d", "echo.wasm")}
 	for _, o := range others {
-		if _, err := s.Call(ctx, o, "t", []byte(`{}`)); err != nil {
+		if _, err := s.Call(ctx, o, "t", []byte(`{}`), CallOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,7 +93,7 @@ func TestCrashIsolation(t *testing.T) {
 					return
 				default:
 				}
-				_, err := s.Call(ctx, o, "t", []byte(`{"n":1}`))
+				_, err := s.Call(ctx, o, "t", []byte(`{"n":1}`), CallOptions{})
 				mu.Lock()
 				calls++
 				if err != nil {
@@ -108,7 +106,7 @@ func TestCrashIsolation(t *testing.T) {
 	victimErrs := make(chan error, 2)
 	for range 2 {
 		go func() {
-			_, err := s.Call(ctx, victim, "t", nil)
+			_, err := s.Call(ctx, victim, "t", nil, CallOptions{})
 			victimErrs <- err
 		}()
 	}
@@ -135,7 +133,7 @@ func TestCrashIsolation(t *testing.T) {
 	}
 	answer := fixture(t, "iso.victim", "echo.wasm")
 	answer.Limits = victim.Limits
-	if _, err := s.Call(ctx, answer, "t", []byte(`{}`)); err != nil {
+	if _, err := s.Call(ctx, answer, "t", []byte(`{}`), CallOptions{}); err != nil {
 		t.Errorf("victim after restart: %v", err)
 	}
 }
@@ -149,7 +147,7 @@ func TestCrashLoop(t *testing.T) {
 	for i := range 3 {
 		errc := make(chan error, 1)
 		go func() {
-			_, err := s.Call(ctx, tg, "t", nil)
+			_, err := s.Call(ctx, tg, "t", nil, CallOptions{})
 			errc <- err
 		}()
 		var pid int
@@ -177,7 +175,7 @@ func TestCrashLoop(t *testing.T) {
 		t.Errorf("state %+v", st)
 	}
 	start := time.Now()
-	_, err := s.Call(ctx, tg, "t", nil)
+	_, err := s.Call(ctx, tg, "t", nil, CallOptions{})
 	if !errors.Is(err, ErrCrashLooping) || errcode.Of(err) != "crashlooping" || time.Since(start) > time.Second {
 		t.Errorf("call while crashlooping: %v after %v", err, time.Since(start))
 	}
@@ -188,7 +186,7 @@ func TestCrashLoop(t *testing.T) {
 	}
 	s.Reset("loop.crash", "")
 	tg2 := fixture(t, "loop.crash", "echo.wasm")
-	if _, err := s.Call(ctx, tg2, "t", []byte(`{}`)); err != nil {
+	if _, err := s.Call(ctx, tg2, "t", []byte(`{}`), CallOptions{}); err != nil {
 		t.Errorf("after Reset: %v", err)
 	}
 	if st := s.State("loop.crash", "1.0.0"); st.Status != StatusRunning {
@@ -201,7 +199,7 @@ func TestTimeoutInsideSidecar(t *testing.T) {
 	ctx := ctxT(t)
 	tg := fixture(t, "t.loop", "loop.wasm")
 	tg.Limits = Limits{Fuel: 1 << 50, Timeout: 100 * time.Millisecond}
-	res, err := s.Call(ctx, tg, "t", nil)
+	res, err := s.Call(ctx, tg, "t", nil, CallOptions{})
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("loop: %v", err)
 	}
@@ -217,7 +215,7 @@ func TestTimeoutInsideSidecar(t *testing.T) {
 	cctx, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = s.Call(cctx, tg2, "t", nil)
+	_, err = s.Call(cctx, tg2, "t", nil, CallOptions{})
 	if err == nil || time.Since(start) > 5*time.Second {
 		t.Errorf("ctx deadline: %v after %v", err, time.Since(start))
 	}
@@ -232,7 +230,7 @@ func TestTimeoutKillsStuckSidecar(t *testing.T) {
 	tg := fixture(t, "t.stuck", "sleep.wasm")
 	tg.Limits.Timeout = 200 * time.Millisecond
 	start := time.Now()
-	_, err := s.Call(ctx, tg, "t", nil)
+	_, err := s.Call(ctx, tg, "t", nil, CallOptions{})
 	took := time.Since(start)
 	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("stuck call: %v", err)
@@ -260,7 +258,7 @@ func TestOverloaded(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.Call(cctx, tg, "t", nil)
+			s.Call(cctx, tg, "t", nil, CallOptions{})
 		}()
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -274,7 +272,7 @@ func TestOverloaded(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	_, err := s.Call(ctx, tg, "t", nil)
+	_, err := s.Call(ctx, tg, "t", nil, CallOptions{})
 	if !errors.Is(err, ErrOverloaded) || errcode.Of(err) != "overloaded" {
 		t.Errorf("third call: %v", err)
 	}
@@ -286,7 +284,7 @@ func TestIdleReaper(t *testing.T) {
 	s := newSup(t, Config{IdleTimeout: 100 * time.Millisecond})
 	ctx := ctxT(t)
 	tg := fixture(t, "t.idle", "echo.wasm")
-	res, err := s.Call(ctx, tg, "t", []byte(`{}`))
+	res, err := s.Call(ctx, tg, "t", []byte(`{}`), CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +301,7 @@ func TestIdleReaper(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if _, err := s.Call(ctx, tg, "t", []byte(`{}`)); err != nil {
+	if _, err := s.Call(ctx, tg, "t", []byte(`{}`), CallOptions{}); err != nil {
 		t.Errorf("call after idle stop: %v", err)
 	}
 }
@@ -315,7 +313,7 @@ func TestCloseWithCallsInFlight(t *testing.T) {
 	tg.Limits.Timeout = 10 * time.Second
 	errc := make(chan error, 1)
 	go func() {
-		_, err := s.Call(ctx, tg, "t", nil)
+		_, err := s.Call(ctx, tg, "t", nil, CallOptions{})
 		errc <- err
 	}()
 	deadline := time.Now().Add(10 * time.Second)
@@ -335,7 +333,7 @@ func TestCloseWithCallsInFlight(t *testing.T) {
 	if alive(pid) {
 		t.Errorf("pid %d alive after Close", pid)
 	}
-	if _, err := s.Call(ctx, tg, "t", nil); !errors.Is(err, ErrClosed) {
+	if _, err := s.Call(ctx, tg, "t", nil, CallOptions{}); !errors.Is(err, ErrClosed) {
 		t.Errorf("call after Close: %v", err)
 	}
 }
@@ -345,7 +343,7 @@ func TestStartFailure(t *testing.T) {
 	ctx := ctxT(t)
 	tg := fixture(t, "t.bad", "echo.wasm")
 	tg.ModuleSHA256 = strings.Repeat("0", 64)
-	_, err := s.Call(ctx, tg, "t", nil)
+	_, err := s.Call(ctx, tg, "t", nil, CallOptions{})
 	if errcode.Of(err) != "module_hash_mismatch" {
 		t.Errorf("bad hash: %v (code %s)", err, errcode.Of(err))
 	}
@@ -426,7 +424,7 @@ func TestHealthCheckKillsUnresponsive(t *testing.T) {
 	ctx := ctxT(t)
 	tg := fixture(t, "health.answer", "answer.wasm")
 	tg.Entrypoint = "answer"
-	res, err := s.Call(ctx, tg, "t", nil)
+	res, err := s.Call(ctx, tg, "t", nil, CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,36 +451,9 @@ func TestHealthCheckKillsUnresponsive(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	waitGone(t, res.PID, "stopped sidecar")
-	res2, err := s.Call(ctx, tg, "t", nil)
+	res2, err := s.Call(ctx, tg, "t", nil, CallOptions{})
 	if err != nil || res2.PID == res.PID {
 		t.Errorf("call after the kill: %v (pid %v)", err, res2)
-	}
-}
-
-// A sidecar inherits none of the host's environment beyond the Go runtime's
-// and its own variables: a secret in the supervisor's environment is not
-// there to steal.
-func TestSidecarEnvironment(t *testing.T) {
-	t.Setenv("PALYRA_VAULT_KEY", "c2VjcmV0LWtleS1tYXRlcmlhbA==")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI")
-	t.Setenv("GOGC", "150")
-	s := newSup(t, Config{HealthInterval: -1})
-	tg := fixture(t, "env.answer", "answer.wasm")
-	tg.Entrypoint = "answer"
-	if err := s.Start(ctxT(t), tg); err != nil {
-		t.Fatal(err)
-	}
-	pid := s.State(tg.SkillID, tg.Version).PID
-	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	vars := strings.Split(string(env), "\x00")
-	if slices.Contains(vars, "PALYRA_VAULT_KEY=c2VjcmV0LWtleS1tYXRlcmlhbA==") || strings.Contains(string(env), "wJalrXUtnFEMI") {
-		t.Fatalf("the sidecar inherited a secret: %q", vars)
-	}
-	if !slices.Contains(vars, "GOGC=150") || !slices.ContainsFunc(vars, func(v string) bool { return strings.HasPrefix(v, "PLUGIN_UNIX_SOCKET_DIR=") }) {
-		t.Fatalf("the sidecar lacks GOGC or its socket dir: %q", vars)
 	}
 }
 
@@ -502,7 +473,7 @@ func TestStartEager(t *testing.T) {
 	if err := s.Start(ctx, tg); err != nil || s.State(tg.SkillID, tg.Version).PID != st.PID {
 		t.Errorf("second Start: %v", err)
 	}
-	res, err := s.Call(ctx, tg, "t", nil)
+	res, err := s.Call(ctx, tg, "t", nil, CallOptions{})
 	if err != nil || res.PID != st.PID {
 		t.Errorf("call: %v, pid %v want %d", err, res, st.PID)
 	}

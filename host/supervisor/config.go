@@ -1,0 +1,159 @@
+package supervisor
+
+import (
+	"os"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxConcurrentCalls = 4
+	DefaultQueueDepth         = 16
+	DefaultCallGrace          = 2 * time.Second
+	DefaultIdleTimeout        = 5 * time.Minute
+	DefaultRestartBackoff     = 100 * time.Millisecond
+	DefaultMaxRestartBackoff  = 10 * time.Second
+	DefaultCrashLoopThreshold = 5
+	DefaultCrashLoopWindow    = time.Minute
+	DefaultCallTimeout        = 30 * time.Second
+	DefaultStartTimeout       = 15 * time.Second
+	DefaultPreparedInstances  = 2
+	DefaultStopTimeout        = 2 * time.Second
+	DefaultHealthInterval     = 30 * time.Second
+	DefaultHealthTimeout      = 5 * time.Second
+	DefaultPrecompileTimeout  = 2 * time.Minute
+)
+
+// Config configures a Supervisor. Zero values select the defaults.
+type Config struct {
+	// SidecarPath is the palyra-sidecar binary (an embedding app that calls
+	// sidecar.Main may pass its own os.Executable()). Required.
+	SidecarPath string
+	// SidecarArgs are extra arguments of the serving sidecar command (not
+	// of the precompile command).
+	SidecarArgs []string
+	// CacheDir is the precompiled-module cache given to sidecars and
+	// filled by Precompile; empty disables the cache.
+	CacheDir string
+	// SocketDir is where each child's private directory (its sockets and
+	// TMPDIR) is made; empty means os.TempDir(). Keep it short: Unix socket
+	// paths are limited to 108 bytes.
+	SocketDir string
+	// Logger receives the supervisor's and the sidecars' logs (tagged with
+	// skill_id and skill_version). Nil discards them.
+	Logger hclog.Logger
+	// Broker serves the capability calls of the guests. Nil makes every
+	// capability call "unavailable".
+	Broker sidecarplugin.Broker
+	// MaxConcurrentCalls bounds the calls running in one sidecar (default 4).
+	MaxConcurrentCalls int
+	// QueueDepth bounds the calls waiting for one sidecar (default 16);
+	// a call beyond it fails with ErrOverloaded.
+	QueueDepth int
+	// CallGrace is added to a call's effective timeout before the
+	// supervisor kills a sidecar that did not answer (default 2 s).
+	CallGrace time.Duration
+	// DefaultTimeout is a call's wall-clock budget when neither the target
+	// nor the context sets one (default 30 s).
+	DefaultTimeout time.Duration
+	// IdleTimeout stops a sidecar that had no call for that long (default
+	// 5 min); a negative value never stops idle sidecars.
+	IdleTimeout time.Duration
+	// RestartBackoff and MaxRestartBackoff bound the exponential delay
+	// before a crashed sidecar is restarted (defaults 100 ms and 10 s).
+	RestartBackoff    time.Duration
+	MaxRestartBackoff time.Duration
+	// CrashLoopThreshold crashes within CrashLoopWindow mark a skill
+	// version crashlooping (defaults 5 in 1 min).
+	CrashLoopThreshold int
+	CrashLoopWindow    time.Duration
+	// StartTimeout bounds a sidecar's start and LoadSkill (default 15 s).
+	StartTimeout time.Duration
+	// PreparedInstances is the number of instances each sidecar keeps
+	// ready (default 2).
+	PreparedInstances uint32
+	// HealthInterval is how often the supervisor checks the health of
+	// every running idle sidecar (default 30 s; negative: never). A
+	// sidecar whose Health fails or does not answer within HealthTimeout
+	// is killed, and that counts as a crash of its skill version.
+	HealthInterval time.Duration
+	// HealthTimeout bounds one health check (default 5 s, at most
+	// HealthInterval).
+	HealthTimeout time.Duration
+	// PrecompileTimeout bounds one Precompile (default 2 min).
+	PrecompileTimeout time.Duration
+	// Clock is the time source of crash accounting, restart backoff and
+	// idleness (default: the real clock). Call deadlines, health checks
+	// and the loops' periods run on real time: they race real processes.
+	Clock Clock
+
+	// sidecarTimeoutExtra is added to the timeout sent to the sidecar, so
+	// tests can make a sidecar miss the supervisor's deadline.
+	sidecarTimeoutExtra time.Duration
+}
+
+func (c *Config) setDefaults() {
+	if c.MaxConcurrentCalls <= 0 {
+		c.MaxConcurrentCalls = DefaultMaxConcurrentCalls
+	}
+	if c.QueueDepth < 0 {
+		c.QueueDepth = 0
+	} else if c.QueueDepth == 0 {
+		c.QueueDepth = DefaultQueueDepth
+	}
+	if c.CallGrace <= 0 {
+		c.CallGrace = DefaultCallGrace
+	}
+	if c.DefaultTimeout <= 0 {
+		c.DefaultTimeout = DefaultCallTimeout
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.RestartBackoff <= 0 {
+		c.RestartBackoff = DefaultRestartBackoff
+	}
+	if c.MaxRestartBackoff <= 0 {
+		c.MaxRestartBackoff = DefaultMaxRestartBackoff
+	}
+	if c.MaxRestartBackoff < c.RestartBackoff {
+		c.MaxRestartBackoff = c.RestartBackoff
+	}
+	if c.CrashLoopThreshold <= 0 {
+		c.CrashLoopThreshold = DefaultCrashLoopThreshold
+	}
+	if c.CrashLoopWindow <= 0 {
+		c.CrashLoopWindow = DefaultCrashLoopWindow
+	}
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = DefaultStartTimeout
+	}
+	if c.PreparedInstances == 0 {
+		c.PreparedInstances = DefaultPreparedInstances
+	}
+	if c.HealthInterval == 0 {
+		c.HealthInterval = DefaultHealthInterval
+	}
+	if c.HealthTimeout <= 0 {
+		c.HealthTimeout = DefaultHealthTimeout
+	}
+	if c.HealthInterval > 0 && c.HealthTimeout > c.HealthInterval {
+		c.HealthTimeout = c.HealthInterval
+	}
+	if c.PrecompileTimeout <= 0 {
+		c.PrecompileTimeout = DefaultPrecompileTimeout
+	}
+	if c.Clock == nil {
+		c.Clock = RealClock()
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	if c.SocketDir == "" {
+		c.SocketDir = os.TempDir()
+	}
+}

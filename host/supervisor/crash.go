@@ -1,0 +1,61 @@
+package supervisor
+
+import (
+	"time"
+)
+
+// crashLocked counts a crash (or a failed start) of sl at the Clock's now:
+// it schedules the next start after the restart backoff and marks sl
+// crashlooping when CrashLoopThreshold crashes fall within
+// CrashLoopWindow. s.mu must be held.
+func (s *Supervisor) crashLocked(sl *slot, cause error) {
+	now := s.cfg.Clock.Now()
+	sl.totalCrash++
+	sl.consecutive++
+	if cause != nil {
+		sl.lastErr = cause.Error()
+	}
+	keep := sl.crashes[:0]
+	for _, c := range sl.crashes {
+		if now.Sub(c) < s.cfg.CrashLoopWindow {
+			keep = append(keep, c)
+		}
+	}
+	sl.crashes = append(keep, now)
+	backoff := s.backoff(sl.consecutive)
+	sl.nextStart = now.Add(backoff)
+	if len(sl.crashes) >= s.cfg.CrashLoopThreshold {
+		if !sl.looping {
+			s.log.Error("skill is crashlooping", "skill_id", sl.key.id, "skill_version", sl.key.version, "crashes", len(sl.crashes), "window", s.cfg.CrashLoopWindow, "last_error", sl.lastErr)
+		}
+		sl.looping = true
+	} else {
+		s.log.Warn("sidecar crashed", "skill_id", sl.key.id, "skill_version", sl.key.version, "error", sl.lastErr, "restart_in", backoff)
+	}
+}
+
+// backoff is the delay before the next start after n consecutive crashes:
+// RestartBackoff doubled n-1 times, at most MaxRestartBackoff.
+func (s *Supervisor) backoff(n int) time.Duration {
+	b := s.cfg.RestartBackoff
+	for i := 1; i < n && b < s.cfg.MaxRestartBackoff; i++ {
+		b *= 2
+	}
+	return min(b, s.cfg.MaxRestartBackoff)
+}
+
+// Reset clears the crash history of a skill (of every version when version
+// is ""), so a crashlooping skill may run again.
+func (s *Supervisor) Reset(skillID, version string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, sl := range s.sidecars {
+		if k.id == skillID && (version == "" || k.version == version) {
+			sl.looping = false
+			sl.crashes = nil
+			sl.consecutive = 0
+			sl.nextStart = time.Time{}
+			sl.lastErr = ""
+		}
+	}
+}

@@ -1,0 +1,253 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	goplugin "github.com/hashicorp/go-plugin"
+
+	"github.com/palyra-go/palyra/host/internal/launch"
+	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
+	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
+)
+
+// Start starts the sidecar of t (and loads its module) unless one runs
+// already, without calling a tool: the eager start of a skill version.
+// A failed start counts as a crash, as on a call.
+func (s *Supervisor) Start(ctx context.Context, t Target) error {
+	if !t.valid() {
+		return fmt.Errorf("%w: skill id, module path and module sha256 are required", ErrInvalidTarget)
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.calls.Done()
+	s.mu.Lock()
+	sl := s.slotLocked(skey{t.SkillID, t.Version})
+	sl.lastUsed = s.cfg.Clock.Now()
+	s.mu.Unlock()
+	_, err := s.acquire(ctx, sl, &t)
+	return err
+}
+
+// Stop stops the sidecar of a skill version if it runs (graceful: its
+// in-flight calls finish first). The next call starts a new one.
+func (s *Supervisor) Stop(skillID, version string) {
+	s.mu.Lock()
+	var p *proc
+	if sl := s.sidecars[skey{skillID, version}]; sl != nil {
+		p, sl.proc = sl.proc, nil
+	}
+	s.mu.Unlock()
+	if p != nil {
+		s.endProc(p, true)
+	}
+}
+
+// acquire returns the running sidecar of sl, starting one if needed (after
+// the restart backoff of a crashed one). Only one start per slot runs at a
+// time; other callers wait for it.
+func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, error) {
+	lk := t.loadKey()
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if sl.looping {
+			last := sl.lastErr
+			s.mu.Unlock()
+			return nil, fmt.Errorf("%w: skill %s version %s (last error: %s)", ErrCrashLooping, t.SkillID, t.Version, last)
+		}
+		if p := sl.proc; p != nil {
+			if p.child.Exited() {
+				s.mu.Unlock()
+				s.ended(sl, p, true, errors.New("sidecar exited"))
+				continue
+			}
+			if p.loadKey == lk {
+				s.mu.Unlock()
+				return p, nil
+			}
+			// The installed module or its load settings changed: retire
+			// the old sidecar (graceful Stop waits for its calls).
+			sl.proc = nil
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.endProc(p, true)
+			}()
+		}
+		if ch := sl.starting; ch != nil {
+			s.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		ch := make(chan struct{})
+		sl.starting = ch
+		wait := sl.nextStart.Sub(s.cfg.Clock.Now())
+		s.mu.Unlock()
+
+		p, err := s.startAfter(ctx, wait, t, lk)
+
+		s.mu.Lock()
+		sl.starting = nil
+		close(ch)
+		if err != nil {
+			if ctx.Err() == nil && !errors.Is(err, ErrClosed) {
+				s.crashLocked(sl, err)
+			}
+			s.mu.Unlock()
+			return nil, err
+		}
+		if s.closed {
+			s.mu.Unlock()
+			s.endProc(p, false)
+			return nil, ErrClosed
+		}
+		sl.proc = p
+		sl.starts++
+		sl.cacheHit = p.cacheHit
+		s.mu.Unlock()
+		return p, nil
+	}
+}
+
+// startAfter waits out the restart backoff on the Clock, then starts.
+func (s *Supervisor) startAfter(ctx context.Context, wait time.Duration, t *Target, lk string) (*proc, error) {
+	if wait > 0 {
+		tm := s.cfg.Clock.NewTimer(wait)
+		select {
+		case <-tm.C():
+		case <-ctx.Done():
+			tm.Stop()
+			return nil, ctx.Err()
+		case <-s.stop:
+			tm.Stop()
+			return nil, ErrClosed
+		}
+	}
+	return s.start(ctx, t, lk)
+}
+
+// start starts a sidecar through the launcher and loads t's module in it.
+func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, error) {
+	log := s.cfg.Logger.Named("sidecar").With("skill_id", t.SkillID, "skill_version", t.Version)
+	child, err := launch.New(s.cfg.SocketDir, "sc-")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSidecarStart, err)
+	}
+	r := &cmdRunner{child: child, cmd: launch.Cmd{Path: s.cfg.SidecarPath, Args: s.cfg.SidecarArgs}}
+	// go-plugin makes a directory for the sockets of this sidecar inside
+	// the child's private directory, for both ends: the sidecar's
+	// (PLUGIN_UNIX_SOCKET_DIR) and the supervisor's own GRPCBroker
+	// listener that serves the capability broker. UnixSocketConfig takes
+	// effect only with a RunnerFunc (and no Cmd); SkipHostEnv keeps the
+	// host's environment out of the variables go-plugin hands the runner.
+	pc := goplugin.NewClient(&goplugin.ClientConfig{
+		HandshakeConfig:  sidecarplugin.Handshake,
+		Plugins:          sidecarplugin.ClientPlugins(bindBroker(s.cfg.Broker, t.SkillID)),
+		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		SkipHostEnv:      true,
+		UnixSocketConfig: &goplugin.UnixSocketConfig{TempDir: child.Dir()},
+		RunnerFunc:       r.runnerFunc,
+		StartTimeout:     s.cfg.StartTimeout,
+		Logger:           log,
+		SyncStdout:       io.Discard,
+		SyncStderr:       io.Discard,
+	})
+	p := &proc{pc: pc, child: child, runner: r, loadKey: lk, log: log, dead: make(chan struct{})}
+	fail := func(err error) (*proc, error) {
+		s.endProc(p, false)
+		return nil, err
+	}
+	rpc, err := pc.Client()
+	p.pid = child.Pid()
+	if err != nil {
+		return fail(fmt.Errorf("%w: %s: %v", ErrSidecarStart, s.cfg.SidecarPath, err))
+	}
+	raw, err := rpc.Dispense(sidecarplugin.PluginName)
+	if err != nil {
+		return fail(fmt.Errorf("%w: dispense: %v", ErrSidecarStart, err))
+	}
+	cl, ok := raw.(*sidecarplugin.Client)
+	if !ok {
+		return fail(fmt.Errorf("%w: dispensed %T", ErrSidecarStart, raw))
+	}
+	p.client = cl
+	lctx, cancel := context.WithTimeout(ctx, s.cfg.StartTimeout)
+	defer cancel()
+	lr, err := cl.LoadSkill(lctx, &sidecarv1.LoadSkillRequest{
+		SkillId:           t.SkillID,
+		SkillVersion:      t.Version,
+		Module:            &sidecarv1.LoadSkillRequest_ModulePath{ModulePath: t.ModulePath},
+		ModuleSha256:      t.ModuleSHA256,
+		CacheDir:          s.cfg.CacheDir,
+		Entrypoint:        t.Entrypoint,
+		Limits:            limitsProto(t.Limits, s.cfg.sidecarTimeoutExtra),
+		PreparedInstances: s.cfg.PreparedInstances,
+		Grants:            grantsProto(t.Grants),
+		Tools:             toolsProto(t.Tools),
+	})
+	if err != nil {
+		var se *sidecarplugin.Error
+		if errors.As(err, &se) {
+			// The sidecar runs and refused the module: its code stands.
+			return fail(fmt.Errorf("loading skill %s version %s: %w", t.SkillID, t.Version, err))
+		}
+		// The sidecar did not answer (it died, or ctx ended): a failed start.
+		return fail(fmt.Errorf("%w: loading skill %s version %s: %w", ErrSidecarStart, t.SkillID, t.Version, err))
+	}
+	p.cacheHit = lr.GetCacheHit()
+	log.Debug("sidecar started", "pid", p.pid, "cache_hit", p.cacheHit)
+	return p, nil
+}
+
+// ended records that p is over (crash: it died by itself) and ends it.
+// Only the first report counts.
+func (s *Supervisor) ended(sl *slot, p *proc, crash bool, cause error) {
+	s.mu.Lock()
+	if sl.proc == p {
+		sl.proc = nil
+		if crash {
+			s.crashLocked(sl, cause)
+		} else if cause != nil {
+			sl.lastErr = cause.Error()
+		}
+	}
+	s.mu.Unlock()
+	s.endProc(p, false)
+}
+
+// endProc ends a sidecar process: graceful asks it to Stop first (which
+// waits for its in-flight calls, bounded by DefaultStopTimeout); otherwise
+// its process group is SIGKILLed. It returns once the process is reaped,
+// go-plugin's goroutines are done and the private directory is removed.
+// It is idempotent: later calls wait for the first.
+func (s *Supervisor) endProc(p *proc, graceful bool) {
+	p.once.Do(func() {
+		defer close(p.dead)
+		if graceful && p.client != nil && !p.child.Exited() {
+			ctx, cancel := context.WithTimeout(context.Background(), DefaultStopTimeout)
+			_ = p.client.Stop(ctx)
+			cancel()
+		} else if err := p.child.Kill(); err != nil {
+			p.log.Warn("killing the sidecar failed", "pid", p.pid, "error", err)
+		}
+		p.pc.Kill()
+		p.runner.close()
+		if err := p.child.Close(); err != nil {
+			p.log.Warn("cleaning up after the sidecar failed", "pid", p.pid, "error", err)
+		}
+	})
+	<-p.dead
+}

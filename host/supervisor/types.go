@@ -1,0 +1,142 @@
+package supervisor
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+)
+
+// Limits are a skill's effective limits (manifest quotas ∩ operator
+// policy); zero fields are unlimited or the sidecar's default.
+type Limits struct {
+	Fuel               uint64
+	MemoryBytes        int64
+	TableElements      int64
+	Instances          int64
+	Tables             int64
+	Memories           int64
+	Timeout            time.Duration
+	MaxCapabilityCalls uint32
+}
+
+// Grants are the capabilities a call may use (manifest ∩ policy).
+type Grants struct {
+	HTTPHosts       []string
+	SecretKeys      []string
+	StoragePrefixes []string
+	Channels        []string
+}
+
+// Tool is one tool of a skill with its JSON Schemas (may be empty).
+type Tool struct {
+	ID           string
+	InputSchema  []byte
+	OutputSchema []byte
+}
+
+// Target is the installed skill version a call runs, as the caller
+// resolved it.
+type Target struct {
+	SkillID      string
+	Version      string
+	ModulePath   string
+	ModuleSHA256 string
+	// Entrypoint overrides the module's entrypoint; empty selects
+	// palyra_plugin_main, else run.
+	Entrypoint string
+	Limits     Limits
+	Grants     Grants
+	Tools      []Tool
+}
+
+// valid reports whether t names what a sidecar needs to load it.
+func (t *Target) valid() bool {
+	return t.SkillID != "" && t.ModuleSHA256 != "" && t.ModulePath != ""
+}
+
+// loadKey identifies what a running sidecar was loaded with: a target
+// whose key differs needs a fresh sidecar.
+func (t *Target) loadKey() string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	_ = enc.Encode([]any{t.ModulePath, t.ModuleSHA256, t.Entrypoint, t.Limits, t.Tools})
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// CallOptions are the optional parts of a call; the zero value is a plain
+// call.
+type CallOptions struct {
+	// InvocationID is the call's id (the guest's invocation_id, and the id
+	// of its capability calls at the broker); empty makes a random one. A
+	// caller that registers the invocation with its broker before the call
+	// sets it.
+	InvocationID string
+}
+
+// Stats are a call's resource use as the sidecar reported it.
+type Stats struct {
+	FuelConsumed     uint64        `json:"fuel_consumed"`
+	InitFuelConsumed uint64        `json:"init_fuel_consumed,omitempty"`
+	PeakMemoryBytes  uint64        `json:"peak_memory_bytes"`
+	WallTime         time.Duration `json:"wall_time_ns"`
+	CapabilityCalls  uint32        `json:"capability_calls"`
+	Prepared         bool          `json:"prepared"`
+}
+
+// LogRecord is one log line of the guest.
+type LogRecord struct {
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+// ToolError is the error a tool reported (guest text: quote it).
+type ToolError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Result is the outcome of a call. On a failure the sidecar reported, Call
+// returns the Result (stats, logs, tool error) together with the error.
+type Result struct {
+	InvocationID string `json:"invocation_id"`
+	// SkillID and Version name the skill version that ran.
+	SkillID     string          `json:"skill_id,omitempty"`
+	Version     string          `json:"version,omitempty"`
+	Output      json.RawMessage `json:"output,omitempty"`
+	ExitCode    int32           `json:"exit_code"`
+	Stats       Stats           `json:"stats"`
+	Logs        []LogRecord     `json:"logs,omitempty"`
+	LogsDropped uint32          `json:"logs_dropped,omitempty"`
+	ToolError   *ToolError      `json:"tool_error,omitempty"`
+	TrapCode    string          `json:"trap_code,omitempty"`
+	PID         int             `json:"-"`
+}
+
+// Status is the lifecycle state of a skill version's sidecar.
+type Status string
+
+// Statuses.
+const (
+	StatusStopped      Status = "stopped"
+	StatusStarting     Status = "starting"
+	StatusRunning      Status = "running"
+	StatusCrashLooping Status = "crashlooping"
+)
+
+// State describes a skill version's sidecar, for inventory and the CLI.
+type State struct {
+	SkillID   string    `json:"skill_id"`
+	Version   string    `json:"version"`
+	Status    Status    `json:"status"`
+	PID       int       `json:"pid,omitempty"`
+	Restarts  int       `json:"restarts"`
+	Crashes   int       `json:"crashes"`
+	InFlight  int       `json:"in_flight"`
+	Queued    int       `json:"queued"`
+	LastError string    `json:"last_error,omitempty"`
+	LastUsed  time.Time `json:"last_used,omitzero"`
+	// CacheHit reports whether the last sidecar start loaded the module
+	// from the precompiled cache (LoadSkill's cache_hit).
+	CacheHit bool `json:"cache_hit"`
+}
