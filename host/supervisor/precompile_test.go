@@ -212,9 +212,19 @@ func TestChildEnvironment(t *testing.T) {
 	t.Run("precompile child", func(t *testing.T) {
 		s := newSup(t, Config{SidecarPath: fakePath, CacheDir: shortDir(t), HealthInterval: -1, IdleTimeout: -1})
 		errc := make(chan error, 1)
-		go func() { errc <- s.Precompile(ctxT(t), modeFile(t, "block"), "") }()
+		mode := modeFile(t, "block")
+		go func() { errc <- s.Precompile(ctxT(t), mode, "") }()
 		pid := waitChild(t, fakePath)
 		env := environ(t, pid)
+		// A SIGUSR1 sent before the fake listens would be lost.
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(mode + ".ready"); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the fake precompile child never said it listens for SIGUSR1")
+			}
+		}
 		// Let it finish: the fake succeeds on SIGUSR1.
 		if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
 			t.Fatal(err)

@@ -6,7 +6,8 @@
 // go-plugin handshake: a start that fails, cheaply. Run as `precompile
 // --wasm FILE ...`, it does what FILE says:
 //
-//	block    wait for SIGUSR1, then report success
+//	block    wait for SIGUSR1 (FILE.ready exists once it listens), then
+//	         report success
 //	fail     report a compile failure the way palyra-sidecar does
 //	flood    write 1 MiB to stderr, then exit 3 without output
 //	garbage  print a line that is not JSON and exit 0
@@ -41,6 +42,11 @@ func main() {
 	case "block":
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, syscall.SIGUSR1)
+		// Until now a SIGUSR1 would have been lost: say it is safe to send.
+		if err := os.WriteFile(*wasm+".ready", nil, 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
 		<-sig
 		fmt.Println(`{"abi_version":"fake","cache_status":"miss"}`)
 	case "fail":
