@@ -49,7 +49,9 @@ type Config struct {
 	Policy     *policy.Profile
 	PolicyPath string
 	// TrustStore overrides the trust store path (default
-	// <state>/skills/trust-store.json).
+	// <state>/skills/trust-store.json). Nothing in the host reads the
+	// environment: palyra and palyra-host put $PALYRA_SKILLS_TRUST_STORE
+	// here.
 	TrustStore string
 	// Logger receives the host's and sidecars' logs; nil discards them.
 	Logger hclog.Logger
@@ -58,9 +60,14 @@ type Config struct {
 	// CacheDir is the precompiled-module cache (default <state>/cache/modules).
 	CacheDir string
 	// Vault holds the secrets skills use; nil opens the state dir's vault
-	// (<state>/secrets, key from $PALYRA_VAULT_KEY,
-	// $PALYRA_VAULT_KEY_COMMAND or <state>/secrets/vault.key).
+	// (<state>/secrets) with the key from VaultKey, else VaultKeyCommand,
+	// else <state>/secrets/vault.key.
 	Vault *vault.Vault
+	// VaultKey is the vault key as base64 of 32 bytes, and VaultKeyCommand
+	// a shell command that prints it (vault.Config.EncodedKey and
+	// KeyCommand); used only when Vault is nil. palyra and palyra-host
+	// fill them from $PALYRA_VAULT_KEY and $PALYRA_VAULT_KEY_COMMAND.
+	VaultKey, VaultKeyCommand string
 	// Storage is the skills' key-value store; nil opens
 	// <state>/storage/storage.db (closed by Close; a Storage given here is
 	// not).

@@ -7,18 +7,20 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/palyra-go/palyra/host/statedir"
 )
 
 // PrecompileTimeout bounds one run of `palyra-sidecar precompile`.
 const PrecompileTimeout = 2 * time.Minute
 
-// DefaultCacheDir is the precompiled-module cache of a state directory.
+// DefaultCacheDir is the precompiled-module cache of a state directory,
+// <state>/cache/modules (statedir.Layout.ModuleCache).
 func DefaultCacheDir(stateDir string) string {
-	return filepath.Join(stateDir, "cache", "modules")
+	return statedir.At(stateDir).ModuleCache()
 }
 
 // PrecompileHook returns the install.Config.Precompile hook that compiles

@@ -9,7 +9,6 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon/client"
 	"github.com/palyra-go/palyra/host/install"
-	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/storage"
 )
 
@@ -31,6 +30,47 @@ type lifecycle interface {
 	Reaudit(ctx context.Context) (*install.ReauditReport, error)
 	Close() error
 }
+
+// lifecycleReader is what the verbs that only look (list, info) act on:
+// a running daemon, or the state directory opened read-only, so that
+// looking leaves it exactly as it was (or absent).
+type lifecycleReader interface {
+	List(ctx context.Context, o install.ListOptions) (skillsRoot string, entries []install.Listing, err error)
+	Info(ctx context.Context, id, version string) (*install.Info, error)
+	Close() error
+}
+
+// lifecycleReader returns the daemon's lifecycle in daemon mode
+// (localFlags as in daemonClient), else a reader of the state directory.
+// Close it after use.
+func (a *app) lifecycleReader(cmd *cobra.Command, sf *stateFlags, localFlags ...string) (lifecycleReader, error) {
+	cl, err := a.daemonClient(cmd, localFlags...)
+	if err != nil {
+		return nil, err
+	}
+	if cl != nil {
+		return remoteLifecycle{cl}, nil
+	}
+	r, err := a.openReader(cmd, sf)
+	if err != nil {
+		return nil, err
+	}
+	return localReader{r}, nil
+}
+
+// localReader reads the state directory without changing it.
+type localReader struct{ r *install.Reader }
+
+func (l localReader) List(ctx context.Context, o install.ListOptions) (string, []install.Listing, error) {
+	ls, err := l.r.List(ctx, o)
+	return l.r.Layout().SkillsDir(), ls, err
+}
+
+func (l localReader) Info(ctx context.Context, id, version string) (*install.Info, error) {
+	return l.r.Info(ctx, id, version)
+}
+
+func (l localReader) Close() error { return l.r.Close() }
 
 // lifecycle returns the daemon's lifecycle in daemon mode (localFlags as in
 // daemonClient), else the state directory's. Close it after use.
@@ -57,7 +97,7 @@ type localLifecycle struct {
 
 func (l localLifecycle) List(ctx context.Context, o install.ListOptions) (string, []install.Listing, error) {
 	ls, err := l.in.List(ctx, o)
-	return statedir.SkillsDir(l.in.StateDir()), ls, err
+	return l.in.Layout().SkillsDir(), ls, err
 }
 
 func (l localLifecycle) Info(ctx context.Context, id, version string) (*install.Info, error) {
@@ -89,7 +129,7 @@ func (l localLifecycle) Remove(ctx context.Context, id, version string, purge bo
 	r, err := host.RemoveSkill(ctx, l.in, id, version, l.principal, purge, func(ctx context.Context, skillID string) (storage.Usage, error) {
 		return purgeStorage(ctx, state, skillID)
 	})
-	return r, statedir.SkillsDir(state), err
+	return r, l.in.Layout().SkillsDir(), err
 }
 
 func (l localLifecycle) Reaudit(ctx context.Context) (*install.ReauditReport, error) {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/hooks"
-	"github.com/palyra-go/palyra/host/statedir"
 )
 
 // hooksCommand is `palyra hooks`: the hook bindings of the state directory
@@ -34,7 +34,7 @@ func (a *app) hooksCommand() *cobra.Command {
 
 // hookStore opens the bindings store of the state directory.
 func (a *app) hookStore() (*hooks.Store, error) {
-	state, err := statedir.Resolve(a.stateDir)
+	state, err := cliconfig.StateDir(a.stateDir)
 	if err != nil {
 		return nil, err
 	}

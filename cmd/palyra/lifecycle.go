@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/audit"
@@ -54,22 +55,47 @@ func (s *stateFlags) register(c *cobra.Command, judges bool) {
 	}
 }
 
+// resolveState resolves the state directory (--state-dir,
+// $PALYRA_STATE_DIR, the per-user default) and the trust store
+// (--trust-store, $PALYRA_SKILLS_TRUST_STORE, the state directory's).
+func (a *app) resolveState(s *stateFlags) (statedir.Layout, string, error) {
+	layout, err := cliconfig.Layout(a.stateDir)
+	if err != nil {
+		return statedir.Layout{}, "", err
+	}
+	trustStore, err := cliconfig.TrustStore(layout, s.trustStore)
+	if err != nil {
+		return statedir.Layout{}, "", err
+	}
+	return layout, trustStore, nil
+}
+
+// installConfig is the install.Config of the state directory, its trust
+// store and its profile.
+func (a *app) installConfig(s *stateFlags) (install.Config, error) {
+	layout, trustStore, err := a.resolveState(s)
+	if err != nil {
+		return install.Config{}, err
+	}
+	prof, _, err := resolveProfile(layout.Dir(), s.profile)
+	if err != nil {
+		return install.Config{}, err
+	}
+	return install.Config{StateDir: layout.Dir(), TrustStore: trustStore, Policy: prof}, nil
+}
+
 // openInstaller resolves the state directory, the trust store and the
 // profile and opens the installer (which repairs what a crashed operation
 // left behind).
 func (a *app) openInstaller(cmd *cobra.Command, s *stateFlags) (*install.Installer, error) {
-	state, err := statedir.Resolve(a.stateDir)
+	cfg, err := a.installConfig(s)
 	if err != nil {
 		return nil, err
 	}
-	prof, _, err := resolveProfile(state, s.profile)
-	if err != nil {
-		return nil, err
-	}
-	cfg := install.Config{StateDir: state, TrustStore: s.trustStore, Policy: prof}
+	layout := statedir.At(cfg.StateDir)
 	// Installs report the requested secrets the vault lacks (presence
 	// only: no key is needed, no value is read).
-	v, err := vault.Open(vault.Config{StateDir: state})
+	v, err := vault.Open(vault.Config{StateDir: layout.Dir()})
 	if err != nil {
 		return nil, err
 	}
@@ -80,11 +106,21 @@ func (a *app) openInstaller(cmd *cobra.Command, s *stateFlags) (*install.Install
 	// (in a palyra-sidecar child, never in this process) into the cache
 	// that skills run and the host use; without one, the first call compiles.
 	if sc, err := findSidecar(""); err == nil {
-		if cfg.Precompile, err = host.PrecompileHook(sc, host.DefaultCacheDir(state)); err != nil {
+		if cfg.Precompile, err = host.PrecompileHook(sc, layout.ModuleCache()); err != nil {
 			return nil, err
 		}
 	}
 	return install.Open(cmd.Context(), cfg)
+}
+
+// openReader opens the state directory read-only (install.OpenReadOnly),
+// for the verbs that only look: they leave it exactly as it was, or absent.
+func (a *app) openReader(cmd *cobra.Command, s *stateFlags) (*install.Reader, error) {
+	cfg, err := a.installConfig(s)
+	if err != nil {
+		return nil, err
+	}
+	return install.OpenReadOnly(cmd.Context(), cfg)
 }
 
 // exactArgs and maxArgs are cobra's argument counts, reported as usage
@@ -187,7 +223,7 @@ func (a *app) installCommand() *cobra.Command {
 					opts.Principal = a.daemon.principal
 				}
 				rep.InstallResult, ierr = in.Install(cmd.Context(), data, opts)
-				rep.SkillsRoot, rep.TrustStore = statedir.SkillsDir(in.StateDir()), in.TrustStorePath()
+				rep.SkillsRoot, rep.TrustStore = in.Layout().SkillsDir(), in.TrustStorePath()
 			}
 			if rep.InstallResult == nil {
 				return ierr
@@ -259,7 +295,7 @@ func (a *app) listCommand() *cobra.Command {
 		Short: "List installed skill versions with their status and eligibility",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			lc, err := a.lifecycle(cmd, &sf, stateLocalFlags...)
+			lc, err := a.lifecycleReader(cmd, &sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
@@ -298,7 +334,7 @@ func (a *app) infoCommand() *cobra.Command {
 		Short: "Show an installed skill version: record, status, manifest, signature, entries, history",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lc, err := a.lifecycle(cmd, &sf, stateLocalFlags...)
+			lc, err := a.lifecycleReader(cmd, &sf, stateLocalFlags...)
 			if err != nil {
 				return err
 			}
@@ -347,7 +383,7 @@ func (a *app) checkCommand() *cobra.Command {
 			if err := a.refuseDaemonMode(cmd); err != nil {
 				return err
 			}
-			in, err := a.openInstaller(cmd, &sf)
+			in, err := a.openReader(cmd, &sf)
 			if err != nil {
 				return err
 			}
@@ -362,7 +398,7 @@ func (a *app) checkCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := checkReport{SkillsRoot: statedir.SkillsDir(in.StateDir()), Count: len(results), Results: results}
+			r := checkReport{SkillsRoot: in.Layout().SkillsDir(), Count: len(results), Results: results}
 			lines := []string{fmt.Sprintf("skills.check count=%d", r.Count)}
 			for _, res := range results {
 				lines = append(lines, fmt.Sprintf("  skill_id=%s version=%s check_status=%s trust_accepted=%t audit_passed=%t quarantine_required=%t status=%s eligibility=%s",

@@ -11,13 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host"
-	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
 // sidecarEnv names the palyra-sidecar binary when --sidecar is not given.
-const sidecarEnv = host.SidecarEnv
+const sidecarEnv = cliconfig.EnvSidecar
 
 // maxRunInputBytes caps --input (sdk/ABI.md: a 1 MiB input document).
 const maxRunInputBytes = 1 << 20
@@ -162,16 +162,18 @@ func (a *app) openHost(ctx context.Context, s *stateFlags, sidecarFlag string) (
 	if err != nil {
 		return nil, nil, err
 	}
-	state, err := statedir.Resolve(a.stateDir)
+	layout, trustStore, err := a.resolveState(s)
 	if err != nil {
 		return nil, nil, err
 	}
-	prof, _, err := resolveProfile(state, s.profile)
+	prof, _, err := resolveProfile(layout.Dir(), s.profile)
 	if err != nil {
 		return nil, nil, err
 	}
+	vaultKey, vaultKeyCommand := cliconfig.VaultKey()
 	h, err := host.Open(ctx, host.Config{
-		StateDir: state, TrustStore: s.trustStore, Policy: prof, SidecarPath: bin,
+		StateDir: layout.Dir(), TrustStore: trustStore, Policy: prof, SidecarPath: bin,
+		VaultKey: vaultKey, VaultKeyCommand: vaultKeyCommand,
 		Supervisor: supervisor.Config{IdleTimeout: -1},
 	})
 	if err != nil {
@@ -184,5 +186,6 @@ func (a *app) openHost(ctx context.Context, s *stateFlags, sidecarFlag string) (
 	}, nil
 }
 
-// findSidecar locates the palyra-sidecar binary (host.FindSidecar).
-func findSidecar(flag string) (string, error) { return host.FindSidecar(flag) }
+// findSidecar locates the palyra-sidecar binary: --sidecar, $PALYRA_SIDECAR,
+// next to palyra, $PATH (cliconfig.Sidecar).
+func findSidecar(flag string) (string, error) { return cliconfig.Sidecar(flag) }

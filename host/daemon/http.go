@@ -21,7 +21,6 @@ import (
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/install"
-	"github.com/palyra-go/palyra/host/statedir"
 )
 
 // ErrRequestTooLarge is a request body over its limit.
@@ -424,7 +423,7 @@ func (d *Daemon) httpListSkills(w http.ResponseWriter, r *http.Request) error {
 	if ls == nil {
 		ls = []install.Listing{}
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"skills_root": statedir.SkillsDir(d.host.Installer().StateDir()), "count": len(ls), "entries": ls})
+	return writeJSON(w, http.StatusOK, map[string]any{"skills_root": d.host.Installer().Layout().SkillsDir(), "count": len(ls), "entries": ls})
 }
 
 func (d *Daemon) httpInstall(w http.ResponseWriter, r *http.Request) error {
