@@ -53,6 +53,10 @@ type Config struct {
 	// environment: palyra and palyra-host put $PALYRA_SKILLS_TRUST_STORE
 	// here.
 	TrustStore string
+	// VulnFeedHook is passed to every audit (install.Config.VulnFeedHook);
+	// palyra and palyra-host fill it from
+	// $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK.
+	VulnFeedHook string
 	// Logger receives the host's and sidecars' logs; nil discards them.
 	Logger hclog.Logger
 	// SidecarPath is the palyra-sidecar binary. Required to Call.
@@ -193,7 +197,7 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, SecretPresent: caps.secretPresent, Bus: cfg.Bus}
+	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, VulnFeedHook: cfg.VulnFeedHook, SecretPresent: caps.secretPresent, Bus: cfg.Bus}
 	if cfg.SidecarPath != "" {
 		hook, err := PrecompileHook(cfg.SidecarPath, cfg.CacheDir)
 		if err != nil {

@@ -31,8 +31,9 @@ type hostSetup struct {
 	// trustStore is $PALYRA_SKILLS_TRUST_STORE, else the state
 	// directory's; vaultKey and vaultKeyCommand are $PALYRA_VAULT_KEY and
 	// $PALYRA_VAULT_KEY_COMMAND.
-	trustStore, vaultKey, vaultKeyCommand string
-	log                                   hclog.Logger
+	// vulnFeedHook is $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK.
+	trustStore, vaultKey, vaultKeyCommand, vulnFeedHook string
+	log                                                 hclog.Logger
 }
 
 // resolve returns the state directory (stateDir, else the default), the
@@ -53,6 +54,7 @@ func (h *hostFlags) resolve(stateDir string, stderr io.Writer) (hostSetup, error
 	}
 	s.state = layout.Dir()
 	s.vaultKey, s.vaultKeyCommand = cliconfig.VaultKey()
+	s.vulnFeedHook = cliconfig.VulnFeedHook()
 	s.log = hclog.New(&hclog.LoggerOptions{Name: "palyra-host", Level: hclog.LevelFromString(h.logLevel), Output: stderr, JSONFormat: h.logJSON})
 	return s, nil
 }

@@ -81,7 +81,7 @@ func (a *app) installConfig(s *stateFlags) (install.Config, error) {
 	if err != nil {
 		return install.Config{}, err
 	}
-	return install.Config{StateDir: layout.Dir(), TrustStore: trustStore, Policy: prof}, nil
+	return install.Config{StateDir: layout.Dir(), TrustStore: trustStore, Policy: prof, VulnFeedHook: cliconfig.VulnFeedHook()}, nil
 }
 
 // openInstaller resolves the state directory, the trust store and the

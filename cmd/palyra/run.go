@@ -173,7 +173,7 @@ func (a *app) openHost(ctx context.Context, s *stateFlags, sidecarFlag string) (
 	vaultKey, vaultKeyCommand := cliconfig.VaultKey()
 	h, err := host.Open(ctx, host.Config{
 		StateDir: layout.Dir(), TrustStore: trustStore, Policy: prof, SidecarPath: bin,
-		VaultKey: vaultKey, VaultKeyCommand: vaultKeyCommand,
+		VaultKey: vaultKey, VaultKeyCommand: vaultKeyCommand, VulnFeedHook: cliconfig.VulnFeedHook(),
 		Supervisor: supervisor.Config{IdleTimeout: -1},
 	})
 	if err != nil {

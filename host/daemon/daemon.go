@@ -42,11 +42,12 @@ type Options struct {
 	// StateDir is the state directory. Required; a relative path is made
 	// absolute.
 	StateDir string
-	// TrustStore, VaultKey and VaultKeyCommand are the host's
-	// (host.Config): the trust store file ("" = the state directory's) and
-	// the vault key sources. The daemon reads no environment; palyra-host
-	// fills them from its own.
-	TrustStore, VaultKey, VaultKeyCommand string
+	// TrustStore, VaultKey, VaultKeyCommand and VulnFeedHook are the
+	// host's (host.Config): the trust store file ("" = the state
+	// directory's), the vault key sources and the audit's vulnerability
+	// feed hook. The daemon reads no environment; palyra-host fills them
+	// from its own.
+	TrustStore, VaultKey, VaultKeyCommand, VulnFeedHook string
 	// Config is the daemon's configuration (nil: every default).
 	Config *Config
 	// PolicyPath is the operator profile ("" = <state>/policy.toml when it
@@ -147,7 +148,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	var mx *telemetry.Metrics
 	hcfg := host.Config{
 		StateDir: state, PolicyPath: opts.PolicyPath, Logger: log, SidecarPath: opts.SidecarPath,
-		TrustStore: opts.TrustStore, VaultKey: opts.VaultKey, VaultKeyCommand: opts.VaultKeyCommand,
+		TrustStore: opts.TrustStore, VaultKey: opts.VaultKey, VaultKeyCommand: opts.VaultKeyCommand, VulnFeedHook: opts.VulnFeedHook,
 		Supervisor: opts.Supervisor, Bus: d.wake, Anomaly: cfg.Anomaly,
 		OnCall: func(r host.CallRecord) { d.observeCall(mx, r) },
 	}

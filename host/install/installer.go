@@ -51,6 +51,10 @@ type Config struct {
 	// TrustStore is the trust store file. "" means the state directory's,
 	// <state>/skills/trust-store.json (statedir.Layout.TrustStore).
 	TrustStore string
+	// VulnFeedHook is passed to every audit (audit.Options.VulnFeedHook:
+	// Palyra's $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, which the commands
+	// read).
+	VulnFeedHook string
 	// Bus receives an event after every change is committed. nil publishes
 	// nothing (the inventory journal still records every change).
 	Bus *events.Bus
@@ -101,6 +105,7 @@ type Installer struct {
 	recovered   *RecoverReport
 	precompile  func(ctx context.Context, modulePath, sha256 string) error
 	secretOK    func(ctx context.Context, scope, key string) (bool, error)
+	vulnHook    string
 	// readOnly is set for the Installer inside a Reader: its database is
 	// open read-only and it takes no skill lock (taking one may create
 	// the lock file).
@@ -163,6 +168,7 @@ func newInstaller(cfg Config) (*Installer, error) {
 		lockTimeout: cfg.LockTimeout,
 		secretOK:    cfg.SecretPresent,
 		precompile:  cfg.Precompile,
+		vulnHook:    cfg.VulnFeedHook,
 	}
 	if in.profile == nil {
 		in.profile = policy.Default()

@@ -13,6 +13,7 @@
 //	sidecar binary   --sidecar, $PALYRA_SIDECAR, next to the program, $PATH
 //	daemon URL       --url, $PALYRA_DAEMON_URL, none (local mode)
 //	admin token      --token, $PALYRA_ADMIN_TOKEN, <state>/daemon/admin-token
+//	audit feed hook  $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, none
 //
 // A variable that is set but empty is an error for the state directory and
 // the trust store (Palyra's rule: no silent fallback) and the same as unset
@@ -27,6 +28,7 @@ import (
 	"path/filepath"
 
 	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/audit"
 	"github.com/palyra-go/palyra/host/daemon/client"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
@@ -41,6 +43,7 @@ const (
 	EnvSidecar         = "PALYRA_SIDECAR"
 	EnvDaemonURL       = client.EnvURL
 	EnvAdminToken      = client.EnvToken
+	EnvVulnFeedHook    = audit.VulnFeedHookEnv
 )
 
 // StateDir returns the absolute state directory: flag, else
@@ -97,6 +100,10 @@ func TrustStore(l statedir.Layout, flag string) (string, error) {
 func VaultKey() (encoded, command string) {
 	return os.Getenv(EnvVaultKey), os.Getenv(EnvVaultKeyCommand)
 }
+
+// VulnFeedHook returns $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, for
+// audit.Options.VulnFeedHook (install.Config, host.Config, daemon.Options).
+func VulnFeedHook() string { return os.Getenv(EnvVulnFeedHook) }
 
 // Sidecar locates the palyra-sidecar binary: flag, else $PALYRA_SIDECAR
 // (each must name an executable file), else next to the running program
