@@ -59,6 +59,9 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*CallResult, error) {
 // from (nil for a plain call): an update the tool replies with is applied
 // to it and the patched document replaces it.
 func (h *Host) callTool(ctx context.Context, req CallRequest, base *keptDoc) (*CallResult, error) {
+	if err := h.writable(); err != nil {
+		return nil, err
+	}
 	if req.Timeout < 0 || req.Timeout > MaxCallTimeout {
 		return nil, fmt.Errorf("%w: timeout %s is outside 0..%s", ErrBadRequest, req.Timeout, MaxCallTimeout)
 	}
@@ -140,7 +143,7 @@ type SubmitEvent struct {
 // SubmitForm implements Service: the submit is validated against the kept
 // document's form and delivered to the tool that returned the document.
 func (h *Host) SubmitForm(ctx context.Context, req SubmitRequest) (*CallResult, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	kd := h.docs.get(req.DocumentID)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -14,13 +13,15 @@ import (
 	"github.com/palyra-go/palyra/host/broker/egress"
 	"github.com/palyra-go/palyra/host/channels"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/host/vault"
 )
 
-// StoragePath is the skills' key-value store of a state directory.
+// StoragePath is the skills' key-value store of a state directory,
+// <state>/storage/storage.db (statedir.Layout.StorageDB).
 func StoragePath(stateDir string) string {
-	return filepath.Join(stateDir, "storage", "storage.db")
+	return statedir.At(stateDir).StorageDB()
 }
 
 // capabilities are the broker and its backends as Open built them.
@@ -49,7 +50,7 @@ func (c *capabilities) secretPresent(ctx context.Context, scope, key string) (bo
 func openCapabilities(ctx context.Context, cfg *Config) (*capabilities, error) {
 	c := &capabilities{vault: cfg.Vault, storage: cfg.Storage, channels: cfg.Channels}
 	if c.vault == nil {
-		v, err := vault.Open(vault.Config{StateDir: cfg.StateDir})
+		v, err := vault.Open(vault.Config{StateDir: cfg.StateDir, EncodedKey: cfg.VaultKey, KeyCommand: cfg.VaultKeyCommand})
 		if err != nil {
 			return nil, fmt.Errorf("host: %w", err)
 		}

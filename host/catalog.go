@@ -48,7 +48,7 @@ type catalog struct {
 // remove) with the crashlooping versions; while it stays the same the
 // catalog is answered from memory.
 func (h *Host) Tools(ctx context.Context) (*ToolCatalog, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	keys := h.loopingKeys()

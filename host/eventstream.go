@@ -116,7 +116,7 @@ func (h *Host) replay(ctx context.Context, afterID int64, upTo int64, send func(
 // Follow) live events, each delivered once, in journal order; hook
 // outcomes (not journaled) come live only.
 func (h *Host) Events(ctx context.Context, req EventsRequest, fn func(Event) error) error {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return err
 	}
 	if !req.Follow {

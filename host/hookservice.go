@@ -39,7 +39,7 @@ func (h *Host) Hooks(ctx context.Context) ([]HookBinding, error) {
 // BindHook implements Service: who acts is the binding's updater and,
 // unless the binding names one, its owner.
 func (h *Host) BindHook(ctx context.Context, b HookBinding) (*HookBinding, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	p := PrincipalFrom(ctx)
@@ -56,7 +56,7 @@ func (h *Host) BindHook(ctx context.Context, b HookBinding) (*HookBinding, error
 
 // SetHookEnabled implements Service.
 func (h *Host) SetHookEnabled(ctx context.Context, hookID string, enabled bool) (*HookBinding, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	out, err := h.hooks.SetEnabled(ctx, hookID, enabled, PrincipalFrom(ctx))
@@ -68,7 +68,7 @@ func (h *Host) SetHookEnabled(ctx context.Context, hookID string, enabled bool) 
 
 // RemoveHook implements Service.
 func (h *Host) RemoveHook(ctx context.Context, hookID string) error {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return err
 	}
 	return h.hooks.Remove(ctx, hookID)
@@ -77,7 +77,7 @@ func (h *Host) RemoveHook(ctx context.Context, hookID string) error {
 // FireHooks implements Service: the hooks bound to the event run now,
 // each through the same gate as any call.
 func (h *Host) FireHooks(ctx context.Context, req FireRequest) (*FireResult, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	ev, err := hooks.NormalizeEvent(req.Event)

@@ -40,8 +40,14 @@ type Config struct {
 	Policy     *policy.Profile
 	PolicyPath string
 	// TrustStore overrides the trust store path (default
-	// <state>/skills/trust-store.json).
+	// <state>/skills/trust-store.json). Nothing in the host reads the
+	// environment: palyra and palyra-host put $PALYRA_SKILLS_TRUST_STORE
+	// here.
 	TrustStore string
+	// VulnFeedHook is passed to every audit (install.Config.VulnFeedHook);
+	// palyra and palyra-host fill it from
+	// $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK.
+	VulnFeedHook string
 	// Logger receives the host's and sidecars' logs; nil discards them.
 	Logger hclog.Logger
 	// SidecarPath is the palyra-sidecar binary. Required to Call.
@@ -49,9 +55,14 @@ type Config struct {
 	// CacheDir is the precompiled-module cache (default <state>/cache/modules).
 	CacheDir string
 	// Vault holds the secrets skills use; nil opens the state dir's vault
-	// (<state>/secrets, key from $PALYRA_VAULT_KEY,
-	// $PALYRA_VAULT_KEY_COMMAND or <state>/secrets/vault.key).
+	// (<state>/secrets) with the key from VaultKey, else VaultKeyCommand,
+	// else <state>/secrets/vault.key.
 	Vault *vault.Vault
+	// VaultKey is the vault key as base64 of 32 bytes, and VaultKeyCommand
+	// a shell command that prints it (vault.Config.EncodedKey and
+	// KeyCommand); used only when Vault is nil. palyra and palyra-host
+	// fill them from $PALYRA_VAULT_KEY and $PALYRA_VAULT_KEY_COMMAND.
+	VaultKey, VaultKeyCommand string
 	// Storage is the skills' key-value store; nil opens
 	// <state>/storage/storage.db (closed by Close; a Storage given here is
 	// not).
@@ -95,6 +106,12 @@ type Config struct {
 	// OnHook, when set, is called with every hook outcome (metrics). It
 	// must not block.
 	OnHook func(hooks.Outcome)
+	// ReadOnly opens the state dir for looking only: nothing is created,
+	// migrated, recovered or locked, and the state dir stays exactly as
+	// it was (or absent). List, Info, Hooks and Sidecars (none run) work;
+	// every other verb fails with ErrReadOnly. The CLI's list and info
+	// open the host this way.
+	ReadOnly bool
 	// StartEagerly makes Open start a sidecar for the current version of
 	// every active skill (one at a time, before Open returns) instead of
 	// on its first call. A skill whose start fails is logged and left to
@@ -104,8 +121,12 @@ type Config struct {
 
 // Host loads and calls installed skills. It is safe for concurrent use.
 type Host struct {
-	cfg   Config
-	in    *install.Installer
+	cfg Config
+	in  *install.Installer
+	// ro is the state dir's reader when the host is open read-only (then
+	// in, the supervisor, the capabilities and the hooks dispatcher are
+	// nil).
+	ro    *install.Reader
 	sup   *supervisor.Supervisor
 	trust *trust.File
 	log   hclog.Logger
@@ -206,6 +227,9 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 		}
 		cfg.Policy = p
 	}
+	if cfg.ReadOnly {
+		return openReadOnly(ctx, cfg)
+	}
 	caps, err := openCapabilities(ctx, &cfg)
 	if err != nil {
 		return nil, err
@@ -214,7 +238,7 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	if wake == nil {
 		wake = &events.Bus{}
 	}
-	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, SecretPresent: caps.secretPresent, Bus: wake}
+	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, VulnFeedHook: cfg.VulnFeedHook, SecretPresent: caps.secretPresent, Bus: wake}
 	var sup *supervisor.Supervisor // made below; installs (and so precompiles) run only after Open
 	if cfg.SidecarPath != "" {
 		icfg.Precompile = func(ctx context.Context, modulePath, sha string) error { return sup.Precompile(ctx, modulePath, sha) }
@@ -277,6 +301,9 @@ func (h *Host) Close(ctx context.Context) error {
 	// (their calls need the sidecars) and the sidecars.
 	h.stopLoop()
 	h.loops.Wait()
+	if h.ro != nil {
+		return h.ro.Close()
+	}
 	errs = append(errs, h.disp.Close(ctx))
 	if h.sup != nil {
 		errs = append(errs, h.sup.Close(ctx))

@@ -210,14 +210,10 @@ func TestTrustRecheckedAtCall(t *testing.T) {
 	// The operator drops the publisher's key: the next call is refused.
 	b, _ := trust.NewStore().Marshal()
 	time.Sleep(10 * time.Millisecond)
-	trustStore, err := statedir.TrustStorePath(state, "")
-	if err != nil {
+	if err := os.WriteFile(statedir.At(state).TrustStore(), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(trustStore, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, err = h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"x"}`)})
+	_, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"x"}`)})
 	if err == nil {
 		t.Fatal("call succeeded after the publisher's key was removed")
 	}

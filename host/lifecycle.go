@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/palyra-go/palyra/host/install"
-	"github.com/palyra-go/palyra/host/statedir"
 )
 
 // The lifecycle verbs of the Service on the local host: each one is the
@@ -12,7 +11,7 @@ import (
 
 // Install implements Service.
 func (h *Host) Install(ctx context.Context, req InstallRequest) (*InstallResult, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	opts := install.InstallOptions{
@@ -32,17 +31,25 @@ func (h *Host) List(ctx context.Context, req ListRequest) (*SkillList, error) {
 	if err := h.open(); err != nil {
 		return nil, err
 	}
-	ls, err := h.in.List(ctx, install.ListOptions{
+	opts := install.ListOptions{
 		SkillID: req.SkillID, Publisher: req.Publisher, CurrentOnly: req.CurrentOnly,
 		QuarantinedOnly: req.QuarantinedOnly, EligibleOnly: req.EligibleOnly,
-	})
+	}
+	if h.ro != nil {
+		ls, err := h.ro.List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &SkillList{SkillsRoot: h.ro.Layout().SkillsDir(), Count: len(ls), Entries: ls}, nil
+	}
+	ls, err := h.in.List(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
 	if ls == nil {
 		ls = []SkillListing{}
 	}
-	return &SkillList{SkillsRoot: statedir.SkillsDir(h.in.StateDir()), Count: len(ls), Entries: ls}, nil
+	return &SkillList{SkillsRoot: h.in.Layout().SkillsDir(), Count: len(ls), Entries: ls}, nil
 }
 
 // Info implements Service.
@@ -50,12 +57,15 @@ func (h *Host) Info(ctx context.Context, ref SkillRef) (*SkillInfo, error) {
 	if err := h.open(); err != nil {
 		return nil, err
 	}
+	if h.ro != nil {
+		return h.ro.Info(ctx, ref.SkillID, ref.Version)
+	}
 	return h.in.Info(ctx, ref.SkillID, ref.Version)
 }
 
 // Verify implements Service.
 func (h *Host) Verify(ctx context.Context, ref SkillRef) (*VerifyResult, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	return h.in.Verify(ctx, ref.SkillID, ref.Version)
@@ -63,7 +73,7 @@ func (h *Host) Verify(ctx context.Context, ref SkillRef) (*VerifyResult, error) 
 
 // Audit implements Service.
 func (h *Host) Audit(ctx context.Context, ref SkillRef) (*AuditResult, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	return h.in.AuditInstalled(ctx, ref.SkillID, ref.Version)
@@ -71,7 +81,7 @@ func (h *Host) Audit(ctx context.Context, ref SkillRef) (*AuditResult, error) {
 
 // Enable implements Service.
 func (h *Host) Enable(ctx context.Context, req EnableRequest) (*StatusResult, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	return h.in.Enable(ctx, req.SkillID, req.Version, install.EnableOptions{Override: req.Override, Reason: req.Reason, Principal: PrincipalFrom(ctx)})
@@ -79,7 +89,7 @@ func (h *Host) Enable(ctx context.Context, req EnableRequest) (*StatusResult, er
 
 // Disable implements Service.
 func (h *Host) Disable(ctx context.Context, req StatusRequest) (*StatusResult, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	return h.in.Disable(ctx, req.SkillID, req.Version, req.Reason, PrincipalFrom(ctx))
@@ -87,7 +97,7 @@ func (h *Host) Disable(ctx context.Context, req StatusRequest) (*StatusResult, e
 
 // Quarantine implements Service.
 func (h *Host) Quarantine(ctx context.Context, req StatusRequest) (*StatusResult, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	return h.in.Quarantine(ctx, req.SkillID, req.Version, req.Reason, PrincipalFrom(ctx))
@@ -97,7 +107,7 @@ func (h *Host) Quarantine(ctx context.Context, req StatusRequest) (*StatusResult
 // is empty) leaves the inventory, its sidecar stops, and with
 // PurgeStorage the skill's storage is deleted once no version is left.
 func (h *Host) Remove(ctx context.Context, req RemoveRequest) (*RemoveResult, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	return h.remove(ctx, req.SkillID, req.Version, PrincipalFrom(ctx), req.PurgeStorage)
@@ -105,7 +115,7 @@ func (h *Host) Remove(ctx context.Context, req RemoveRequest) (*RemoveResult, er
 
 // Reaudit implements Service.
 func (h *Host) Reaudit(ctx context.Context) (*ReauditReport, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	return h.in.Reaudit(ctx)

@@ -5,17 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
+	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
 // PrecompileTimeout bounds one run of `palyra-sidecar precompile`.
 const PrecompileTimeout = supervisor.DefaultPrecompileTimeout
 
-// DefaultCacheDir is the precompiled-module cache of a state directory.
+// DefaultCacheDir is the precompiled-module cache of a state directory,
+// <state>/cache/modules (statedir.Layout.ModuleCache).
 func DefaultCacheDir(stateDir string) string {
-	return filepath.Join(stateDir, "cache", "modules")
+	return statedir.At(stateDir).ModuleCache()
 }
 
 // PrecompileHook returns the install.Config.Precompile hook that compiles

@@ -3,40 +3,38 @@ package host
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
-// SidecarEnv names the environment variable that points at palyra-sidecar.
-const SidecarEnv = "PALYRA_SIDECAR"
+// SidecarName is the file name of the sidecar binary.
+const SidecarName = "palyra-sidecar"
 
-// FindSidecar locates the palyra-sidecar binary: flag when given, else
-// $PALYRA_SIDECAR, else next to the running executable, else in $PATH.
-func FindSidecar(flag string) (string, error) {
-	if flag != "" {
-		return checkSidecar(flag, "--sidecar")
+// FindSidecar locates the palyra-sidecar binary: explicit when given (it
+// must be an executable file), else SidecarName next to the running
+// executable. It reads no environment: the commands look at their own
+// sources first (palyra's --sidecar, then $PALYRA_SIDECAR) and at $PATH
+// last. Not found is supervisor.ErrSidecarNotFound.
+func FindSidecar(explicit string) (string, error) {
+	if explicit != "" {
+		return checkSidecar(explicit)
 	}
-	if env := os.Getenv(SidecarEnv); env != "" {
-		return checkSidecar(env, "$"+SidecarEnv)
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("%w: cannot locate the running program: %v", supervisor.ErrSidecarNotFound, err)
 	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "palyra-sidecar")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
+	p := filepath.Join(filepath.Dir(exe), SidecarName)
+	if _, err := checkSidecar(p); err != nil {
+		return "", fmt.Errorf("%w: no %s next to %s", supervisor.ErrSidecarNotFound, SidecarName, exe)
 	}
-	if p, err := exec.LookPath("palyra-sidecar"); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("%w: give --sidecar PATH or set $%s, or install palyra-sidecar next to the program or in $PATH", supervisor.ErrSidecarNotFound, SidecarEnv)
+	return p, nil
 }
 
-func checkSidecar(p, from string) (string, error) {
+func checkSidecar(p string) (string, error) {
 	fi, err := os.Stat(p)
 	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("%w: %s %s is not an executable file", supervisor.ErrSidecarNotFound, from, p)
+		return "", fmt.Errorf("%w: %s is not an executable file", supervisor.ErrSidecarNotFound, p)
 	}
 	return p, nil
 }

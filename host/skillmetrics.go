@@ -150,7 +150,7 @@ func summarize(ds []time.Duration) DurationSummary {
 // the host opened, with the broker's capability counters. An unknown
 // skill is skill_not_found.
 func (h *Host) SkillMetrics(ctx context.Context, skillID string) (*SkillMetrics, error) {
-	if err := h.open(); err != nil {
+	if err := h.writable(); err != nil {
 		return nil, err
 	}
 	// One inventory read to refuse an unknown id (Info would also read and

@@ -19,9 +19,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/statedir"
 )
 
 func main() {
@@ -77,12 +77,16 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			state, side, log, err := hf.resolve(*stateDir, stderr)
+			hs, err := hf.resolve(*stateDir, stderr)
 			if err != nil {
 				return err
 			}
+			state := hs.state
 			ctx := cmd.Context()
-			d, err := daemon.Open(ctx, daemon.Options{StateDir: state, Config: cfg, PolicyPath: hf.policyPath, SidecarPath: side, Logger: log})
+			d, err := daemon.Open(ctx, daemon.Options{
+				StateDir: state, Config: cfg, PolicyPath: hf.policyPath, SidecarPath: hs.sidecar, Logger: hs.log,
+				TrustStore: hs.trustStore, VaultKey: hs.vaultKey, VaultKeyCommand: hs.vaultKeyCommand, VulnFeedHook: hs.vulnFeedHook,
+			})
 			if err != nil {
 				return err
 			}
@@ -109,7 +113,7 @@ func tokenCommand(stateDir *string, stdout io.Writer) *cobra.Command {
 		Short: "Replace the admin token; a running daemon accepts only the new one from its next request",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			state, err := statedir.Resolve(*stateDir)
+			state, err := cliconfig.StateDir(*stateDir)
 			if err != nil {
 				return err
 			}
@@ -124,11 +128,11 @@ func tokenCommand(stateDir *string, stdout io.Writer) *cobra.Command {
 		Short: "Print the admin token file of the state directory",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			state, err := statedir.Resolve(*stateDir)
+			layout, err := cliconfig.Layout(*stateDir)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(stdout, daemon.TokenPath(state))
+			fmt.Fprintln(stdout, layout.DaemonToken())
 			return nil
 		},
 	})

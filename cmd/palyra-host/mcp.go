@@ -38,13 +38,17 @@ func mcpCommand(stateDir *string, stdin io.Reader, stdout, stderr io.Writer) *co
 			if err != nil {
 				return err
 			}
-			state, side, log, err := hf.resolve(*stateDir, stderr)
+			hs, err := hf.resolve(*stateDir, stderr)
 			if err != nil {
 				return err
 			}
+			state, log := hs.state, hs.log
 			ctx := cmd.Context()
 			bus := &events.Bus{}
-			h, err := host.Open(ctx, host.Config{StateDir: state, PolicyPath: hf.policyPath, SidecarPath: side, Logger: log, Bus: bus})
+			h, err := host.Open(ctx, host.Config{
+				StateDir: state, PolicyPath: hf.policyPath, SidecarPath: hs.sidecar, Logger: log, Bus: bus,
+				TrustStore: hs.trustStore, VaultKey: hs.vaultKey, VaultKeyCommand: hs.vaultKeyCommand, VulnFeedHook: hs.vulnFeedHook,
+			})
 			if err != nil {
 				return err
 			}

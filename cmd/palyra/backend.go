@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host"
-	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
@@ -75,27 +75,25 @@ func (a *app) service(cmd *cobra.Command, sf *stateFlags, localOnly ...string) (
 		// first call compiles.
 		bin, _ = findSidecar("")
 	}
-	state, err := statedir.Resolve(a.stateDir)
+	layout, ts, err := a.resolveState(sf)
 	if err != nil {
 		return nil, err
 	}
-	ts, err := statedir.TrustStorePath(state, sf.trustStore)
+	prof, _, err := resolveProfile(layout.Dir(), sf.profile)
 	if err != nil {
 		return nil, err
 	}
-	prof, _, err := resolveProfile(state, sf.profile)
-	if err != nil {
-		return nil, err
-	}
+	vaultKey, vaultKeyCommand := cliconfig.VaultKey()
 	ctx := cmd.Context()
 	h, err := host.Open(ctx, host.Config{
-		StateDir: state, TrustStore: ts, Policy: prof, SidecarPath: bin,
+		StateDir: layout.Dir(), TrustStore: ts, Policy: prof, SidecarPath: bin, ReadOnly: sf.readOnly,
+		VaultKey: vaultKey, VaultKeyCommand: vaultKeyCommand, VulnFeedHook: cliconfig.VulnFeedHook(),
 		Supervisor: supervisor.Config{IdleTimeout: -1},
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &service{Service: h, skillsRoot: statedir.SkillsDir(state), trustStore: ts, close: func() error {
+	return &service{Service: h, skillsRoot: layout.SkillsDir(), trustStore: ts, close: func() error {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), hostCloseTimeout)
 		defer cancel()
 		return h.Close(cctx)
@@ -107,5 +105,6 @@ func (a *app) actor(cmd *cobra.Command) context.Context {
 	return host.WithPrincipal(cmd.Context(), a.daemon.principal)
 }
 
-// findSidecar locates the palyra-sidecar binary (host.FindSidecar).
-func findSidecar(flag string) (string, error) { return host.FindSidecar(flag) }
+// findSidecar locates the palyra-sidecar binary: --sidecar,
+// $PALYRA_SIDECAR, next to palyra, $PATH (cliconfig.Sidecar).
+func findSidecar(flag string) (string, error) { return cliconfig.Sidecar(flag) }

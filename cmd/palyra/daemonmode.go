@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/daemon/client"
 	"github.com/palyra-go/palyra/host/install"
-	"github.com/palyra-go/palyra/host/statedir"
 )
 
 // daemonModeHelp is the part of the skills and hooks groups' long help that
@@ -42,12 +42,7 @@ func (a *app) registerDaemonFlags(c *cobra.Command) {
 }
 
 // daemonURL is --url, else $PALYRA_DAEMON_URL; "" is local mode.
-func (a *app) daemonURL() string {
-	if a.daemon.url != "" {
-		return a.daemon.url
-	}
-	return os.Getenv(client.EnvURL)
-}
+func (a *app) daemonURL() string { return cliconfig.DaemonURL(a.daemon.url) }
 
 // daemonToken is --token, else $PALYRA_ADMIN_TOKEN, else the token file of
 // the state directory when it exists and this user can read it (a daemon
@@ -55,17 +50,14 @@ func (a *app) daemonURL() string {
 // file that is readable but unusable (mode other than 0600, malformed) is
 // an error, as the daemon would refuse it too.
 func (a *app) daemonToken() (string, error) {
-	if a.daemon.token != "" {
-		return a.daemon.token, nil
-	}
-	if t := os.Getenv(client.EnvToken); t != "" {
+	if t := cliconfig.AdminToken(a.daemon.token); t != "" {
 		return t, nil
 	}
-	state, err := statedir.Resolve(a.stateDir)
+	layout, err := cliconfig.Layout(a.stateDir)
 	if err != nil {
 		return "", nil
 	}
-	p := daemon.TokenPath(state)
+	p := layout.DaemonToken()
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 		return "", nil

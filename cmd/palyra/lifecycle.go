@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/audit"
@@ -50,6 +51,9 @@ type stateFlags struct {
 	// whether the local host needs the binary (see app.service).
 	sidecar    string
 	sidecarUse sidecarUse
+	// readOnly opens the local host read-only: the verb only looks (list,
+	// info) and leaves the state dir exactly as it was, or absent.
+	readOnly bool
 }
 
 func (s *stateFlags) register(c *cobra.Command, judges bool) {
@@ -57,6 +61,35 @@ func (s *stateFlags) register(c *cobra.Command, judges bool) {
 	if judges {
 		c.Flags().StringVar(&s.profile, "profile", "", "operator profile (default <state>/policy.toml when it exists, else the built-in default)")
 	}
+}
+
+// resolveState resolves the state directory (--state-dir,
+// $PALYRA_STATE_DIR, the per-user default) and the trust store
+// (--trust-store, $PALYRA_SKILLS_TRUST_STORE, the state directory's).
+func (a *app) resolveState(s *stateFlags) (statedir.Layout, string, error) {
+	layout, err := cliconfig.Layout(a.stateDir)
+	if err != nil {
+		return statedir.Layout{}, "", err
+	}
+	trustStore, err := cliconfig.TrustStore(layout, s.trustStore)
+	if err != nil {
+		return statedir.Layout{}, "", err
+	}
+	return layout, trustStore, nil
+}
+
+// installConfig is the install.Config of the state directory, its trust
+// store and its profile.
+func (a *app) installConfig(s *stateFlags) (install.Config, error) {
+	layout, trustStore, err := a.resolveState(s)
+	if err != nil {
+		return install.Config{}, err
+	}
+	prof, _, err := resolveProfile(layout.Dir(), s.profile)
+	if err != nil {
+		return install.Config{}, err
+	}
+	return install.Config{StateDir: layout.Dir(), TrustStore: trustStore, Policy: prof, VulnFeedHook: cliconfig.VulnFeedHook()}, nil
 }
 
 // registerSidecar adds --sidecar, for the verbs that run tools: the local
@@ -71,18 +104,13 @@ func (s *stateFlags) registerSidecar(c *cobra.Command, usage string) {
 // left behind). Only the local-only diagnostics use it (skills check,
 // skills audit --artifact): they are no operator verbs of host.Service.
 func (a *app) openInstaller(cmd *cobra.Command, s *stateFlags) (*install.Installer, error) {
-	state, err := statedir.Resolve(a.stateDir)
+	cfg, err := a.installConfig(s)
 	if err != nil {
 		return nil, err
 	}
-	prof, _, err := resolveProfile(state, s.profile)
-	if err != nil {
-		return nil, err
-	}
-	cfg := install.Config{StateDir: state, TrustStore: s.trustStore, Policy: prof}
 	// Checks report the requested secrets the vault lacks (presence
 	// only: no key is needed, no value is read).
-	v, err := vault.Open(vault.Config{StateDir: state})
+	v, err := vault.Open(vault.Config{StateDir: cfg.StateDir})
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +118,16 @@ func (a *app) openInstaller(cmd *cobra.Command, s *stateFlags) (*install.Install
 		return v.Has(ctx, vault.Name{Scope: scope, Key: key})
 	}
 	return install.Open(cmd.Context(), cfg)
+}
+
+// openReader opens the state directory read-only (install.OpenReadOnly),
+// for the verbs that only look: they leave it exactly as it was, or absent.
+func (a *app) openReader(cmd *cobra.Command, s *stateFlags) (*install.Reader, error) {
+	cfg, err := a.installConfig(s)
+	if err != nil {
+		return nil, err
+	}
+	return install.OpenReadOnly(cmd.Context(), cfg)
 }
 
 // exactArgs and maxArgs are cobra's argument counts, reported as usage
@@ -254,7 +292,7 @@ func listingText(l install.Listing) string {
 func (a *app) listCommand() *cobra.Command {
 	var (
 		opts host.ListRequest
-		sf   stateFlags
+		sf   = stateFlags{readOnly: true}
 	)
 	c := &cobra.Command{
 		Use:   "list [--publisher P] [--current-only] [--quarantined-only] [--eligible-only]",
@@ -294,7 +332,7 @@ func (a *app) listCommand() *cobra.Command {
 func (a *app) infoCommand() *cobra.Command {
 	var (
 		version string
-		sf      stateFlags
+		sf      = stateFlags{readOnly: true}
 	)
 	c := &cobra.Command{
 		Use:   "info SKILL_ID [--version V]",
@@ -350,7 +388,7 @@ func (a *app) checkCommand() *cobra.Command {
 			if err := a.refuseDaemonMode(cmd); err != nil {
 				return err
 			}
-			in, err := a.openInstaller(cmd, &sf)
+			in, err := a.openReader(cmd, &sf)
 			if err != nil {
 				return err
 			}
@@ -365,7 +403,7 @@ func (a *app) checkCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := checkReport{SkillsRoot: statedir.SkillsDir(in.StateDir()), Count: len(results), Results: results}
+			r := checkReport{SkillsRoot: in.Layout().SkillsDir(), Count: len(results), Results: results}
 			lines := []string{fmt.Sprintf("skills.check count=%d", r.Count)}
 			for _, res := range results {
 				lines = append(lines, fmt.Sprintf("  skill_id=%s version=%s check_status=%s trust_accepted=%t audit_passed=%t quarantine_required=%t status=%s eligibility=%s",

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/inventory"
 	"github.com/palyra-go/palyra/host/policy"
-	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/cobra"
 )
@@ -58,7 +57,7 @@ func (a *app) policyShowCommand() *cobra.Command {
 			"The text output is the profile as TOML; --json gives {source, profile}.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			state, err := statedir.Resolve(a.stateDir)
+			state, err := cliconfig.StateDir(a.stateDir)
 			if err != nil {
 				return err
 			}
@@ -111,14 +110,12 @@ func (a *app) policyCheckCommand() *cobra.Command {
 				return fmt.Errorf("%w: %v", errIO, err)
 			}
 			r := policyCheckReport{Profile: file, Valid: true, Skills: []policySkillCheck{}}
-			state, err := statedir.Resolve(a.stateDir)
+			state, err := cliconfig.StateDir(a.stateDir)
 			if err != nil {
 				return err
 			}
-			if _, err := os.Stat(inventory.DefaultPath(state)); err == nil {
-				if r.Skills, err = evaluateInstalled(cmd.Context(), state, prof); err != nil {
-					return err
-				}
+			if r.Skills, err = evaluateInstalled(cmd.Context(), state, prof); err != nil {
+				return err
 			}
 			var lines []string
 			for _, s := range r.Skills {
@@ -143,14 +140,15 @@ func (a *app) policyCheckCommand() *cobra.Command {
 	return c
 }
 
-// evaluateInstalled evaluates every installed version against prof.
+// evaluateInstalled evaluates every installed version against prof. It
+// opens the state directory read-only: checking a profile changes nothing.
 func evaluateInstalled(ctx context.Context, state string, prof *policy.Profile) ([]policySkillCheck, error) {
-	in, err := install.Open(ctx, install.Config{StateDir: state, Policy: prof})
+	in, err := install.OpenReadOnly(ctx, install.Config{StateDir: state, Policy: prof})
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	entries, err := in.Inventory().Skills(ctx, inventory.Filter{})
+	entries, err := in.Entries(ctx, inventory.Filter{})
 	if err != nil {
 		return nil, err
 	}

@@ -11,12 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
 // sidecarEnv names the palyra-sidecar binary when --sidecar is not given.
-const sidecarEnv = host.SidecarEnv
+const sidecarEnv = cliconfig.EnvSidecar
 
 // maxRunInputBytes caps --input (sdk/ABI.md: a 1 MiB input document).
 const maxRunInputBytes = 1 << 20

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/palyra-go/palyra/host/statedir"
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host/vault"
 	"github.com/spf13/cobra"
 )
@@ -187,11 +187,13 @@ func (a *app) secretsDeleteCommand() *cobra.Command {
 }
 
 // openVault opens the vault of the state directory (--state-dir, else
-// $PALYRA_STATE_DIR, else the per-user default).
+// $PALYRA_STATE_DIR, else the per-user default) with the key sources of the
+// environment.
 func (a *app) openVault() (*vault.Vault, error) {
-	state, err := statedir.Resolve(a.stateDir)
+	state, err := cliconfig.StateDir(a.stateDir)
 	if err != nil {
 		return nil, err
 	}
-	return vault.Open(vault.Config{StateDir: state})
+	encoded, command := cliconfig.VaultKey()
+	return vault.Open(vault.Config{StateDir: state, EncodedKey: encoded, KeyCommand: command})
 }

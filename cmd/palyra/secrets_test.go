@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/palyra-go/palyra/host/statedir"
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host/vault"
 )
 
@@ -17,8 +17,8 @@ import (
 // environment holds (an empty value is an unset one).
 func clearVaultEnv(t *testing.T) {
 	t.Helper()
-	t.Setenv(vault.EnvKey, "")
-	t.Setenv(vault.EnvKeyCommand, "")
+	t.Setenv(cliconfig.EnvVaultKey, "")
+	t.Setenv(cliconfig.EnvVaultKeyCommand, "")
 }
 
 // noValue fails when any output of r shows value.
@@ -175,9 +175,9 @@ func TestSecretsSetRefusesTerminal(t *testing.T) {
 func TestSecretsStateDirFromEnv(t *testing.T) {
 	clearVaultEnv(t)
 	state := t.TempDir()
-	t.Setenv(statedir.EnvStateDir, state)
+	t.Setenv(cliconfig.EnvStateDir, state)
 	key := bytes.Repeat([]byte{0x42}, vault.KeyBytes)
-	t.Setenv(vault.EnvKey, base64.StdEncoding.EncodeToString(key))
+	t.Setenv(cliconfig.EnvVaultKey, base64.StdEncoding.EncodeToString(key))
 	const value = "env-dir-Secret-1"
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"secrets", "set", "channel:discord:acct_1/bot_token"}, strings.NewReader(value), &out, &errb); code != exitOK {
@@ -195,7 +195,7 @@ func TestSecretsStateDirFromEnv(t *testing.T) {
 		t.Fatal("a key file was written although $PALYRA_VAULT_KEY is set")
 	}
 	// Another key is refused with its code.
-	t.Setenv(vault.EnvKey, base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0x43}, vault.KeyBytes)))
+	t.Setenv(cliconfig.EnvVaultKey, base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0x43}, vault.KeyBytes)))
 	r := cli(t, state, value, "--json", "secrets", "set", "global/other")
 	r.noValue(t, value)
 	if r.code != exitFailure || r.errorCode(t) != "vault_key_mismatch" {

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
-	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/internal/fsutil"
 	"github.com/spf13/cobra"
@@ -158,11 +158,11 @@ func (t *trustFlags) register(c *cobra.Command) {
 
 // open resolves the trust store file and persists any --trusted-publisher entries.
 func (a *app) openTrust(cmd *cobra.Command, t *trustFlags) (*trust.File, string, error) {
-	state, err := statedir.Resolve(a.stateDir)
+	layout, err := cliconfig.Layout(a.stateDir)
 	if err != nil {
 		return nil, "", err
 	}
-	path, err := statedir.TrustStorePath(state, t.trustStore)
+	path, err := cliconfig.TrustStore(layout, t.trustStore)
 	if err != nil {
 		return nil, "", err
 	}

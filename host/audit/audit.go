@@ -3,7 +3,6 @@ package audit
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -23,8 +22,10 @@ const (
 )
 
 // VulnFeedHookEnv is the environment variable Palyra reads for its
-// vulnerability feed hook. Only its presence is checked: no feed is ever
-// consulted (see the vulnerability_feed_hook check).
+// vulnerability feed hook, named in the vulnerability_feed_hook check. The
+// package reads no environment: palyra and palyra-host pass the variable's
+// value as Options.VulnFeedHook. Only its presence is checked: no feed is
+// ever consulted.
 const VulnFeedHookEnv = "PALYRA_SKILL_AUDIT_VULN_FEED_HOOK"
 
 // Input is what Audit examines: an artifact that already passed
@@ -56,9 +57,11 @@ type Options struct {
 	// MaxExportedFunctions bounds the functions each module exports.
 	// Default DefaultMaxExportedFunctions (128). Negative is invalid.
 	MaxExportedFunctions int
-	// Getenv reads the environment (VulnFeedHookEnv); nil means os.Getenv.
-	// Tests set it to stay hermetic.
-	Getenv func(string) string
+	// VulnFeedHook is the vulnerability feed hook (Palyra's
+	// $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, VulnFeedHookEnv); the
+	// vulnerability_feed_hook check passes when it is set, and warns
+	// otherwise.
+	VulnFeedHook string
 	// Now gives the report's generated_at_unix_ms; nil means time.Now.
 	// Fix it to get byte-identical reports.
 	Now func() time.Time
@@ -74,7 +77,7 @@ type Options struct {
 // Audit reads module bytes with host/internal/wasmbin under its default limits, so
 // its time and memory are linear in the size of the modules; ctx is checked
 // between modules. It modifies nothing it is given and is safe for
-// concurrent use. With a fixed Options.Now and Options.Getenv, the same
+// concurrent use. With a fixed Options.Now, the same
 // input gives a Report whose JSON encoding is identical byte for byte.
 func Audit(ctx context.Context, in Input) (*Report, error) {
 	if err := ctx.Err(); err != nil {
@@ -96,9 +99,6 @@ func Audit(ctx context.Context, in Input) (*Report, error) {
 	}
 	if opts.MaxExportedFunctions == 0 {
 		opts.MaxExportedFunctions = DefaultMaxExportedFunctions
-	}
-	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -157,7 +157,7 @@ func Audit(ctx context.Context, in Input) (*Report, error) {
 	}
 	a.entrypointCheck(modules, parsed)
 
-	vuln := vulnerabilityFeedCheck(opts.Getenv)
+	vuln := vulnerabilityFeedCheck(opts.VulnFeedHook)
 	a.add(vuln)
 	a.report.VulnerabilityScan = cloneCheck(vuln)
 
@@ -227,10 +227,10 @@ func modulePaths(entries map[string][]byte) []string {
 	return out
 }
 
-func vulnerabilityFeedCheck(getenv func(string) string) Check {
+func vulnerabilityFeedCheck(hook string) Check {
 	const id = "vulnerability_feed_hook"
 	details := map[string]any{"env": VulnFeedHookEnv, "feed_consulted": false}
-	if strings.TrimSpace(getenv(VulnFeedHookEnv)) != "" {
+	if strings.TrimSpace(hook) != "" {
 		details["configured"] = true
 		return pass(id, "vulnerability feed hook is configured ("+VulnFeedHookEnv+
 			"), but no vulnerability feed is consulted: this audit does not scan for known vulnerabilities", details)

@@ -108,7 +108,7 @@
 //
 // # Determinism
 //
-// With Options.Now and Options.Getenv fixed, the same input gives a Report
+// With Options.Now fixed, the same input gives a Report
 // whose JSON encoding is identical byte for byte: modules are visited in
 // byte-wise path order, checks keep a fixed order, import problems follow
 // the import section, and details are maps, which encoding/json writes

@@ -62,7 +62,6 @@ display_name = "Files"
 	r, err := audit.Audit(context.Background(), audit.Input{
 		Inspection:    vr.Inspection,
 		TrustDecision: vr.TrustDecision,
-		Options:       audit.Options{Getenv: func(string) string { return "" }},
 	})
 	if err != nil {
 		panic(err)

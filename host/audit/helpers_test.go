@@ -191,14 +191,10 @@ func verified(t testing.TB, manifestTOML string, modules map[string][]byte, asse
 	return vr
 }
 
-// hermetic returns opts with a fixed clock and an empty environment unless
-// they are set.
+// hermetic returns opts with a fixed clock unless it is set.
 func hermetic(opts Options) Options {
 	if opts.Now == nil {
 		opts.Now = func() time.Time { return auditedAt }
-	}
-	if opts.Getenv == nil {
-		opts.Getenv = func(string) string { return "" }
 	}
 	return opts
 }

@@ -63,14 +63,16 @@ func TestPalyraBaselinePasses(t *testing.T) {
 		t.Errorf("Err() = %v", r.Err())
 	}
 
+	// The package reads no environment: the variable alone changes
+	// nothing (palyra passes its value as Options.VulnFeedHook).
+	t.Setenv(VulnFeedHookEnv, "https://feed.example.com/hook")
+	if w := run(t, vr, Input{}).WarningChecks(); !slices.Equal(w, []string{"vulnerability_feed_hook"}) {
+		t.Errorf("warning checks with only the variable set = %v, want the hook's warning", w)
+	}
+
 	// With the hook configured, there is no warning at all, and the report
 	// still says no feed was consulted.
-	r = run(t, vr, Input{Options: Options{Getenv: func(k string) string {
-		if k == VulnFeedHookEnv {
-			return "https://feed.example.com/hook"
-		}
-		return ""
-	}}})
+	r = run(t, vr, Input{Options: Options{VulnFeedHook: "https://feed.example.com/hook"}})
 	if w := r.WarningChecks(); len(w) != 0 {
 		t.Errorf("warning checks with the hook set = %v", w)
 	}

@@ -39,8 +39,15 @@ const PrincipalDaemon = "system:daemon"
 
 // Options configure Open.
 type Options struct {
-	// StateDir is the state directory ("" resolves as statedir.Resolve).
+	// StateDir is the state directory. Required; a relative path is made
+	// absolute.
 	StateDir string
+	// TrustStore, VaultKey, VaultKeyCommand and VulnFeedHook are the
+	// host's (host.Config): the trust store file ("" = the state
+	// directory's), the vault key sources and the audit's vulnerability
+	// feed hook. The daemon reads no environment; palyra-host fills them
+	// from its own.
+	TrustStore, VaultKey, VaultKeyCommand, VulnFeedHook string
 	// Config is the daemon's configuration (nil: every default).
 	Config *Config
 	// PolicyPath is the operator profile ("" = <state>/policy.toml when it
@@ -86,11 +93,15 @@ type Daemon struct {
 // exists and opens the host. Serve runs it; Close releases everything when
 // Serve was never called.
 func Open(ctx context.Context, opts Options) (*Daemon, error) {
-	state, err := statedir.Resolve(opts.StateDir)
-	if err != nil {
-		return nil, err
+	if opts.StateDir == "" {
+		return nil, fmt.Errorf("%w: Options.StateDir is empty", statedir.ErrInvalid)
 	}
-	if err := os.MkdirAll(filepath.Join(state, "daemon"), 0o700); err != nil {
+	state, err := filepath.Abs(opts.StateDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q: %v", statedir.ErrInvalid, opts.StateDir, err)
+	}
+	layout := statedir.At(state)
+	if err := os.MkdirAll(layout.DaemonDir(), 0o700); err != nil {
 		return nil, fmt.Errorf("daemon: %w", err)
 	}
 	cfg := Config{}
@@ -107,7 +118,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	lock, err := fsutil.LockExclusive(ctx, filepath.Join(state, "daemon", "daemon.lock"), -1)
+	lock, err := fsutil.LockExclusive(ctx, layout.DaemonLock(), -1)
 	if err != nil {
 		pid := ""
 		if b, rerr := os.ReadFile(InfoPath(state)); rerr == nil {
@@ -137,6 +148,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	d.metrics = telemetry.New(src)
 	hcfg := host.Config{
 		StateDir: state, PolicyPath: opts.PolicyPath, Logger: log, SidecarPath: opts.SidecarPath,
+		TrustStore: opts.TrustStore, VaultKey: opts.VaultKey, VaultKeyCommand: opts.VaultKeyCommand, VulnFeedHook: opts.VulnFeedHook,
 		Supervisor: opts.Supervisor, Anomaly: cfg.Anomaly,
 		OnCall: d.observeCall, OnHook: d.observeHook,
 		DispatchHooks: true, HookTimeout: cfg.HookTimeout.Duration,
@@ -197,8 +209,8 @@ type Info struct {
 	StartedAt string `json:"started_at"`
 }
 
-// InfoPath is the daemon.json of a state directory.
-func InfoPath(stateDir string) string { return filepath.Join(stateDir, "daemon", "daemon.json") }
+// InfoPath is the daemon.json of a state directory (statedir.Layout.DaemonInfo).
+func InfoPath(stateDir string) string { return statedir.At(stateDir).DaemonInfo() }
 
 // ReadInfo reads the daemon.json of a state directory.
 func ReadInfo(stateDir string) (*Info, error) {

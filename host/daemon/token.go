@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
@@ -36,9 +37,10 @@ const tokenPrefix = "palyra_"
 const maxTokenFileBytes = 1 << 10
 
 // TokenPath is the admin token file of a state directory:
-// <state>/daemon/admin-token (mode 0600 in a 0700 directory).
+// <state>/daemon/admin-token (statedir.Layout.DaemonToken; mode 0600 in a
+// 0700 directory).
 func TokenPath(stateDir string) string {
-	return filepath.Join(stateDir, "daemon", "admin-token")
+	return statedir.At(stateDir).DaemonToken()
 }
 
 // newToken returns a fresh token: the prefix and 32 random bytes.

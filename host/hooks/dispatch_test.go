@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -335,7 +336,7 @@ func TestFireErrors(t *testing.T) {
 			t.Errorf("payload %T: %v", p, err)
 		}
 	}
-	if err := os.MkdirAll(strings.TrimSuffix(d.store.Path(), BindingsFileName), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(d.store.Path()), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(d.store.Path(), []byte(`{"entries":{}}`), 0o600); err != nil {

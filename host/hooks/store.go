@@ -10,15 +10,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/internal/fsutil"
-)
-
-// File names under the state directory.
-const (
-	// Dir is the directory of the bindings file under the state directory.
-	Dir = "hooks"
-	// BindingsFileName is the name of the bindings file in Dir.
-	BindingsFileName = "bindings.json"
 )
 
 // Store is the bindings file of a state directory, <state>/hooks/
@@ -37,11 +30,12 @@ type Store struct {
 	now  func() time.Time
 }
 
-// OpenStore returns the bindings store of the state directory stateDir. It
-// does not touch the file system: a missing file is an empty set of
-// bindings, created by the first mutation (with its directory, mode 0700).
+// OpenStore returns the bindings store of the state directory stateDir,
+// <state>/hooks/bindings.json (statedir.Layout.HookBindings). It does not
+// touch the file system: a missing file is an empty set of bindings,
+// created by the first mutation (with its directory, mode 0700).
 func OpenStore(stateDir string) *Store {
-	return &Store{path: filepath.Join(stateDir, Dir, BindingsFileName), now: time.Now}
+	return &Store{path: statedir.At(stateDir).HookBindings(), now: time.Now}
 }
 
 // Path returns the path of the bindings file.

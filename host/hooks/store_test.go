@@ -254,7 +254,7 @@ func TestStoreConcurrentWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if e.Name() != BindingsFileName && e.Name() != BindingsFileName+".lock" {
+		if e.Name() != "bindings.json" && e.Name() != "bindings.json.lock" {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}

@@ -37,7 +37,7 @@ func (in *Installer) evaluate(ctx context.Context, vr *artifact.VerifyReport) (*
 		Inspection:    vr.Inspection,
 		TrustDecision: vr.TrustDecision,
 		Profile:       in.profile,
-		Options:       audit.Options{Now: in.now},
+		Options:       audit.Options{Now: in.now, VulnFeedHook: in.vulnHook},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)

@@ -76,7 +76,7 @@ func BenchmarkAudit4MiB(b *testing.B) {
 	}
 	ctx := context.Background()
 	for b.Loop() {
-		rep, err := audit.Audit(ctx, audit.Input{Inspection: ins, TrustDecision: "allowlisted", Options: audit.Options{Getenv: func(string) string { return "" }}})
+		rep, err := audit.Audit(ctx, audit.Input{Inspection: ins, TrustDecision: "allowlisted"})
 		if err != nil || !rep.Passed {
 			b.Fatal(rep, err)
 		}

@@ -6,6 +6,7 @@
 // them in step, also across crashes and across processes.
 //
 //	in, err := install.Open(ctx, install.Config{StateDir: dir}) // runs Recover
+//	r, err := install.OpenReadOnly(ctx, install.Config{StateDir: dir}) // List, Info, Check: changes nothing
 //	...
 //	defer in.Close()
 //	res, err := in.Install(ctx, data, install.InstallOptions{})
@@ -46,6 +47,10 @@
 // before the files are written, after every refusal has had its chance.
 //
 // # Layout
+//
+// The paths are host/statedir's Layout (Inventory, TrustStore, SkillDir,
+// SkillLock, VersionDir), whose package comment maps the whole state
+// directory; this is the part the installer owns:
 //
 //	<state>/inventory.db                                the inventory (source of truth)
 //	<state>/skills/trust-store.json                     the trust store (Palyra's format)

@@ -38,18 +38,23 @@ const (
 const DefaultLockTimeout = 30 * time.Second
 
 // Config configures Open. The zero value of every field but StateDir has a
-// default; Config must not be modified after Open.
+// default; Config must not be modified after Open. Nothing here is read
+// from the environment: the commands resolve their flags and variables
+// ($PALYRA_STATE_DIR, $PALYRA_SKILLS_TRUST_STORE) into these fields.
 type Config struct {
-	// StateDir is the state directory. "" resolves it as statedir.Resolve
-	// does ($PALYRA_STATE_DIR, then the per-user default).
+	// StateDir is the state directory (statedir.Layout names its files).
+	// Required; a relative path is made absolute.
 	StateDir string
 	// Policy is the operator profile every install, enable and re-audit
 	// is judged by. nil means policy.Default().
 	Policy *policy.Profile
-	// TrustStore is the trust store file. "" means
-	// statedir.TrustStorePath(state, "") ($PALYRA_SKILLS_TRUST_STORE, else
-	// <state>/skills/trust-store.json).
+	// TrustStore is the trust store file. "" means the state directory's,
+	// <state>/skills/trust-store.json (statedir.Layout.TrustStore).
 	TrustStore string
+	// VulnFeedHook is passed to every audit (audit.Options.VulnFeedHook:
+	// Palyra's $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, which the commands
+	// read).
+	VulnFeedHook string
 	// Bus receives an event after every change is committed. nil publishes
 	// nothing (the inventory journal still records every change).
 	Bus *events.Bus
@@ -88,8 +93,9 @@ type Config struct {
 // skills run in parallel, and the inventory serializes its own writers.
 // Close it when done; a closed Installer fails every call with ErrClosed.
 type Installer struct {
-	state       string
-	skillsDir   string
+	layout      statedir.Layout
+	state       string // layout.Dir()
+	skillsDir   string // layout.SkillsDir()
 	db          *inventory.DB
 	trust       *trust.File
 	profile     *policy.Profile
@@ -99,28 +105,62 @@ type Installer struct {
 	recovered   *RecoverReport
 	precompile  func(ctx context.Context, modulePath, sha256 string) error
 	secretOK    func(ctx context.Context, scope, key string) (bool, error)
+	vulnHook    string
+	// readOnly is set for the Installer inside a Reader: its database is
+	// open read-only and it takes no skill lock (taking one may create
+	// the lock file).
+	readOnly bool
 
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// Open resolves the state directory, opens (creating and migrating when
-// needed) its inventory database, <state>/inventory.db, and runs Recover,
-// so that whatever a crashed install or remove left behind is repaired
-// before the first call. ctx governs the opening and the recovery.
+// Open opens (creating and migrating when needed) the inventory database
+// of the state directory, <state>/inventory.db, and runs Recover, so that
+// whatever a crashed install or remove left behind is repaired before the
+// first call. ctx governs the opening and the recovery. To look without
+// changing anything, use OpenReadOnly.
 func Open(ctx context.Context, cfg Config) (*Installer, error) {
-	state, err := statedir.Resolve(cfg.StateDir)
+	in, err := newInstaller(cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts := append([]inventory.Option{inventory.WithClock(in.now)}, cfg.InventoryOptions...)
+	in.db, err = inventory.Open(ctx, in.layout.Inventory(), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
 	}
-	trustPath, err := statedir.TrustStorePath(state, cfg.TrustStore)
+	rep, err := in.Recover(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("install: %w", err)
+		_ = in.db.Close()
+		return nil, err
+	}
+	in.recovered = rep
+	return in, nil
+}
+
+// newInstaller checks cfg and fills in its defaults; the database is the
+// caller's to open.
+func newInstaller(cfg Config) (*Installer, error) {
+	if cfg.StateDir == "" {
+		return nil, fmt.Errorf("%w: Config.StateDir is empty", ErrInvalidArgument)
+	}
+	state, err := filepath.Abs(cfg.StateDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: Config.StateDir %q: %v", ErrInvalidArgument, cfg.StateDir, err)
+	}
+	layout := statedir.At(state)
+	trustPath := layout.TrustStore()
+	if cfg.TrustStore != "" {
+		if trustPath, err = filepath.Abs(cfg.TrustStore); err != nil {
+			return nil, fmt.Errorf("%w: Config.TrustStore %q: %v", ErrInvalidArgument, cfg.TrustStore, err)
+		}
 	}
 	in := &Installer{
-		state:       state,
-		skillsDir:   statedir.SkillsDir(state),
+		layout:      layout,
+		state:       layout.Dir(),
+		skillsDir:   layout.SkillsDir(),
 		trust:       trust.OpenFile(trustPath),
 		profile:     cfg.Policy,
 		bus:         cfg.Bus,
@@ -128,6 +168,7 @@ func Open(ctx context.Context, cfg Config) (*Installer, error) {
 		lockTimeout: cfg.LockTimeout,
 		secretOK:    cfg.SecretPresent,
 		precompile:  cfg.Precompile,
+		vulnHook:    cfg.VulnFeedHook,
 	}
 	if in.profile == nil {
 		in.profile = policy.Default()
@@ -141,17 +182,6 @@ func Open(ctx context.Context, cfg Config) (*Installer, error) {
 	if in.lockTimeout <= 0 {
 		in.lockTimeout = DefaultLockTimeout
 	}
-	opts := append([]inventory.Option{inventory.WithClock(in.now)}, cfg.InventoryOptions...)
-	in.db, err = inventory.Open(ctx, inventory.DefaultPath(state), opts...)
-	if err != nil {
-		return nil, fmt.Errorf("install: %w", err)
-	}
-	rep, err := in.Recover(ctx)
-	if err != nil {
-		_ = in.db.Close()
-		return nil, err
-	}
-	in.recovered = rep
 	return in, nil
 }
 
@@ -176,6 +206,9 @@ func (in *Installer) Inventory() *inventory.DB { return in.db }
 // StateDir returns the absolute state directory.
 func (in *Installer) StateDir() string { return in.state }
 
+// Layout returns the paths of the state directory.
+func (in *Installer) Layout() statedir.Layout { return in.layout }
+
 // TrustStorePath returns the trust store file the Installer decides with.
 func (in *Installer) TrustStorePath() string { return in.trust.Path() }
 
@@ -185,7 +218,7 @@ func (in *Installer) Policy() *policy.Profile { return in.profile }
 // VersionDir returns the directory of an installed version:
 // <state>/skills/<skill_id>/<version>. It does not check that it exists.
 func (in *Installer) VersionDir(id, version string) string {
-	return filepath.Join(in.skillsDir, id, version)
+	return in.layout.VersionDir(id, version)
 }
 
 func (in *Installer) check(ctx context.Context) error {
@@ -199,7 +232,13 @@ func (in *Installer) check(ctx context.Context) error {
 }
 
 func (in *Installer) lock(ctx context.Context, id string) (*skillLock, error) {
-	return lockSkill(ctx, filepath.Join(in.skillsDir, id), in.lockTimeout, false)
+	if in.readOnly {
+		// A Reader only reads: it never sees a half-made version (those
+		// live under staging names until renamed into place) and has
+		// nothing to serialize. Its unlock is a no-op.
+		return &skillLock{}, nil
+	}
+	return lockSkill(ctx, in.layout.SkillDir(id), in.lockTimeout, false)
 }
 
 // normalizeID trims and lower-cases a skill id and checks that it is a

@@ -51,5 +51,10 @@ func lockSkill(ctx context.Context, dir string, timeout time.Duration, try bool)
 	}
 }
 
-func (l *skillLock) unlock()           { <-l.ch }
+func (l *skillLock) unlock() {
+	if l.ch != nil { // nil for a Reader's no-op lock
+		<-l.ch
+	}
+}
+
 func (l *skillLock) releaseAndRemove() { l.unlock() }

@@ -94,7 +94,9 @@ func samePath(f *os.File, path string) (bool, error) {
 
 // unlock releases the lock. Closing the descriptor releases the flock.
 func (l *skillLock) unlock() {
-	_ = l.f.Close()
+	if l.f != nil { // nil for a Reader's no-op lock
+		_ = l.f.Close()
+	}
 }
 
 // releaseAndRemove removes the lock file and the skill directory (when it

@@ -40,7 +40,7 @@ func setStatus(t *testing.T, db *DB, id string, s Status) {
 // has) or a writer that bypasses DB.Update (after MaxSkillCacheAge) made it.
 func TestSkillCacheSeesEveryWriter(t *testing.T) {
 	clk := newClock()
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), "inventory.db")
 	db := openAt(t, path, WithClock(clk.Now))
 	other := openAt(t, path)
 	install(t, db, record("acme.echo", "1.0.0"))

@@ -2,7 +2,7 @@
 // status: the one place of truth for what is installed, which version of
 // each skill is current, whether a version may run, and what happened to it.
 // The CLI, the daemon and Go apps that embed the host read and write the
-// same SQLite database, <state>/inventory.db (DefaultPath), through this
+// same SQLite database, <state>/inventory.db (statedir.Layout.Inventory), through this
 // package (database/sql with modernc.org/sqlite: pure Go, no cgo).
 //
 // # Tables

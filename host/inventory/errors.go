@@ -33,6 +33,9 @@ var (
 	// ErrSchemaTooNew: the database was migrated by a newer build of
 	// Palyra-Go; this build does not know its schema and refuses to touch it.
 	ErrSchemaTooNew = errcode.New("inventory_schema_too_new", "inventory database schema is newer than this build")
+	// ErrReadOnly: a write to a database opened with OpenReadOnly, or a
+	// database OpenReadOnly cannot read without migrating it first.
+	ErrReadOnly = errcode.New("inventory_read_only", "inventory database is open read-only")
 	// ErrBusy: another process held the database's write lock for longer than
 	// the busy timeout (see WithBusyTimeout).
 	ErrBusy = errcode.New("inventory_busy", "inventory database is busy")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/host/statedir"
 )
 
 // An installer commits the inventory row, the status row and the event in
@@ -21,7 +22,7 @@ func Example() {
 	}
 	defer os.RemoveAll(state)
 
-	db, err := inventory.Open(ctx, inventory.DefaultPath(state))
+	db, err := inventory.Open(ctx, statedir.At(state).Inventory())
 	if err != nil {
 		log.Fatal(err)
 	}

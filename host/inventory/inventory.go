@@ -16,14 +16,6 @@ import (
 	"github.com/palyra-go/palyra/host/internal/sqlitefile"
 )
 
-// FileName is the name of the inventory database inside the state
-// directory.
-const FileName = "inventory.db"
-
-// DefaultPath returns the inventory database of a state directory:
-// <state>/inventory.db.
-func DefaultPath(stateDir string) string { return filepath.Join(stateDir, FileName) }
-
 // DefaultBusyTimeout is how long a writer waits for another process to
 // release the database's write lock before failing with ErrBusy.
 const DefaultBusyTimeout = 5 * time.Second
@@ -173,7 +165,10 @@ func (d *DB) Close() error {
 		d.closed.Store(true)
 		err := wrap("close", d.sql.Close())
 		d.writeSem <- struct{}{} // wait for a writer in flight to let go of the lock file
-		d.closeErr = errors.Join(err, wrap("close lock file", d.wlock.close()))
+		if d.wlock != nil {      // nil when opened read-only
+			err = errors.Join(err, wrap("close lock file", d.wlock.close()))
+		}
+		d.closeErr = err
 		<-d.writeSem
 	})
 	return d.closeErr
@@ -211,6 +206,9 @@ func (d *DB) withWriteLock(ctx context.Context, fn func() error) error {
 	defer func() { <-d.writeSem }()
 	if d.closed.Load() {
 		return errClosed
+	}
+	if d.wlock == nil {
+		return fmt.Errorf("%w: %s", ErrReadOnly, d.path)
 	}
 	if err := d.wlock.lock(ctx, d.busyTimeout); err != nil {
 		return err

@@ -676,7 +676,7 @@ func installSkill(ctx context.Context, db *DB, id string) error {
 
 func TestClose(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), FileName))
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "inventory.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

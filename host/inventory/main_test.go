@@ -42,7 +42,7 @@ func (c *clock) Advance(d time.Duration) {
 // when the test ends.
 func openTest(t testing.TB, opts ...Option) *DB {
 	t.Helper()
-	return openAt(t, filepath.Join(t.TempDir(), "state", FileName), opts...)
+	return openAt(t, filepath.Join(t.TempDir(), "state", "inventory.db"), opts...)
 }
 
 func openAt(t testing.TB, path string, opts ...Option) *DB {

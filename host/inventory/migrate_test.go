@@ -16,7 +16,7 @@ import (
 
 func TestOpenFromEmpty(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
-	path := filepath.Join(dir, FileName)
+	path := filepath.Join(dir, "inventory.db")
 	db := openAt(t, path)
 
 	if got := db.Path(); got != path {
@@ -73,7 +73,7 @@ func TestOpenFromEmpty(t *testing.T) {
 }
 
 func TestReopenIsIdempotent(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), "inventory.db")
 	db, err := Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestReopenIsIdempotent(t *testing.T) {
 }
 
 func TestSchemaTooNew(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), "inventory.db")
 	db := openAt(t, path)
 	future := SchemaVersion() + 1
 	if _, err := db.sql.Exec(`INSERT INTO schema_migrations (version, name, applied_at_unix_ms) VALUES (?, 'from_the_future', 0)`, future); err != nil {

@@ -88,7 +88,7 @@ func TestMultiProcess(t *testing.T) {
 	for _, fresh := range []bool{false, true} {
 		t.Run(fmt.Sprintf("fresh=%v", fresh), func(t *testing.T) {
 			dir := t.TempDir()
-			path := filepath.Join(dir, "state", FileName)
+			path := filepath.Join(dir, "state", "inventory.db")
 			start := filepath.Join(dir, "start")
 			if !fresh {
 				db := openAt(t, path) // migrated before the children start
@@ -154,7 +154,7 @@ func TestMultiProcess(t *testing.T) {
 // a foreign SQLite writer (SQLite's lock); a cancelled ctx ends the wait.
 func TestBusy(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), "inventory.db")
 	holder := openAt(t, path)
 	waiter := openAt(t, path, WithBusyTimeout(50*time.Millisecond))
 

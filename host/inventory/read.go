@@ -284,7 +284,10 @@ func (d *DB) Skill(ctx context.Context, id, version string) (Entry, error) {
 		return Entry{}, errClosed
 	}
 	key := skillKey{id, version}
-	gen, cacheable := d.wlock.generation()
+	gen, cacheable := uint64(0), false
+	if d.wlock != nil { // nil when opened read-only: no change counter to trust
+		gen, cacheable = d.wlock.generation()
+	}
 	if cacheable {
 		if e, ok := d.cache.get(gen, key, d.now()); ok {
 			return e, nil

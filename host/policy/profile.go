@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/palyra-go/palyra/host/statedir"
 )
 
 // MaxProfileBytes is the largest profile Parse and Load read. A profile is
@@ -310,17 +311,14 @@ func (p *Profile) Marshal() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// FileName is the operator profile of a state directory,
-// <state>/policy.toml, used when no other file is named.
-const FileName = "policy.toml"
-
 // Resolve returns the operator profile of a state directory: the file
-// given, else <state>/policy.toml when it exists, else Default(). source
-// says which: the file's path or "default". The CLI, the daemon and
-// host.Open all choose the profile this way.
+// given, else <state>/policy.toml (statedir.Layout.Policy) when it exists,
+// else Default(). source says which: the file's path or "default". The
+// CLI, the daemon and host.Open all choose the profile this way. It only
+// reads.
 func Resolve(stateDir, file string) (prof *Profile, source string, err error) {
 	if file == "" {
-		p := filepath.Join(stateDir, FileName)
+		p := statedir.At(stateDir).Policy()
 		if _, err := os.Stat(p); err == nil {
 			file = p
 		} else if !errors.Is(err, os.ErrNotExist) {

@@ -19,7 +19,7 @@ func TestResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inState := filepath.Join(state, policy.FileName)
+	inState := filepath.Join(state, "policy.toml")
 	if err := os.WriteFile(inState, good, 0o600); err != nil {
 		t.Fatal(err)
 	}

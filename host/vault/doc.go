@@ -10,7 +10,8 @@
 //
 // # Files
 //
-// The vault lives in <state>/secrets (mode 0700):
+// The vault lives in <state>/secrets (mode 0700; the paths are
+// host/statedir's Layout.SecretsDir, VaultFile, VaultKey and VaultLock):
 //
 //	vault.json  the sealed entries (mode 0600)
 //	vault.key   the key, base64 of 32 random bytes (mode 0600), made by the
@@ -44,10 +45,13 @@
 //
 // # Keys
 //
-// The key comes from the first of: Config.Key; $PALYRA_VAULT_KEY (base64 of
-// 32 bytes); $PALYRA_VAULT_KEY_COMMAND, run with /bin/sh -c under
-// KeyCommandTimeout and the caller's context, its standard output being the
-// base64 key; else vault.key. A key file whose mode is wider than 0600 is
+// The key comes from the first of: Config.Key; Config.EncodedKey (base64 of
+// 32 bytes); Config.KeyCommand, run with /bin/sh -c under KeyCommandTimeout
+// and the caller's context, its standard output being the base64 key; else
+// vault.key. The package reads no environment: palyra and palyra-host fill
+// EncodedKey from $PALYRA_VAULT_KEY and KeyCommand from
+// $PALYRA_VAULT_KEY_COMMAND, and errors name both the field and the
+// variable. A key file whose mode is wider than 0600 is
 // refused (ErrKeyInsecure). A vault that already holds sealed data never
 // gets a new key file (ErrKeyMissing): that key could not open it.
 //

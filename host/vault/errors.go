@@ -37,8 +37,8 @@ var (
 	// source is configured and the key file does not exist: a new key would
 	// not open it, so none is made.
 	ErrKeyMissing = errcode.New("vault_key_missing", "no key for an existing vault")
-	// ErrKeyCommand reports a PALYRA_VAULT_KEY_COMMAND that failed, timed
-	// out or printed too much.
+	// ErrKeyCommand reports a Config.KeyCommand that failed, timed out or
+	// printed too much.
 	ErrKeyCommand = errcode.New("vault_key_command_failed", "vault key command failed")
 	// ErrBusy reports a vault lock held by another writer for longer than
 	// MaxLockWait.

@@ -21,7 +21,7 @@ func Example() {
 
 	// With no key source configured, the first Set creates
 	// <state>/secrets/vault.key.
-	v, err := vault.Open(vault.Config{StateDir: state, Getenv: func(string) string { return "" }})
+	v, err := vault.Open(vault.Config{StateDir: state})
 	if err != nil {
 		panic(err)
 	}
@@ -57,21 +57,15 @@ func Example() {
 	// missing: true
 }
 
-// A key from the environment: PALYRA_VAULT_KEY holds base64 of 32 bytes,
-// and no key file is written.
-func ExampleOpen_envKey() {
+// A key given as base64 of 32 bytes (what palyra reads from
+// $PALYRA_VAULT_KEY): no key file is written.
+func ExampleOpen_encodedKey() {
 	state, err := os.MkdirTemp("", "palyra-state-")
 	if err != nil {
 		panic(err)
 	}
 	defer os.RemoveAll(state)
-	getenv := func(k string) string {
-		if k == vault.EnvKey {
-			return "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="
-		}
-		return ""
-	}
-	v, err := vault.Open(vault.Config{StateDir: state, Getenv: getenv})
+	v, err := vault.Open(vault.Config{StateDir: state, EncodedKey: "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="})
 	if err != nil {
 		panic(err)
 	}

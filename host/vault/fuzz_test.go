@@ -12,7 +12,7 @@ import (
 // accepted file must hold only valid names and well-formed entries, and
 // survive a write and re-read unchanged.
 func FuzzLoad(f *testing.F) {
-	v, err := Open(Config{StateDir: f.TempDir(), Key: bytes.Repeat([]byte{1}, KeyBytes), Getenv: func(string) string { return "" }})
+	v, err := Open(Config{StateDir: f.TempDir(), Key: bytes.Repeat([]byte{1}, KeyBytes)})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -15,18 +15,9 @@ func testKey(b byte) []byte { return bytes.Repeat([]byte{b}, vault.KeyBytes) }
 
 func b64(k []byte) string { return base64.StdEncoding.EncodeToString(k) }
 
-// env returns a Getenv reading only m, so that no test sees the real
-// environment's vault key.
-func env(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
-}
-
-// openVault opens a vault in state; a nil Getenv reads an empty environment.
+// openVault opens a vault, failing t on an error.
 func openVault(t testing.TB, cfg vault.Config) *vault.Vault {
 	t.Helper()
-	if cfg.Getenv == nil {
-		cfg.Getenv = env(nil)
-	}
 	v, err := vault.Open(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -18,13 +18,8 @@ import (
 	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
-// Key sources and their limits.
+// Key source limits.
 const (
-	// EnvKey holds the vault key as base64 of 32 bytes.
-	EnvKey = "PALYRA_VAULT_KEY"
-	// EnvKeyCommand holds a shell command (run with /bin/sh -c) whose
-	// standard output is the vault key as base64 of 32 bytes.
-	EnvKeyCommand = "PALYRA_VAULT_KEY_COMMAND"
 	// KeyCommandTimeout bounds one run of the key command.
 	KeyCommandTimeout = 10 * time.Second
 	// MaxKeyCommandOutputBytes caps the key command's standard output.
@@ -41,8 +36,29 @@ const (
 	keyCommandWaitDelay   = time.Second
 )
 
+// Names of the key sources in errors: the Config field, and the variable
+// palyra and palyra-host fill it from, so that both an embedding
+// application and an operator know what to fix.
+const (
+	srcEncodedKey = "Config.EncodedKey ($PALYRA_VAULT_KEY)"
+	srcKeyCommand = "Config.KeyCommand ($PALYRA_VAULT_KEY_COMMAND)"
+)
+
+// keySource names the key source the Vault uses, for errors.
+func (v *Vault) keySource() string {
+	switch {
+	case v.cfgKey != nil:
+		return "Config.Key"
+	case v.encodedKey != "":
+		return srcEncodedKey
+	case v.keyCommand != "":
+		return srcKeyCommand
+	}
+	return "the key file " + v.KeyPath()
+}
+
 // key returns the vault key from the first configured source: Config.Key,
-// $PALYRA_VAULT_KEY, $PALYRA_VAULT_KEY_COMMAND, else the key file. When
+// Config.EncodedKey, Config.KeyCommand, else the key file. When
 // create is set, the source is the key file and the file does not exist, a
 // new random key is written to it (mode 0600). A key once resolved is kept
 // for the Vault's life.
@@ -59,10 +75,10 @@ func (v *Vault) key(ctx context.Context, create bool) ([]byte, error) {
 	switch {
 	case v.cfgKey != nil:
 		k = v.cfgKey
-	case v.getenv(EnvKey) != "":
-		k, err = decodeKey([]byte(v.getenv(EnvKey)), "$"+EnvKey)
-	case v.getenv(EnvKeyCommand) != "":
-		k, err = runKeyCommand(ctx, v.getenv(EnvKeyCommand))
+	case v.encodedKey != "":
+		k, err = decodeKey([]byte(v.encodedKey), srcEncodedKey)
+	case v.keyCommand != "":
+		k, err = runKeyCommand(ctx, v.keyCommand)
 	default:
 		k, err = v.keyFromFile(create)
 	}
@@ -97,7 +113,7 @@ func (v *Vault) keyFromFile(create bool) ([]byte, error) {
 		return k, err
 	}
 	if !create {
-		return nil, fmt.Errorf("%w: the vault holds sealed data, no key source is configured ($%s, $%s) and the key file %s does not exist", ErrKeyMissing, EnvKey, EnvKeyCommand, path)
+		return nil, fmt.Errorf("%w: the vault holds sealed data, no key source is configured (%s, %s) and the key file %s does not exist", ErrKeyMissing, srcEncodedKey, srcKeyCommand, path)
 	}
 	k = make([]byte, KeyBytes)
 	if _, err := rand.Read(k); err != nil {
@@ -164,15 +180,15 @@ func runKeyCommand(ctx context.Context, cmdText string) ([]byte, error) {
 	isolate(cmd)
 	err := cmd.Run()
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return nil, fmt.Errorf("%w: $%s did not finish within %v or before the caller gave up: %w", ErrKeyCommand, EnvKeyCommand, KeyCommandTimeout, ctxErr)
+		return nil, fmt.Errorf("%w: %s did not finish within %v or before the caller gave up: %w", ErrKeyCommand, srcKeyCommand, KeyCommandTimeout, ctxErr)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: $%s failed: %v%s", ErrKeyCommand, EnvKeyCommand, exitReason(err), stderrNote(stderr.buf))
+		return nil, fmt.Errorf("%w: %s failed: %v%s", ErrKeyCommand, srcKeyCommand, exitReason(err), stderrNote(stderr.buf))
 	}
 	if stdout.over {
-		return nil, fmt.Errorf("%w: $%s printed %d bytes on stdout, over the %d-byte limit", ErrKeyCommand, EnvKeyCommand, stdout.total, MaxKeyCommandOutputBytes)
+		return nil, fmt.Errorf("%w: %s printed %d bytes on stdout, over the %d-byte limit", ErrKeyCommand, srcKeyCommand, stdout.total, MaxKeyCommandOutputBytes)
 	}
-	return decodeKey(stdout.buf, "the output of $"+EnvKeyCommand)
+	return decodeKey(stdout.buf, "the output of "+srcKeyCommand)
 }
 
 // exitReason describes how the command failed without its output.

@@ -30,7 +30,7 @@ func TestHelperProcess(t *testing.T) {
 	}
 	// No key source: the processes race to create the key file, and the
 	// lock makes exactly one of them do it.
-	v, err := vault.Open(vault.Config{StateDir: state, Getenv: env(nil)})
+	v, err := vault.Open(vault.Config{StateDir: state})
 	if err != nil {
 		t.Fatal(err)
 	}

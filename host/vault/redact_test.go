@@ -62,7 +62,7 @@ func TestNoSecretInErrors(t *testing.T) {
 	add("get wrong key", err)
 
 	for _, envVal := range []string{keyB64[:30], value, keyB64 + "=="} {
-		v := openVault(t, vault.Config{StateDir: state, Getenv: env(map[string]string{vault.EnvKey: envVal})})
+		v := openVault(t, vault.Config{StateDir: state, EncodedKey: envVal})
 		_, err := v.Get(ctx, name)
 		add("bad env key", err)
 	}
@@ -74,7 +74,7 @@ func TestNoSecretInErrors(t *testing.T) {
 		fmt.Sprintf("for i in $(seq 200); do printf %%s %s; done", keyB64),
 		fmt.Sprintf("printf %%s %s; sleep 60", keyB64),
 	} {
-		v := openVault(t, vault.Config{StateDir: state, Getenv: env(map[string]string{vault.EnvKeyCommand: cmd})})
+		v := openVault(t, vault.Config{StateDir: state, KeyCommand: cmd})
 		cctx := ctx
 		if strings.Contains(cmd, "sleep") {
 			var cancel context.CancelFunc

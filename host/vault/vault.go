@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
@@ -19,27 +20,24 @@ import (
 // lock on the vault before failing with ErrBusy.
 const MaxLockWait = 30 * time.Second
 
-// File names inside <state>/secrets.
-const (
-	dirName  = "secrets"
-	fileName = "vault.json"
-	keyName  = "vault.key"
-	lockName = "vault.lock"
-)
-
 // Config configures a Vault. Only StateDir is required.
 type Config struct {
 	// StateDir is the state directory; the vault lives in
-	// <StateDir>/secrets.
+	// <StateDir>/secrets (statedir.Layout.SecretsDir).
 	StateDir string
 	// Key, when set, is the vault key (32 bytes) and every other key source
 	// is ignored. It is for applications that keep the key themselves. The
 	// Vault keeps a copy.
 	Key []byte
-	// Getenv reads the environment ($PALYRA_VAULT_KEY,
-	// $PALYRA_VAULT_KEY_COMMAND); nil means os.Getenv. An empty value is
-	// the same as an unset one.
-	Getenv func(string) string
+	// EncodedKey, when set and Key is not, is the vault key as base64 of
+	// 32 bytes (white space around it allowed), decoded on first need.
+	// palyra and palyra-host fill it from $PALYRA_VAULT_KEY.
+	EncodedKey string
+	// KeyCommand, when set and neither key is, is a shell command (run
+	// with /bin/sh -c on first need, under KeyCommandTimeout) whose
+	// standard output is the vault key as base64 of 32 bytes. palyra and
+	// palyra-host fill it from $PALYRA_VAULT_KEY_COMMAND.
+	KeyCommand string
 }
 
 // Entry describes one stored secret: its name and when it was last set.
@@ -59,9 +57,10 @@ type Entry struct {
 // A Vault holds no goroutine and no open file between calls, so it needs
 // no Close.
 type Vault struct {
-	dir    string
-	cfgKey []byte
-	getenv func(string) string
+	layout     statedir.Layout
+	cfgKey     []byte
+	encodedKey string
+	keyCommand string
 	// sem serialises this Vault's writers before they take the file lock,
 	// so goroutines queue on a channel rather than poll the flock.
 	sem chan struct{}
@@ -84,10 +83,7 @@ func Open(cfg Config) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: Config.StateDir %q: %v", ErrInvalidConfig, cfg.StateDir, err)
 	}
-	v := &Vault{dir: filepath.Join(state, dirName), getenv: cfg.Getenv, sem: make(chan struct{}, 1), maxFileBytes: MaxVaultFileBytes}
-	if v.getenv == nil {
-		v.getenv = os.Getenv
-	}
+	v := &Vault{layout: statedir.At(state), encodedKey: cfg.EncodedKey, keyCommand: cfg.KeyCommand, sem: make(chan struct{}, 1), maxFileBytes: MaxVaultFileBytes}
 	if cfg.Key != nil {
 		if len(cfg.Key) != KeyBytes {
 			return nil, fmt.Errorf("%w: Config.Key is %d bytes, want %d", ErrInvalidConfig, len(cfg.Key), KeyBytes)
@@ -98,11 +94,11 @@ func Open(cfg Config) (*Vault, error) {
 }
 
 // Path returns the vault file, <state>/secrets/vault.json.
-func (v *Vault) Path() string { return filepath.Join(v.dir, fileName) }
+func (v *Vault) Path() string { return v.layout.VaultFile() }
 
 // KeyPath returns the key file, <state>/secrets/vault.key, used when no
 // other key source is configured.
-func (v *Vault) KeyPath() string { return filepath.Join(v.dir, keyName) }
+func (v *Vault) KeyPath() string { return v.layout.VaultKey() }
 
 // Set stores value under name, replacing any previous value. The value is
 // sealed with AES-256-GCM under a fresh random nonce, bound to the name.
@@ -239,7 +235,7 @@ func (v *Vault) Delete(ctx context.Context, name Name) (bool, error) {
 }
 
 func (v *Vault) mismatch() error {
-	return fmt.Errorf("%w: the configured key did not seal %s (check $%s, $%s and %s)", ErrKeyMismatch, v.Path(), EnvKey, EnvKeyCommand, v.KeyPath())
+	return fmt.Errorf("%w: the key from %s did not seal %s", ErrKeyMismatch, v.keySource(), v.Path())
 }
 
 // load reads and parses vault.json; a missing file is an empty vault.
@@ -279,10 +275,10 @@ func (v *Vault) update(ctx context.Context, change func(*state) (bool, error)) e
 		return fmt.Errorf("vault: waiting for the vault lock: %w", ctx.Err())
 	}
 	defer func() { <-v.sem }()
-	if err := os.MkdirAll(v.dir, 0o700); err != nil {
-		return fmt.Errorf("vault: create %s: %w", v.dir, err)
+	if err := os.MkdirAll(v.layout.SecretsDir(), 0o700); err != nil {
+		return fmt.Errorf("vault: create %s: %w", v.layout.SecretsDir(), err)
 	}
-	lock, err := fsutil.LockExclusive(ctx, filepath.Join(v.dir, lockName), MaxLockWait)
+	lock, err := fsutil.LockExclusive(ctx, v.layout.VaultLock(), MaxLockWait)
 	if errors.Is(err, fsutil.ErrLockTimeout) {
 		return fmt.Errorf("%w: %w", ErrBusy, err)
 	}

@@ -394,7 +394,7 @@ func TestKeyMissingForSealedVault(t *testing.T) {
 	}
 }
 
-func TestEnvKey(t *testing.T) {
+func TestEncodedKey(t *testing.T) {
 	state := t.TempDir()
 	k := testKey(9)
 	tests := []struct {
@@ -409,13 +409,13 @@ func TestEnvKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := openVault(t, vault.Config{StateDir: state, Getenv: env(map[string]string{vault.EnvKey: tt.env})})
+			v := openVault(t, vault.Config{StateDir: state, EncodedKey: tt.env})
 			err := v.Set(t.Context(), vault.MustParseName("global/env"), []byte("from-env"))
 			if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
 				t.Fatalf("Set = %v, want %v", err, tt.want)
 			}
 			if err != nil {
-				if !strings.Contains(err.Error(), vault.EnvKey) {
+				if !strings.Contains(err.Error(), "Config.EncodedKey ($PALYRA_VAULT_KEY)") {
 					t.Errorf("error %q does not name the source", err)
 				}
 				return
@@ -426,7 +426,7 @@ func TestEnvKey(t *testing.T) {
 				t.Fatalf("Get = %q", got)
 			}
 			if _, err := os.Stat(v.KeyPath()); !errors.Is(err, os.ErrNotExist) {
-				t.Fatalf("a key file was made although $%s is set: %v", vault.EnvKey, err)
+				t.Fatalf("a key file was made although EncodedKey is set: %v", err)
 			}
 		})
 	}
@@ -434,14 +434,16 @@ func TestEnvKey(t *testing.T) {
 
 func TestKeySourceOrder(t *testing.T) {
 	state := t.TempDir()
-	// Config.Key wins over both variables; the command would fail.
-	e := env(map[string]string{vault.EnvKey: b64(testKey(2)), vault.EnvKeyCommand: "exit 1"})
-	mustSet(t, openVault(t, vault.Config{StateDir: state, Key: testKey(1), Getenv: e}), "global/a", "v")
+	// Config.Key wins over both other sources; the command would fail.
+	mustSet(t, openVault(t, vault.Config{StateDir: state, Key: testKey(1), EncodedKey: b64(testKey(2)), KeyCommand: "exit 1"}), "global/a", "v")
 	mustGet(t, openVault(t, vault.Config{StateDir: state, Key: testKey(1)}), "global/a")
-	// $PALYRA_VAULT_KEY wins over the command.
-	_, err := openVault(t, vault.Config{StateDir: state, Getenv: e}).Get(t.Context(), vault.MustParseName("global/a"))
+	// EncodedKey wins over the command.
+	_, err := openVault(t, vault.Config{StateDir: state, EncodedKey: b64(testKey(2)), KeyCommand: "exit 1"}).Get(t.Context(), vault.MustParseName("global/a"))
 	if !errors.Is(err, vault.ErrKeyMismatch) {
-		t.Fatalf("Get with $%s set to another key = %v, want a mismatch (not a command failure)", vault.EnvKey, err)
+		t.Fatalf("Get with EncodedKey set to another key = %v, want a mismatch (not a command failure)", err)
+	}
+	if !strings.Contains(err.Error(), "Config.EncodedKey ($PALYRA_VAULT_KEY)") {
+		t.Errorf("mismatch %q does not name the key source", err)
 	}
 }
 
@@ -456,13 +458,13 @@ func TestKeyCommand(t *testing.T) {
 		{name: "printf", command: "printf %s " + b64(k)},
 		{name: "echo with newline", command: "echo " + b64(k)},
 		{name: "exit status", command: "echo boom >&2; exit 3", want: vault.ErrKeyCommand, text: `stderr: "boom"`},
-		{name: "not a key", command: "printf %s nope", want: vault.ErrKeyInvalid, text: vault.EnvKeyCommand},
+		{name: "not a key", command: "printf %s nope", want: vault.ErrKeyInvalid, text: "Config.KeyCommand ($PALYRA_VAULT_KEY_COMMAND)"},
 		{name: "too much output", command: "head -c 5000 /dev/zero", want: vault.ErrKeyCommand, text: "5000 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			state := t.TempDir()
-			v := openVault(t, vault.Config{StateDir: state, Getenv: env(map[string]string{vault.EnvKeyCommand: tt.command})})
+			v := openVault(t, vault.Config{StateDir: state, KeyCommand: tt.command})
 			err := v.Set(t.Context(), vault.MustParseName("global/cmd"), []byte("from-cmd"))
 			if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
 				t.Fatalf("Set = %v, want %v", err, tt.want)
@@ -484,7 +486,7 @@ func TestKeyCommand(t *testing.T) {
 }
 
 func TestKeyCommandBoundByContext(t *testing.T) {
-	v := openVault(t, vault.Config{StateDir: t.TempDir(), Getenv: env(map[string]string{vault.EnvKeyCommand: "sleep 60 & sleep 60; wait"})})
+	v := openVault(t, vault.Config{StateDir: t.TempDir(), KeyCommand: "sleep 60 & sleep 60; wait"})
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	err := v.Set(ctx, vault.MustParseName("global/k"), []byte("v"))
@@ -621,5 +623,23 @@ func TestCancelledContext(t *testing.T) {
 	}
 	if _, err := os.Stat(v.Path()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a cancelled Set wrote the vault: %v", err)
+	}
+}
+
+// TestEnvironmentIgnored: the package reads no environment. With the
+// variables palyra fills EncodedKey and KeyCommand from set, a vault
+// configured with neither uses its key file.
+func TestEnvironmentIgnored(t *testing.T) {
+	t.Setenv("PALYRA_VAULT_KEY", b64(testKey(7)))
+	t.Setenv("PALYRA_VAULT_KEY_COMMAND", "exit 1")
+	state := t.TempDir()
+	v := openVault(t, vault.Config{StateDir: state})
+	mustSet(t, v, "global/a", "v")
+	if _, err := os.Stat(v.KeyPath()); err != nil {
+		t.Fatalf("no key file was made: %v", err)
+	}
+	_, err := openVault(t, vault.Config{StateDir: state, Key: testKey(7)}).Get(t.Context(), vault.MustParseName("global/a"))
+	if !errors.Is(err, vault.ErrKeyMismatch) {
+		t.Fatalf("the vault was sealed with the environment's key: Get = %v", err)
 	}
 }

@@ -55,3 +55,37 @@ func DSN(path string, busy time.Duration) string {
 	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
 	return u.String()
 }
+
+// ReadOnlyDSN builds the URI that opens the database at path for reading
+// without writing anything next to it. SQLite reads a WAL database through
+// its -wal and -shm files, creating them when they are missing (and leaving
+// them behind after a read-only connection), and a reader writes its read
+// marks into the -shm. So when both files exist, a writer has the database
+// open (or crashed with it open): the URI reads through them (mode=ro), with
+// the -shm opened read-only (readonly_shm=1: SQLite copies the index into
+// private memory), and sees every commit. Otherwise no writer has it open and
+// the main file holds every commit: the URI marks it immutable and SQLite
+// reads that file alone, creating nothing. A writer that opens the file
+// afterwards commits to its new WAL, leaving the main file as it was until
+// its first checkpoint.
+func ReadOnlyDSN(path string, busy time.Duration) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("mode", "ro")
+	q.Set("readonly_shm", "1")
+	if !exists(path+"-wal") || !exists(path+"-shm") {
+		q.Set("immutable", "1")
+	}
+	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
+	return u.String()
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
