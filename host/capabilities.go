@@ -18,12 +18,6 @@ import (
 	"github.com/palyra-go/palyra/host/vault"
 )
 
-// StoragePath is the skills' key-value store of a state directory,
-// <state>/storage/storage.db (statedir.Layout.StorageDB).
-func StoragePath(stateDir string) string {
-	return statedir.At(stateDir).StorageDB()
-}
-
 // capabilities are the broker and its backends as Open built them.
 type capabilities struct {
 	broker    *broker.Broker
@@ -57,7 +51,7 @@ func openCapabilities(ctx context.Context, cfg *Config) (*capabilities, error) {
 		c.vault = v
 	}
 	if c.storage == nil {
-		st, err := storage.Open(ctx, StoragePath(cfg.StateDir))
+		st, err := storage.Open(ctx, statedir.At(cfg.StateDir).StorageDB())
 		if err != nil {
 			return nil, fmt.Errorf("host: %w", err)
 		}

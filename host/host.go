@@ -218,7 +218,7 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 		cfg.MaxOutputBytes = DefaultMaxOutputBytes
 	}
 	if cfg.CacheDir == "" {
-		cfg.CacheDir = DefaultCacheDir(cfg.StateDir)
+		cfg.CacheDir = defaultCacheDir(cfg.StateDir)
 	}
 	if cfg.Policy == nil {
 		p, _, err := policy.Resolve(cfg.StateDir, cfg.PolicyPath)

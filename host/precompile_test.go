@@ -13,12 +13,12 @@ import (
 	"github.com/palyra-go/palyra/host"
 )
 
-// TestPrecompileHookEnvironment runs the install hook of an installer
-// without a Host (cmd/palyra's) while the host's environment holds
-// secrets: the child, a script standing in for palyra-sidecar that copies
-// its environment into the cache dir, has none of them and runs with a
-// private TMPDIR.
-func TestPrecompileHookEnvironment(t *testing.T) {
+// TestInstallPrecompileEnvironment installs a skill through a Host while
+// the host's environment holds secrets: the precompile child the install
+// starts (a script standing in for palyra-sidecar that copies its
+// environment into the cache dir) has none of them and runs with a private
+// TMPDIR, removed after it.
+func TestInstallPrecompileEnvironment(t *testing.T) {
 	var b [24]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
@@ -34,12 +34,18 @@ func TestPrecompileHookEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := filepath.Join(dir, "cache")
-	hook, err := host.PrecompileHook(fake, cache)
+	ctx := context.Background()
+	h, err := host.Open(ctx, host.Config{StateDir: filepath.Join(dir, "state"), SidecarPath: fake, CacheDir: cache})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := hook(context.Background(), filepath.Join(dir, "m.wasm"), "00"); err != nil {
-		t.Fatalf("hook: %v", err)
+	defer h.Close(ctx)
+	data, _, err := buildEcho()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Install(ctx, host.InstallRequest{Artifact: data, AllowTOFU: true}); err != nil {
+		t.Fatalf("install: %v", err)
 	}
 	env, err := os.ReadFile(filepath.Join(cache, "environ"))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/report"
 	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
@@ -72,7 +73,7 @@ func scenarioC(ctx context.Context, e *env) ([]report.Row, error) {
 			return nil, err
 		}
 		defer closeHost()
-		hosts[clear], caches[clear] = h, host.DefaultCacheDir(state)
+		hosts[clear], caches[clear] = h, statedir.At(state).ModuleCache()
 		if err := e.installTrivialAndEcho(ctx, h); err != nil {
 			return nil, err
 		}

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/daemon/client"
+	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/internal/testskill"
 )
@@ -368,7 +368,7 @@ func TestDaemonMode(t *testing.T) {
 				remote("install", "--json", "--artifact", probeArtifact(t, dir, id, v)).decode(t, &installOut{})
 			}
 		}
-		st, err := storage.Open(context.Background(), host.StoragePath(state))
+		st, err := storage.Open(context.Background(), statedir.At(state).StorageDB())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -416,7 +416,7 @@ func TestDaemonMode(t *testing.T) {
 				}
 			})
 		}
-		st, err = storage.Open(context.Background(), host.StoragePath(state))
+		st, err = storage.Open(context.Background(), statedir.At(state).StorageDB())
 		if err != nil {
 			t.Fatal(err)
 		}
