@@ -19,6 +19,7 @@ import (
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
+	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/host/trust"
@@ -218,7 +219,7 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 		cfg.MaxOutputBytes = DefaultMaxOutputBytes
 	}
 	if cfg.CacheDir == "" {
-		cfg.CacheDir = defaultCacheDir(cfg.StateDir)
+		cfg.CacheDir = statedir.At(cfg.StateDir).ModuleCache()
 	}
 	if cfg.Policy == nil {
 		p, _, err := policy.Resolve(cfg.StateDir, cfg.PolicyPath)
