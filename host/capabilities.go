@@ -34,7 +34,7 @@ func (c *capabilities) close() {
 	}
 }
 
-// secretPresent is the installer's view of the vault (facts §6.5).
+// secretPresent is the installer's view of the vault (install.Config.SecretPresent).
 func (c *capabilities) secretPresent(ctx context.Context, scope, key string) (bool, error) {
 	return c.vault.Has(ctx, vault.Name{Scope: scope, Key: key})
 }

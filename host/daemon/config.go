@@ -28,7 +28,7 @@ const (
 	// other than an install).
 	DefaultMaxRequestBytes = 1 << 20
 	// DefaultMaxArtifactBytes caps an uploaded artifact (Palyra's
-	// MAX_ARTIFACT_BYTES, facts §2.2).
+	// MAX_ARTIFACT_BYTES, 64 MiB).
 	DefaultMaxArtifactBytes = 64 << 20
 	// MaxConfigBytes caps the configuration file.
 	MaxConfigBytes = 256 << 10

@@ -200,7 +200,7 @@ func (d *Daemon) apiMux() *http.ServeMux {
 	d.route(mux, "POST /v1/skills/{id}/quarantine", false, d.httpStatus("quarantine"))
 	d.route(mux, "POST /v1/skills/{id}/enable", false, d.httpStatus("enable"))
 	d.route(mux, "POST /v1/skills/{id}/disable", false, d.httpStatus("disable"))
-	// Palyra's admin routes (facts §6.3), so Palyra's CLI works against
+	// Palyra's admin routes (/admin/v1/skills/{id}/quarantine and enable), so Palyra's CLI works against
 	// this daemon: enable needs override: true.
 	d.route(mux, "POST /admin/v1/skills/{id}/quarantine", false, d.httpStatus("quarantine"))
 	d.route(mux, "POST /admin/v1/skills/{id}/enable", false, d.httpStatus("admin-enable"))

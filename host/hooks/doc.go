@@ -2,7 +2,7 @@
 // to them: "when event E happens, call tool T of skill S with the event as
 // input".
 //
-// It is the Palyra-Go form of Palyra's hook runtime (palyra-facts §8). The
+// It is the Palyra-Go form of Palyra's hook runtime (the same bindings.json, event names and exit-code decisions). The
 // palyra CLI edits the bindings; the palyra-host daemon follows the host's
 // events (host/events) and hands each to a Dispatcher, which calls the bound
 // skills' tools through a CallFunc the daemon supplies (the daemon runs the
@@ -84,8 +84,8 @@
 //
 // For skill events the payload is the host/events.Event as JSON; for
 // gateway:startup it is StartupPayload(); for Fire it is whatever the caller
-// passed. Palyra never hands the payload to the module (palyra-facts §10
-// item 8); Palyra-Go does.
+// passed. Palyra never hands the payload to the module (its docs say it
+// does); Palyra-Go does.
 //
 // # Decisions
 //
@@ -121,7 +121,7 @@
 // does not vote in Resolve, as in Palyra; Resolution.Failed lists such hooks
 // for callers that must fail closed.
 //
-// Where Palyra stops short (palyra-facts §10 item 8), Palyra-Go goes on: the
+// Where Palyra stops short (a gap between Palyra's docs and its code, item 8), Palyra-Go goes on: the
 // run phases are dispatched by whoever calls Fire for them, the event payload
 // reaches the hook, a transform_preview hook's output is its preview, and
 // Fire runs the bound skill itself. The daemon's CallFunc is meant to call

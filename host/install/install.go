@@ -104,7 +104,7 @@ type InstallResult struct {
 	Audit  *audit.Report    `json:"audit"`
 	Policy *policy.Decision `json:"policy"`
 	// MissingSecrets are the requested secrets the vault has no value for
-	// (wildcard keys always), as Palyra records them (facts §6.5); empty
+	// (wildcard keys always), as Palyra's install records them; empty
 	// when the Installer has no Config.SecretPresent.
 	MissingSecrets []inventory.SecretRef `json:"missing_secrets"`
 }

@@ -77,7 +77,7 @@ type Config struct {
 	// ErrPrecompileFailed. A cancelled ctx fails the install instead.
 	Precompile func(ctx context.Context, modulePath, sha256 string) error
 	// SecretPresent, when set, tells whether the vault holds a value for
-	// a secret (facts §6.5): Install records every secret the manifest
+	// a secret (as Palyra's install does): Install records every secret the manifest
 	// requests and the vault lacks (wildcard keys always) in
 	// InstallResult.MissingSecrets and the inventory. A missing secret
 	// does not block the install. An error is treated as missing.

@@ -88,8 +88,8 @@
 // # Approval
 //
 // A tool needs approval when its manifest sets risk.requires_approval or
-// risk.default_sensitive (Palyra derives requires_approval the same way,
-// facts §3.6). Before it runs, the server asks the client's user by form
+// risk.default_sensitive (Palyra's verify report derives requires_approval
+// the same way). Before it runs, the server asks the client's user by form
 // elicitation: a message naming the skill, its version, the tool and the
 // input (compact JSON, cut to MaxSummaryBytes), and a form with one
 // required boolean field "approve". Only accept with approve true runs

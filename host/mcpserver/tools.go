@@ -33,7 +33,7 @@ func (t Tool) Ref() ToolRef { return ToolRef{SkillID: t.SkillID, ToolID: t.Tool.
 
 // RequiresApproval reports whether a call needs a human's approval first:
 // the manifest's risk.requires_approval or risk.default_sensitive (Palyra
-// derives a tool's requires_approval the same way, facts §3.6).
+// derives a tool's requires_approval the same way).
 func (t Tool) RequiresApproval() bool {
 	return t.Tool.Risk.RequiresApproval || t.Tool.Risk.DefaultSensitive
 }

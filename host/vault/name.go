@@ -123,7 +123,7 @@ func keyReason(k string) string {
 	return identifierReason(k)
 }
 
-// identifierReason is the manifest's identifier rule (facts §1) without its
+// identifierReason is the manifest's identifier rule (host/manifest) without its
 // trimming: only a-z, 0-9, '.', '_', ':' and '-'.
 func identifierReason(s string) string {
 	for i := 0; i < len(s); i++ {

@@ -36,7 +36,7 @@ func allowed(file, call string) bool {
 }
 
 // TestOnlyCommandsReadTheEnvironment keeps the design rule that library
-// packages read no environment (DESIGN.md decision 10): no non-test file
+// packages read no environment (RATIONALE.md, "Libraries read no environment"): no non-test file
 // under host/ calls an environment reader, except the allowed ones. The
 // commands read theirs in this package.
 func TestOnlyCommandsReadTheEnvironment(t *testing.T) {

@@ -6,7 +6,7 @@
 ;; deadline, in that order), to its output unchanged, so a test sees exactly
 ;; what the daemon sent: the bytes between the first "input": and the last
 ;; ,"grants": of the document. Its exit
-;; code is the hook decision the input asks for (Palyra facts §8):
+;; code is the hook decision the input asks for (Palyra's hook decisions, see host/hooks):
 ;;   30 (block)    when the document contains the bytes exit:30 anywhere,
 ;;   10 (annotate) else when it contains exit:10,
 ;;   0  (continue) otherwise.
