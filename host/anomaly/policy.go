@@ -39,7 +39,8 @@ const (
 
 // kindOf maps the error codes that signal an anomaly to their kind. The
 // codes are those of sidecar/internal/wasmrt, host/supervisor, host/broker,
-// host/broker/egress and host (errcode.New in each).
+// host/broker/egress and host (each declares or aliases its sentinels;
+// host/errcode has the shared ones).
 var kindOf = map[string]string{
 	"fuel_exhausted":        KindFuelExhausted,
 	"trap":                  KindTrap,

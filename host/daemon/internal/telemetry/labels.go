@@ -28,10 +28,12 @@ const (
 	UnregisteredCode = "unregistered"
 )
 
-// sidecarCodes are the codes the palyra-sidecar process reports that the
-// host binary does not register itself: the call outcomes of sdk/ABI.md §7
-// and the sidecar's own failures. The host never links sidecar/internal/wasmrt
-// (it is cgo), so errcode.All does not list them in the daemon.
+// sidecarCodes are the codes the palyra-sidecar process reports: the call
+// outcomes of sdk/ABI.md §7 and the sidecar's own failures. The host never
+// links sidecar/internal/wasmrt (it is cgo), so errcode.All in the daemon
+// lists only those of them the host also registers (errcode's shared
+// sentinels: timeout, canceled, unknown_tool, invalid_input,
+// invalid_output, output_too_large); the list names them all.
 var sidecarCodes = []string{
 	// sidecar/internal/wasmrt
 	"fuel_exhausted", "timeout", "memory_limit_exceeded", "trap",
