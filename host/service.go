@@ -234,13 +234,14 @@ type CallResult struct {
 // A2UIRef names a kept A2UI document. Patch is set when the tool replied
 // with an update ({"a2ui_update": ...}) rather than a whole document: the
 // document under DocumentID is now the patched one, and a client showing
-// the document before applies Patch to it. Document is the whole document
-// after an update (nil when Output is the document).
+// the document before applies Patch to it, and a client that shows nothing
+// yet takes Document, the whole document after the update (nil when Output
+// is the document).
 type A2UIRef struct {
 	DocumentID string          `json:"document_id"`
 	Surface    string          `json:"surface"`
 	Patch      json.RawMessage `json:"patch,omitempty"`
-	Document   json.RawMessage `json:"-"`
+	Document   json.RawMessage `json:"document,omitempty"`
 }
 
 // SubmitRequest is a form submit on a kept A2UI document.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -59,6 +60,12 @@ func TestA2UIUpdate(t *testing.T) {
 		chart := doc.Components[2].Props.(*a2ui.ChartProps)
 		if len(table.Rows) != i+2 || len(chart.Series) != i+2 || string(chart.Kind) != row["kind"] || table.Rows[i+1][0] != row["label"] {
 			t.Fatalf("submit %d: patched document %s", i, shown)
+		}
+		// The whole patched document comes too, for a client that shows
+		// nothing to patch: it is the one the patch gave.
+		var sent, applied any
+		if json.Unmarshal(cr.A2UI.Document, &sent) != nil || json.Unmarshal(shown, &applied) != nil || !reflect.DeepEqual(sent, applied) {
+			t.Fatalf("submit %d: document %s, the patch gave %s", i, cr.A2UI.Document, shown)
 		}
 	}
 

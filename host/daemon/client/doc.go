@@ -25,7 +25,4 @@
 // request that gets no answer is ErrTransport (daemon_unreachable).
 // FromGRPC turns a failed call of the daemon's gRPC API into the same
 // *Error.
-//
-// Over the wire, an A2UI update's whole document (host.A2UIRef.Document)
-// is not sent: a client applies the patch to the document it shows.
 package client

@@ -1499,7 +1499,10 @@ type A2UIRef struct {
 	// patch_json is set when the tool replied with an update
 	// ({"a2ui_update": ...}): the JSON-Patch ({"v":1,"ops":[...]}) that made
 	// the kept document from the one before.
-	PatchJson     []byte `protobuf:"bytes,3,opt,name=patch_json,json=patchJson,proto3" json:"patch_json,omitempty"`
+	PatchJson []byte `protobuf:"bytes,3,opt,name=patch_json,json=patchJson,proto3" json:"patch_json,omitempty"`
+	// document_json is the whole kept document after an update (set with
+	// patch_json), for a client that shows nothing to patch.
+	DocumentJson  []byte `protobuf:"bytes,4,opt,name=document_json,json=documentJson,proto3" json:"document_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1551,6 +1554,13 @@ func (x *A2UIRef) GetSurface() string {
 func (x *A2UIRef) GetPatchJson() []byte {
 	if x != nil {
 		return x.PatchJson
+	}
+	return nil
+}
+
+func (x *A2UIRef) GetDocumentJson() []byte {
+	if x != nil {
+		return x.DocumentJson
 	}
 	return nil
 }
@@ -2862,13 +2872,14 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\n" +
 	"input_json\x18\x03 \x01(\fR\tinputJson\x12\x1d\n" +
 	"\n" +
-	"timeout_ms\x18\x04 \x01(\x03R\ttimeoutMs\"c\n" +
+	"timeout_ms\x18\x04 \x01(\x03R\ttimeoutMs\"\x88\x01\n" +
 	"\aA2UIRef\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\x12\x18\n" +
 	"\asurface\x18\x02 \x01(\tR\asurface\x12\x1d\n" +
 	"\n" +
-	"patch_json\x18\x03 \x01(\fR\tpatchJson\"\xaf\x02\n" +
+	"patch_json\x18\x03 \x01(\fR\tpatchJson\x12#\n" +
+	"\rdocument_json\x18\x04 \x01(\fR\fdocumentJson\"\xaf\x02\n" +
 	"\x10CallToolResponse\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
