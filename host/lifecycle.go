@@ -20,7 +20,7 @@ func (h *Host) Install(ctx context.Context, req InstallRequest) (*InstallResult,
 	}
 	// An install names its principal only when the caller did; else the
 	// installer records its own (system:install).
-	if p, ok := principalIn(ctx); ok {
+	if p, ok := NamedPrincipal(ctx); ok {
 		opts.Principal = p
 	}
 	return h.in.Install(ctx, req.Artifact, opts)
@@ -145,10 +145,4 @@ func (h *Host) open() error {
 		return ErrClosed
 	}
 	return nil
-}
-
-// principalIn returns the principal ctx names, if any.
-func principalIn(ctx context.Context) (string, bool) {
-	p, _ := ctx.Value(principalKey{}).(string)
-	return p, p != ""
 }
