@@ -16,15 +16,18 @@ import (
 // no other import to branch on them, and errors.Is gives the same answer
 // with either name.
 var (
-	ErrSkillNotFound   = inventory.ErrNotFound
-	ErrQuarantined     = install.ErrQuarantined
-	ErrDisabled        = errcode.New("skill_disabled", "skill is disabled")
-	ErrCrashLooping    = supervisor.ErrCrashLooping
-	ErrNoStatus        = inventory.ErrNoStatus
-	ErrUnknownTool     = manifest.ErrUnknownTool
-	ErrInvalidInput    = manifest.ErrInputSchema
-	ErrInvalidOutput   = manifest.ErrOutputSchema
-	ErrOutputTooLarge  = errcode.ErrOutputTooLarge
+	ErrSkillNotFound  = inventory.ErrNotFound
+	ErrQuarantined    = install.ErrQuarantined
+	ErrDisabled       = errcode.New("skill_disabled", "skill is disabled")
+	ErrCrashLooping   = supervisor.ErrCrashLooping
+	ErrNoStatus       = inventory.ErrNoStatus
+	ErrUnknownTool    = manifest.ErrUnknownTool
+	ErrInvalidInput   = manifest.ErrInputSchema
+	ErrInvalidOutput  = manifest.ErrOutputSchema
+	ErrOutputTooLarge = errcode.ErrOutputTooLarge
+	// ErrInputTooLarge is a tool input over MaxInputBytes, refused before
+	// anything is sent to a sidecar.
+	ErrInputTooLarge   = errcode.New("input_too_large", "input too large")
 	ErrPolicyViolation = policy.ErrViolation
 	ErrNoModule        = errcode.New("skill_module_missing", "the skill names no module to run")
 	ErrClosed          = errcode.New("host_closed", "the host is closed")

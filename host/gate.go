@@ -90,6 +90,9 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	if h.sup == nil {
 		return nil, "", fmt.Errorf("host: %w: Config.SidecarPath is empty", supervisor.ErrSidecarNotFound)
 	}
+	if len(input) > MaxInputBytes {
+		return nil, "", fmt.Errorf("host: %w: the input of %s tool %s is %d bytes, over the %d-byte limit", ErrInputTooLarge, id, toolID, len(input), MaxInputBytes)
+	}
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage("null")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/sdk/abi"
 )
 
 // Service is every operator verb of Palyra-Go, declared once. The local
@@ -207,6 +208,11 @@ type CallRequest struct {
 	// the manifest's and the policy's limits apply either way.
 	Timeout time.Duration `json:"timeout,omitempty"`
 }
+
+// MaxInputBytes caps a tool's input (sdk/ABI.md §3: the input document is
+// at most 1 MiB). A larger input is refused with ErrInputTooLarge on the
+// trusted side, before anything is sent to a sidecar.
+const MaxInputBytes = abi.MaxInputBytes
 
 // MaxCallTimeout caps the timeout a call request may ask for.
 const MaxCallTimeout = 10 * time.Minute

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/spf13/cobra"
 )
@@ -197,5 +198,6 @@ func readLimited(r io.Reader, limit int64, name string) ([]byte, error) {
 // errIO reports a file the CLI could not read or write.
 var errIO = errcode.New("io_error", "file error")
 
-// errTooLarge reports an input file over its limit.
-var errTooLarge = errcode.New("input_too_large", "input file too large")
+// errTooLarge reports an input file over its limit (the host's sentinel of
+// input_too_large).
+var errTooLarge = host.ErrInputTooLarge

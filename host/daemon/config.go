@@ -25,8 +25,10 @@ const (
 	DefaultHookTimeout     = 10 * time.Second
 	DefaultShutdownTimeout = 30 * time.Second
 	// DefaultMaxRequestBytes caps a JSON request body (and a gRPC message
-	// other than an install).
-	DefaultMaxRequestBytes = 1 << 20
+	// other than an install): room for a tool input of host.MaxInputBytes
+	// and its framing, so that a call's input is judged by the host's own
+	// limit (input_too_large) rather than by the body's.
+	DefaultMaxRequestBytes = 2 << 20
 	// DefaultMaxArtifactBytes caps an uploaded artifact (Palyra's
 	// MAX_ARTIFACT_BYTES, 64 MiB).
 	DefaultMaxArtifactBytes = 64 << 20

@@ -260,6 +260,18 @@ func cases() []Case {
 			_, err := call(ctx, s, skillA, `{"text":7}`)
 			return err
 		}},
+		{Name: "call_input_too_large", Code: "input_too_large", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			// One byte over the ABI's limit, refused on the trusted side.
+			in := `{"text":"` + strings.Repeat("x", host.MaxInputBytes-10) + `"}`
+			if len(in) != host.MaxInputBytes+1 {
+				t.Fatalf("input of %d bytes", len(in))
+			}
+			_, err := call(ctx, s, skillA, in)
+			if err != nil && !strings.Contains(err.Error(), fmt.Sprint(host.MaxInputBytes)) {
+				t.Errorf("the error does not name the limit: %v", err)
+			}
+			return err
+		}},
 		{Name: "call_timeout_out_of_range", Code: "bad_request", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
 			_, err := s.Call(ctx, host.CallRequest{SkillID: skillA, ToolID: "conf.echo", Input: json.RawMessage(`{}`), Timeout: host.MaxCallTimeout + time.Second})
 			return err
