@@ -162,14 +162,22 @@ func randomSecret(t *testing.T) string {
 	return hex.EncodeToString(b[:])
 }
 
-// environ reads a live process's environment.
+// environ reads a live process's environment. A process caught in its
+// exec has an empty one for a moment: it is read again until it is not.
 func environ(t *testing.T, pid int) []byte {
 	t.Helper()
-	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-	if err != nil {
-		t.Fatalf("environment of pid %d: %v", pid, err)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err != nil {
+			t.Fatalf("environment of pid %d: %v", pid, err)
+		}
+		if len(env) > 0 {
+			return env
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("environment of pid %d stayed empty", pid)
+		}
 	}
-	return env
 }
 
 // TestChildEnvironment starts a serving sidecar and a precompile child

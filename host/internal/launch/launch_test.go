@@ -78,9 +78,17 @@ func TestChildEnvironment(t *testing.T) {
 	t.Setenv("HOME", "/home/operator")
 	t.Setenv("GOGC", "150")
 	c := started(t, "sleep", Cmd{Env: []string{"PLUGIN_PROTOCOL_VERSIONS=1"}})
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", c.Pid()))
-	if err != nil {
-		t.Fatal(err)
+	// Start returns once the exec has begun; the kernel fills in the new
+	// image's environment a moment later, so an early read is empty.
+	var raw []byte
+	for deadline := time.Now().Add(10 * time.Second); len(raw) == 0; time.Sleep(5 * time.Millisecond) {
+		var err error
+		if raw, err = os.ReadFile(fmt.Sprintf("/proc/%d/environ", c.Pid())); err != nil {
+			t.Fatal(err)
+		}
+		if len(raw) == 0 && time.Now().After(deadline) {
+			t.Fatal("the child's /proc environ stayed empty")
+		}
 	}
 	if bytes.Contains(raw, []byte(vaultKey)) || bytes.Contains(raw, []byte(awsKey)) {
 		t.Fatalf("a secret reached the child: %q", raw)
