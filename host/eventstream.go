@@ -34,40 +34,55 @@ func streamEvent(e inventory.Event) Event {
 	return ev
 }
 
-// startFollower starts following the journal from its current end, once:
-// every event journaled from then on (by this host or by any process
-// working on the state directory) is published on the stream, in journal
-// order, and, with Config.DispatchHooks, handed to the hooks. It stops
-// when the host closes.
+// startFollower starts following the journal from its current end, unless
+// the host already does: every event journaled from then on (by this host
+// or by any process working on the state directory) is published on the
+// stream, in journal order, and, with Config.DispatchHooks, handed to the
+// hooks. It stops when the host closes. A failure to start is returned and
+// the next call tries again.
 func (h *Host) startFollower() error {
-	h.followOnce.Do(func() {
-		last, err := h.in.Inventory().LastEventID(h.loopCtx)
-		if err != nil {
-			h.followErr = fmt.Errorf("host: %w", err)
-			return
-		}
-		h.cursor.Store(last)
-		wake := h.wake.Subscribe(h.loopCtx, 16)
-		h.loops.Add(1)
-		go func() {
-			defer h.loops.Done()
-			defer wake.Close()
-			t := time.NewTicker(followInterval)
-			defer t.Stop()
-			for {
-				if err := h.publishJournal(h.loopCtx); err != nil && h.loopCtx.Err() == nil {
-					h.log.Error("following the journal", "error", err)
-				}
-				select {
-				case <-h.loopCtx.Done():
-					return
-				case <-wake.C():
-				case <-t.C:
-				}
+	h.mu.Lock()
+	following := h.following
+	h.mu.Unlock()
+	if following {
+		return nil
+	}
+	last, err := h.in.Inventory().LastEventID(h.loopCtx)
+	if err != nil {
+		return fmt.Errorf("host: %w", err)
+	}
+	// The follower is registered under the lock Close takes to mark the
+	// host closed, so Close either refuses it here or waits for it.
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.closed:
+		return ErrClosed
+	case h.following:
+		return nil
+	}
+	h.following = true
+	h.cursor.Store(last)
+	wake := h.wake.Subscribe(h.loopCtx, 16)
+	h.loops.Add(1)
+	go func() {
+		defer h.loops.Done()
+		defer wake.Close()
+		t := time.NewTicker(followInterval)
+		defer t.Stop()
+		for {
+			if err := h.publishJournal(h.loopCtx); err != nil && h.loopCtx.Err() == nil {
+				h.log.Error("following the journal", "error", err)
 			}
-		}()
-	})
-	return h.followErr
+			select {
+			case <-h.loopCtx.Done():
+				return
+			case <-wake.C():
+			case <-t.C:
+			}
+		}
+	}()
+	return nil
 }
 
 // publishJournal publishes every journal event after the cursor.

@@ -160,11 +160,10 @@ type Host struct {
 
 	// wake carries the installer's events: each one wakes the journal
 	// follower, which publishes on stream in journal order.
-	wake       *events.Bus
-	stream     *events.Bus
-	followOnce sync.Once
-	followErr  error
-	cursor     atomic.Int64 // last journal event the follower published
+	wake      *events.Bus
+	stream    *events.Bus
+	following bool         // the journal follower runs (under mu)
+	cursor    atomic.Int64 // last journal event the follower published
 	// loopCtx ends when the host closes; loops waits for the goroutines
 	// that run until then.
 	loopCtx  context.Context

@@ -26,41 +26,31 @@ func (h *Host) Install(ctx context.Context, req InstallRequest) (*InstallResult,
 	return h.in.Install(ctx, req.Artifact, opts)
 }
 
-// List implements Service.
+// List implements Service. It also serves a read-only host.
 func (h *Host) List(ctx context.Context, req ListRequest) (*SkillList, error) {
 	if err := h.open(); err != nil {
 		return nil, err
 	}
-	opts := install.ListOptions{
+	v := h.view()
+	ls, err := v.List(ctx, install.ListOptions{
 		SkillID: req.SkillID, Publisher: req.Publisher, CurrentOnly: req.CurrentOnly,
 		QuarantinedOnly: req.QuarantinedOnly, EligibleOnly: req.EligibleOnly,
-	}
-	if h.ro != nil {
-		ls, err := h.ro.List(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		return &SkillList{SkillsRoot: h.ro.Layout().SkillsDir(), Count: len(ls), Entries: ls}, nil
-	}
-	ls, err := h.in.List(ctx, opts)
+	})
 	if err != nil {
 		return nil, err
 	}
 	if ls == nil {
 		ls = []SkillListing{}
 	}
-	return &SkillList{SkillsRoot: h.in.Layout().SkillsDir(), Count: len(ls), Entries: ls}, nil
+	return &SkillList{SkillsRoot: v.Layout().SkillsDir(), Count: len(ls), Entries: ls}, nil
 }
 
-// Info implements Service.
+// Info implements Service. It also serves a read-only host.
 func (h *Host) Info(ctx context.Context, ref SkillRef) (*SkillInfo, error) {
 	if err := h.open(); err != nil {
 		return nil, err
 	}
-	if h.ro != nil {
-		return h.ro.Info(ctx, ref.SkillID, ref.Version)
-	}
-	return h.in.Info(ctx, ref.SkillID, ref.Version)
+	return h.view().Info(ctx, ref.SkillID, ref.Version)
 }
 
 // Verify implements Service.

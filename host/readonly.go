@@ -7,6 +7,7 @@ import (
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/statedir"
 )
 
 // ErrReadOnly is a verb that changes or runs something, on a host opened
@@ -34,4 +35,19 @@ func (h *Host) writable() error {
 		return ErrReadOnly
 	}
 	return nil
+}
+
+// view is what the verbs that only look read: the installer, or the
+// reader of a read-only host.
+type view interface {
+	List(ctx context.Context, opts install.ListOptions) ([]install.Listing, error)
+	Info(ctx context.Context, id, version string) (*install.Info, error)
+	Layout() statedir.Layout
+}
+
+func (h *Host) view() view {
+	if h.ro != nil {
+		return h.ro
+	}
+	return h.in
 }
