@@ -49,6 +49,9 @@ func (h *Host) startFollower() error {
 	}
 	last, err := h.in.Inventory().LastEventID(h.loopCtx)
 	if err != nil {
+		if h.loopCtx.Err() != nil {
+			return ErrClosed // Close ended the query
+		}
 		return fmt.Errorf("host: %w", err)
 	}
 	// The follower is registered under the lock Close takes to mark the
