@@ -19,6 +19,7 @@ import (
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
+	"github.com/palyra-go/palyra/host/rundir"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/host/supervisor"
@@ -79,7 +80,12 @@ type Config struct {
 	// and Egress.
 	Broker sidecarplugin.Broker
 	// Supervisor tunes the supervisor; its SidecarPath, CacheDir, Logger
-	// and Broker are taken from the fields above.
+	// and Broker are taken from the fields above. Leave its SocketDir
+	// empty: the host then puts its children's private directories in a
+	// runtime directory of its own under the state directory (or, for a
+	// long state directory path, a private one in $TMPDIR), which the next
+	// host start removes if this host dies (host/rundir). A SocketDir set
+	// here is used as is and belongs to the caller.
 	Supervisor supervisor.Config
 	// MaxOutputBytes caps a tool's output (default 1 MiB).
 	MaxOutputBytes int
@@ -131,6 +137,10 @@ type Host struct {
 	sup   *supervisor.Supervisor
 	trust *trust.File
 	log   hclog.Logger
+	// runDir is the host's runtime directory, holding its children's
+	// private directories (nil without sidecars, or with
+	// Supervisor.SocketDir set: then the caller owns that directory).
+	runDir *rundir.Instance
 
 	broker    *broker.Broker
 	storage   *storage.Store
@@ -259,17 +269,29 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	if cfg.Anomaly != nil {
 		h.detector = anomaly.NewDetector(*cfg.Anomaly, nil)
 	}
+	h.sweepRunDirs()
 	if cfg.SidecarPath != "" {
 		sc := cfg.Supervisor
 		sc.SidecarPath, sc.CacheDir, sc.Logger, sc.Broker = cfg.SidecarPath, cfg.CacheDir, cfg.Logger, cfg.Broker
 		if sc.Broker == nil {
 			sc.Broker = caps.broker
 		}
-		h.sup, err = supervisor.New(sc)
-		sup = h.sup
+		if sc.SocketDir == "" {
+			h.runDir, err = acquireRunDir(cfg.StateDir)
+			if err == nil {
+				sc.SocketDir = h.runDir.Dir()
+			}
+		}
+		if err == nil {
+			h.sup, err = supervisor.New(sc)
+			sup = h.sup
+		}
 		if err != nil {
 			h.stopLoop()
 			h.disp.Close(ctx)
+			if h.runDir != nil {
+				h.runDir.Close()
+			}
 			in.Close()
 			caps.close()
 			return nil, fmt.Errorf("host: %w", err)
@@ -307,6 +329,10 @@ func (h *Host) Close(ctx context.Context) error {
 	errs = append(errs, h.disp.Close(ctx))
 	if h.sup != nil {
 		errs = append(errs, h.sup.Close(ctx))
+	}
+	if h.runDir != nil {
+		// After the supervisor: its children are gone by then.
+		errs = append(errs, h.runDir.Close())
 	}
 	errs = append(errs, h.in.Close())
 	if h.ownsStore {

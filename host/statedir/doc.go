@@ -30,10 +30,25 @@
 //	├── hooks/                        Layout.HooksDir
 //	│   ├── bindings.json             Layout.HookBindings: hook bindings (host/hooks)
 //	│   └── bindings.json.lock        Layout.HookBindingsLock: the writers' flock
+//	├── run/                          Layout.RunDir: the hosts' runtime files, mode 0700 (host/rundir), when short enough
+//	│   ├── h<random>.lock            one live host instance's flock (held for the host's life)
+//	│   └── h<random>/                that instance's directory
+//	│       └── sc-<random>/, pc-<random>/  one child's private dir: its TMPDIR, go-plugin's socket dir
 //	└── daemon/                       Layout.DaemonDir: palyra-host's files, mode 0700 (host/daemon)
 //	    ├── admin-token               Layout.DaemonToken: the API's bearer token, mode 0600
 //	    ├── daemon.lock               Layout.DaemonLock: held by the one daemon serving the directory
 //	    └── daemon.json               Layout.DaemonInfo: how to reach the running daemon
+//
+// run/ is where the host's children (the sidecars, the precompile runs)
+// keep their sockets and temporary files, so nothing of theirs goes to
+// $TMPDIR. Unix socket paths are limited to 107 bytes, so run/ is used
+// only while the state directory's path is at most 39 bytes; past that
+// the same tree lives in $TMPDIR/palyra-<first 16 hex digits of the
+// SHA-256 of the state directory's path> (or /tmp/palyra-<hash>), a
+// private directory of the user that only this state directory's hosts
+// use. Each writable host start removes every instance there whose flock
+// it can take (its owner died, even by SIGKILL) and nothing else; the
+// last host to close removes run/ itself. host/rundir has the details.
 //
 // Nothing is created by naming it: a Layout is only paths. Each owner creates
 // its files on its first write, so commands that only read (palyra skills

@@ -127,6 +127,12 @@ func (l Layout) HookBindings() string { return filepath.Join(l.HooksDir(), "bind
 // <state>/hooks/bindings.json.lock.
 func (l Layout) HookBindingsLock() string { return l.HookBindings() + ".lock" }
 
+// RunDir returns the host instances' runtime directory, <state>/run: the
+// sidecars' sockets and temporary directories (host/rundir). The host uses
+// it only when it is short enough for Unix socket paths; see the package
+// comment.
+func (l Layout) RunDir() string { return filepath.Join(l.dir, "run") }
+
 // DaemonDir returns palyra-host's directory, <state>/daemon.
 func (l Layout) DaemonDir() string { return filepath.Join(l.dir, "daemon") }
 

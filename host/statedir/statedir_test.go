@@ -72,6 +72,7 @@ func TestLayout(t *testing.T) {
 		{"HooksDir", l.HooksDir(), "/srv/palyra/hooks"},
 		{"HookBindings", l.HookBindings(), "/srv/palyra/hooks/bindings.json"},
 		{"HookBindingsLock", l.HookBindingsLock(), "/srv/palyra/hooks/bindings.json.lock"},
+		{"RunDir", l.RunDir(), "/srv/palyra/run"},
 		{"DaemonDir", l.DaemonDir(), "/srv/palyra/daemon"},
 		{"DaemonToken", l.DaemonToken(), "/srv/palyra/daemon/admin-token"},
 		{"DaemonLock", l.DaemonLock(), "/srv/palyra/daemon/daemon.lock"},

@@ -41,7 +41,8 @@ type Config struct {
 	CacheDir string
 	// SocketDir is where each child's private directory (its sockets and
 	// TMPDIR) is made; empty means os.TempDir(). Keep it short: Unix socket
-	// paths are limited to 108 bytes.
+	// paths are limited to 108 bytes. host.Open sets it to the host's own
+	// runtime directory (host/rundir), which outlives no dead host.
 	SocketDir string
 	// Logger receives the supervisor's and the sidecars' logs (tagged with
 	// skill_id and skill_version). Nil discards them.
