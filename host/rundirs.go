@@ -22,7 +22,7 @@ func runLayout(stateDir string) statedir.Layout {
 // hosts' instances stay (host/rundir). A failure is logged: it costs disk
 // space, not correctness.
 func (h *Host) sweepRunDirs() {
-	gone, err := rundir.Sweep(runLayout(h.cfg.StateDir))
+	gone, err := rundir.Sweep(runLayout(h.cfg.StateDir), "")
 	if err != nil {
 		h.log.Warn("removing what dead host instances left failed", "error", err)
 	}
@@ -34,7 +34,7 @@ func (h *Host) sweepRunDirs() {
 // acquireRunDir makes this host's runtime directory, where the supervisor
 // puts its children's private directories.
 func acquireRunDir(stateDir string) (*rundir.Instance, error) {
-	root, err := rundir.Root(runLayout(stateDir))
+	root, err := rundir.Root(runLayout(stateDir), "")
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/palyra-go/palyra/host/daemon"
+	"github.com/palyra-go/palyra/host/rundir"
+	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/internal/proctest"
 	"github.com/palyra-go/palyra/internal/testskill"
 )
@@ -86,7 +88,13 @@ type proc struct {
 // (TOML, may be empty) and waits until it is ready.
 func startDaemon(t testing.TB, state, config string, args ...string) *proc {
 	t.Helper()
-	p := &proc{t: t, state: state, tmp: t.TempDir(), out: &proctest.Buffer{}, err: &proctest.Buffer{}, done: make(chan struct{})}
+	return startDaemonTmp(t, state, t.TempDir(), config, args...)
+}
+
+// startDaemonTmp is startDaemon with the daemon's TMPDIR named.
+func startDaemonTmp(t testing.TB, state, tmp, config string, args ...string) *proc {
+	t.Helper()
+	p := &proc{t: t, state: state, tmp: tmp, out: &proctest.Buffer{}, err: &proctest.Buffer{}, done: make(chan struct{})}
 	cfgPath := filepath.Join(t.TempDir(), "palyra-host.toml")
 	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
@@ -105,6 +113,9 @@ func startDaemon(t testing.TB, state, config string, args ...string) *proc {
 		default:
 			p.cmd.Process.Kill()
 			<-p.done
+			// What the killed daemon's sidecars left may be outside the
+			// test's temporary directories (host/rundir's /tmp fallback).
+			rundir.Sweep(statedir.At(state), p.tmp)
 		}
 		if t.Failed() {
 			t.Logf("palyra-host stdout:\n%s\nstderr:\n%s", p.out, p.err)

@@ -40,13 +40,17 @@ const lockSuffix = ".lock"
 
 // Candidates returns the run roots of the state directory l in Root's
 // order of preference, whatever their length: <state>/run,
-// <os.TempDir()>/palyra-<hash> and /tmp/palyra-<hash> (without
-// duplicates).
-func Candidates(l statedir.Layout) []string {
+// <tmpDir>/palyra-<hash> and /tmp/palyra-<hash> (without duplicates).
+// tmpDir "" is os.TempDir(); a caller looking at another process's files
+// names that process's $TMPDIR.
+func Candidates(l statedir.Layout, tmpDir string) []string {
+	if tmpDir == "" {
+		tmpDir = os.TempDir()
+	}
 	sum := sha256.Sum256([]byte(l.Dir()))
 	name := "palyra-" + hex.EncodeToString(sum[:8])
 	out := []string{l.RunDir()}
-	for _, tmp := range []string{os.TempDir(), "/tmp"} {
+	for _, tmp := range []string{tmpDir, "/tmp"} {
 		c := filepath.Join(tmp, name)
 		if c != out[len(out)-1] {
 			out = append(out, c)
@@ -56,14 +60,15 @@ func Candidates(l statedir.Layout) []string {
 }
 
 // Root returns the run root of the state directory l: the first of
-// Candidates that is at most MaxRootLen bytes long. It creates nothing.
-func Root(l statedir.Layout) (string, error) {
-	for _, c := range Candidates(l) {
+// Candidates(l, tmpDir) that is at most MaxRootLen bytes long. It creates
+// nothing.
+func Root(l statedir.Layout, tmpDir string) (string, error) {
+	for _, c := range Candidates(l, tmpDir) {
 		if len(c) <= MaxRootLen {
 			return c, nil
 		}
 	}
-	return "", fmt.Errorf("%w: every candidate for %s is longer than %d bytes (Unix socket paths): %q", ErrUnusable, l.Dir(), MaxRootLen, Candidates(l))
+	return "", fmt.Errorf("%w: every candidate for %s is longer than %d bytes (Unix socket paths): %q", ErrUnusable, l.Dir(), MaxRootLen, Candidates(l, tmpDir))
 }
 
 // Instance is one host's runtime directory, locked for the host's life.
@@ -153,22 +158,26 @@ func (in *Instance) Close() error {
 	return nil
 }
 
-// Sweep removes from every candidate root of l (Candidates) what dead
-// instances left: each instance whose lock it can take, and each entry
-// without a lock file. Live instances are left alone. It returns the paths
-// it removed. A candidate that is absent or not the user's private
-// directory is skipped.
-func Sweep(l statedir.Layout) ([]string, error) { return scanAll(l, true) }
+// Sweep removes from every candidate root of l (Candidates(l, tmpDir))
+// what dead instances left: each instance whose lock it can take, and each
+// entry without a lock file; then the root itself when that left it empty.
+// Live instances are left alone. It returns the paths it removed. A
+// candidate that is absent or not the user's private directory is skipped.
+func Sweep(l statedir.Layout, tmpDir string) ([]string, error) { return scanAll(l, tmpDir, true) }
 
 // Leftovers lists what Sweep would remove now, removing nothing: the
-// entries that dead instances of l left (the reliability suite and the
-// tests check that it is empty after a restart).
-func Leftovers(l statedir.Layout) ([]string, error) { return scanAll(l, false) }
+// entries that dead instances of l left in its candidate roots (the
+// reliability suite and the tests check that it is empty after a
+// restart). tmpDir is the $TMPDIR of the hosts in question ("" is this
+// process's).
+func Leftovers(l statedir.Layout, tmpDir string) ([]string, error) {
+	return scanAll(l, tmpDir, false)
+}
 
-func scanAll(l statedir.Layout, remove bool) ([]string, error) {
+func scanAll(l statedir.Layout, tmpDir string, remove bool) ([]string, error) {
 	var out []string
 	var errs []error
-	for _, root := range Candidates(l) {
+	for _, root := range Candidates(l, tmpDir) {
 		got, err := scan(root, remove)
 		out = append(out, got...)
 		if err != nil {
@@ -213,6 +222,10 @@ func scan(root string, remove bool) ([]string, error) {
 				errs = append(errs, fmt.Errorf("rundir: %w", err))
 			}
 		}
+	}
+	if remove {
+		// Only an empty root goes (an Acquire losing it tries again).
+		_ = syscall.Rmdir(root)
 	}
 	return dead, errors.Join(errs...)
 }

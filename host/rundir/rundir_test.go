@@ -35,35 +35,35 @@ func TestRoot(t *testing.T) {
 	short := filepath.Join(shortDir(t), "state")
 	long := filepath.Join(shortDir(t), strings.Repeat("s", 60))
 	longTmp := filepath.Join(shortDir(t), strings.Repeat("t", 60))
+	shortTmp := shortDir(t)
 	tests := []struct {
 		name, state, tmpdir string
 		want                func(l statedir.Layout) string
 	}{
 		{"short state dir", short, "/tmp", func(l statedir.Layout) string { return l.RunDir() }},
-		{"long state dir", long, "/tmp", func(l statedir.Layout) string { return rundir.Candidates(l)[1] }},
-		{"long TMPDIR too", long, longTmp, func(l statedir.Layout) string { return rundir.Candidates(l)[2] }},
+		{"long state dir", long, shortTmp, func(l statedir.Layout) string { return rundir.Candidates(l, shortTmp)[1] }},
+		{"long TMPDIR too", long, longTmp, func(l statedir.Layout) string { return rundir.Candidates(l, longTmp)[2] }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("TMPDIR", tt.tmpdir)
 			l := statedir.At(tt.state)
-			got, err := rundir.Root(l)
+			got, err := rundir.Root(l, tt.tmpdir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if want := tt.want(l); got != want {
-				t.Fatalf("Root = %q, want %q (candidates %q)", got, want, rundir.Candidates(l))
+				t.Fatalf("Root = %q, want %q (candidates %q)", got, want, rundir.Candidates(l, tt.tmpdir))
 			}
 			if len(got) > rundir.MaxRootLen {
 				t.Fatalf("Root %q is %d bytes, over %d", got, len(got), rundir.MaxRootLen)
 			}
-			if tt.name != "short state dir" && !strings.HasPrefix(filepath.Base(got), "palyra-") {
+			if tt.name != "short state dir" && (!strings.HasPrefix(filepath.Base(got), "palyra-") || !strings.HasPrefix(got, "/tmp/")) {
 				t.Fatalf("fallback root %q is not named palyra-<hash>", got)
 			}
 		})
 	}
 	// Two state directories never share a fallback root.
-	a, b := rundir.Candidates(statedir.At(long)), rundir.Candidates(statedir.At(long+"2"))
+	a, b := rundir.Candidates(statedir.At(long), ""), rundir.Candidates(statedir.At(long+"2"), "")
 	if a[1] == b[1] {
 		t.Fatalf("two state dirs share the root %q", a[1])
 	}
@@ -138,7 +138,7 @@ func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
 func TestSweepRemovesOnlyDeadOwners(t *testing.T) {
 	for _, state := range []string{filepath.Join(shortDir(t), "state"), filepath.Join(t.TempDir(), strings.Repeat("s", 50))} {
 		l := statedir.At(state)
-		root, err := rundir.Root(l)
+		root, err := rundir.Root(l, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,12 +169,12 @@ func TestSweepRemovesOnlyDeadOwners(t *testing.T) {
 		want = append(want, orphanDir, orphanLock)
 		slices.Sort(want)
 
-		left, err := rundir.Leftovers(l)
+		left, err := rundir.Leftovers(l, "")
 		slices.Sort(left)
 		if err != nil || !slices.Equal(left, want) {
 			t.Fatalf("Leftovers = %q, %v; want %q", left, err, want)
 		}
-		gone, err := rundir.Sweep(l)
+		gone, err := rundir.Sweep(l, "")
 		slices.Sort(gone)
 		if err != nil || !slices.Equal(gone, want) {
 			t.Fatalf("Sweep = %q, %v; want %q", gone, err, want)
@@ -189,15 +189,15 @@ func TestSweepRemovesOnlyDeadOwners(t *testing.T) {
 				t.Errorf("live %s was removed", p)
 			}
 		}
-		if left, err := rundir.Leftovers(l); len(left) != 0 || err != nil {
+		if left, err := rundir.Leftovers(l, ""); len(left) != 0 || err != nil {
 			t.Fatalf("Leftovers after Sweep = %q, %v", left, err)
 		}
 		// Now the other process dies too: its instance is the one left.
 		live.kill()
-		if left, _ := rundir.Leftovers(l); !slices.Equal(left, []string{live.dir, live.dir + ".lock"}) {
+		if left, _ := rundir.Leftovers(l, ""); !slices.Equal(left, []string{live.dir, live.dir + ".lock"}) {
 			t.Fatalf("Leftovers after the holder died = %q", left)
 		}
-		if _, err := rundir.Sweep(l); err != nil {
+		if _, err := rundir.Sweep(l, ""); err != nil {
 			t.Fatal(err)
 		}
 		if err := mine.Close(); err != nil {
@@ -215,7 +215,7 @@ func TestSweepRemovesOnlyDeadOwners(t *testing.T) {
 // instance for a dead owner's; closing one keeps the root for the other.
 func TestTwoInstancesOfOneProcess(t *testing.T) {
 	l := statedir.At(filepath.Join(shortDir(t), "state"))
-	root, _ := rundir.Root(l)
+	root, _ := rundir.Root(l, "")
 	a, err := rundir.Acquire(root)
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func TestTwoInstancesOfOneProcess(t *testing.T) {
 	if a.Dir() == b.Dir() {
 		t.Fatalf("two instances share %s", a.Dir())
 	}
-	if gone, err := rundir.Sweep(l); len(gone) != 0 || err != nil {
+	if gone, err := rundir.Sweep(l, ""); len(gone) != 0 || err != nil {
 		t.Fatalf("Sweep removed %q, %v", gone, err)
 	}
 	if err := a.Close(); err != nil {
@@ -280,7 +280,7 @@ func TestUnsafeRoot(t *testing.T) {
 			if _, err := rundir.Acquire(root); !errors.Is(err, rundir.ErrUnusable) {
 				t.Fatalf("Acquire = %v, want ErrUnusable", err)
 			}
-			if _, err := rundir.Sweep(l); err != nil {
+			if _, err := rundir.Sweep(l, ""); err != nil {
 				t.Fatal(err)
 			}
 			if !exists(stray) {
