@@ -296,3 +296,44 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestConcurrentHosts: hosts that start, sweep and close at the same time
+// in one root (goroutines here; the lock is per open file, as between
+// processes) never lose a live instance: each one's directory and lock file
+// are there until its own Close, whatever the others' sweeps did.
+func TestConcurrentHosts(t *testing.T) {
+	l := statedir.At(filepath.Join(shortDir(t), "state"))
+	root, _ := rundir.Root(l, "")
+	const workers, rounds = 6, 40
+	errs := make(chan error, workers)
+	for range workers {
+		go func() {
+			errs <- func() error {
+				for range rounds {
+					in, err := rundir.Acquire(root)
+					if err != nil {
+						return err
+					}
+					if _, err := rundir.Sweep(l, ""); err != nil {
+						return err
+					}
+					if !exists(in.Dir()) || !exists(in.Dir()+".lock") {
+						return errors.New("a sweep removed the live instance " + in.Dir())
+					}
+					if err := in.Close(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if exists(root) {
+		t.Errorf("root left: %q", rundir.Candidates(l, ""))
+	}
+}
