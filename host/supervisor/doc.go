@@ -10,7 +10,9 @@
 // such as PALYRA_VAULT_KEY or cloud credentials), its own process group,
 // Pdeathsig SIGKILL (no child outlives a supervisor that is SIGKILLed), and
 // a private 0700 directory, its TMPDIR and the home of its sockets, removed
-// when it ends or fails to start. Killing a child kills its process group.
+// when it ends or fails to start (made in Config.SocketDir: a host's
+// runtime directory, host/rundir, whose leftovers after a SIGKILL the next
+// host start removes). Killing a child kills its process group.
 //
 // A sidecar is started lazily on the first call of its skill version (or
 // eagerly by Start), through go-plugin with a RunnerFunc, AutoMTLS and gRPC
