@@ -53,8 +53,10 @@
 // the effective user with no group or other permission bits; a root made
 // by another user in a shared /tmp makes Root's caller fail with
 // ErrUnusable instead of putting sockets there. Sweep and Leftovers look
-// at every candidate root of a state directory, so a host started with
-// another $TMPDIR than the one that died still finds what it left. The
-// root itself is removed by the last instance that closes (rmdir of an
-// empty directory).
+// at every candidate root of a state directory (<state>/run, the given
+// $TMPDIR's and /tmp's), not only the one Root picks; what a dead host left
+// under a $TMPDIR other than the sweeping host's and /tmp is found only by
+// a later host started with that $TMPDIR. The root itself is removed by
+// the last instance that closes, or by a sweep that empties it (rmdir of
+// an empty directory).
 package rundir
