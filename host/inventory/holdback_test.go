@@ -66,7 +66,8 @@ func TestHoldBack(t *testing.T) {
 		t.Fatalf("last version: %+v %v, want 1.1.0 current without hold", e, err)
 	}
 
-	// SetCurrent ends a hold; an empty code ends it too.
+	// SetCurrent ends the hold of the version and of lower ones; an empty
+	// code ends a hold too.
 	install(t, db, record("acme.echo", "1.2.0"))
 	err = db.Update(ctx, func(tx *Tx) error {
 		if err := tx.SetCurrent("acme.echo", "1.1.0"); err != nil {
@@ -80,8 +81,21 @@ func TestHoldBack(t *testing.T) {
 	if e, _ := db.Skill(ctx, "acme.echo", "1.2.0"); e.HeldBack == nil || e.HeldBack.Reason != "" {
 		t.Fatalf("1.2.0 hold = %+v", e.HeldBack)
 	}
+	install(t, db, record("acme.echo", "1.3.0"))
+	err = db.Update(ctx, func(tx *Tx) error {
+		if err := tx.SetCurrent("acme.echo", "1.1.0"); err != nil {
+			return err
+		}
+		return tx.HoldBack("acme.echo", "1.3.0", "audit_failed", "x")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := db.Update(ctx, func(tx *Tx) error { return tx.SetCurrent("acme.echo", "1.2.0") }); err != nil {
 		t.Fatal(err)
+	}
+	if e, _ := db.Skill(ctx, "acme.echo", "1.3.0"); e.HeldBack == nil {
+		t.Fatalf("SetCurrent 1.2.0 ended the hold of the higher 1.3.0")
 	}
 	if e, _ := db.Skill(ctx, "acme.echo", "1.2.0"); !e.Current || e.HeldBack != nil {
 		t.Fatalf("after SetCurrent 1.2.0: current %v, hold %+v", e.Current, e.HeldBack)

@@ -111,7 +111,8 @@ ON CONFLICT (skill_id, version) DO UPDATE SET
 }
 
 // SetCurrent makes version the current version of skill id (ErrNotFound
-// when it is not installed), ending its hold (see HoldBack) if it had one.
+// when it is not installed). The holds (see HoldBack) of version and of
+// every lower version end: they are superseded, not held back.
 func (t *Tx) SetCurrent(id, version string) error {
 	if err := t.check(); err != nil {
 		return err
@@ -126,8 +127,7 @@ func (t *Tx) SetCurrent(id, version string) error {
 	if err := t.clearCurrent(id, version); err != nil {
 		return err
 	}
-	res, err := t.tx.ExecContext(t.ctx, `UPDATE skills SET current = 1, held_back_code = NULL, held_back_reason = NULL,
-    held_back_at_unix_ms = NULL WHERE skill_id = ? AND version = ?`, id, version)
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE skills SET current = 1 WHERE skill_id = ? AND version = ?`, id, version)
 	if err != nil {
 		return wrap("set current", err)
 	}
@@ -135,6 +135,38 @@ func (t *Tx) SetCurrent(id, version string) error {
 		return wrap("set current", err)
 	} else if n == 0 {
 		return notFound(id, version)
+	}
+	return t.endHoldsUpTo(id, version)
+}
+
+// endHoldsUpTo ends the hold of version of id and of every lower version:
+// a version at or below the current one is superseded, not held back.
+func (t *Tx) endHoldsUpTo(id, version string) error {
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT version FROM skills WHERE skill_id = ? AND held_back_code IS NOT NULL`, id)
+	if err != nil {
+		return wrap("end holds", err)
+	}
+	var end []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return wrap("end holds", err)
+		}
+		if compareVersionStrings(v, version) <= 0 {
+			end = append(end, v)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return wrap("end holds", err)
+	}
+	for _, v := range end {
+		_, err := t.tx.ExecContext(t.ctx, `UPDATE skills SET held_back_code = NULL, held_back_reason = NULL,
+    held_back_at_unix_ms = NULL WHERE skill_id = ? AND version = ?`, id, v)
+		if err != nil {
+			return wrap("end holds", err)
+		}
 	}
 	return nil
 }
@@ -148,7 +180,7 @@ func (t *Tx) clearCurrent(id, keep string) error {
 
 // ensureCurrent makes a version of id current when it has versions but
 // none is current: the highest version that is not held back, else the
-// highest (whose hold then ends).
+// highest. Holds at or below it end.
 func (t *Tx) ensureCurrent(id string) error {
 	rows, err := t.tx.QueryContext(t.ctx, `SELECT version, current, held_back_code IS NOT NULL FROM skills WHERE skill_id = ?`, id)
 	if err != nil {
@@ -184,9 +216,10 @@ func (t *Tx) ensureCurrent(id string) error {
 		versions = free
 	}
 	highest := slices.MaxFunc(versions, compareVersionStrings)
-	_, err = t.tx.ExecContext(t.ctx, `UPDATE skills SET current = 1, held_back_code = NULL, held_back_reason = NULL,
-    held_back_at_unix_ms = NULL WHERE skill_id = ? AND version = ?`, id, highest)
-	return wrap("fix current", err)
+	if _, err = t.tx.ExecContext(t.ctx, `UPDATE skills SET current = 1 WHERE skill_id = ? AND version = ?`, id, highest); err != nil {
+		return wrap("fix current", err)
+	}
+	return t.endHoldsUpTo(id, highest)
 }
 
 // HoldBack records that version of skill id is installed but held back
