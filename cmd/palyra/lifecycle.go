@@ -733,7 +733,7 @@ func (a *app) removeCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "remove SKILL_ID [--version V] [--purge-storage]",
 		Short: "Uninstall a skill version, or every version without --version",
-		Long: "remove deletes the inventory rows (journaling skill.removed, with --principal) and then the files; the next highest version becomes current. Status rows and history stay, so a quarantined version is still quarantined if installed again. The trust store is left alone.\n\n" +
+		Long: "remove deletes the inventory rows (journaling skill.removed, with --principal) and then the files; the next highest version (one an upgrade held back only when no other is left) becomes current. Status rows and history stay, so a quarantined version is still quarantined if installed again. The trust store is left alone.\n\n" +
 			"The skill's key-value storage is shared by all its versions and kept by default. With --purge-storage it is deleted once no version of the skill is left, and the output reports storage_purged and the keys and bytes purged; " +
 			"--purge-storage with a --version that leaves other versions installed is refused (purge_needs_all_versions) before anything is removed.",
 		Args: exactArgs(1),

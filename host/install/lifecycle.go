@@ -263,7 +263,8 @@ type RemoveResult struct {
 // Remove uninstalls version of skill id, or, unlike the other operations,
 // every version when version is "" (as Palyra's remove does). The
 // inventory rows go first, in one transaction with a skill.removed event
-// per version, then the directories; the next highest version becomes
+// per version, then the directories; the next highest version (that an
+// upgrade did not hold back, if there is one) becomes
 // current. Status rows and the journal stay, so a quarantined version is
 // still quarantined if it is installed again. principal "" means
 // PrincipalLocal. Publishes skill:removed per version.

@@ -310,7 +310,8 @@ func (t *Tx) DeletePendingPin(id, version string) error {
 // DeleteSkill removes version of skill id from the inventory, or every
 // version when version is "", and returns the versions removed, lowest
 // first (ErrNotFound when none was installed). When the current version
-// goes, the highest remaining version becomes current. Status rows stay,
+// goes, the highest remaining version that is not held back (else the
+// highest) becomes current. Status rows stay,
 // so a quarantined version is still quarantined if it is installed again;
 // events stay too. Callers record the removal with AppendEvent
 // (EventRemoved) in the same transaction.

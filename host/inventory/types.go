@@ -80,8 +80,8 @@ type Record struct {
 	// Exactly one version of a skill is current whenever any is installed.
 	// PutSkill with Current set makes this version current; a skill left
 	// without a current version (its first install, or DeleteSkill of the
-	// current one) gets its highest version made current. Tx.SetCurrent
-	// switches.
+	// current one) gets its highest version that is not held back made
+	// current. Tx.SetCurrent switches.
 	Current bool `json:"current"`
 	// ArtifactSHA256 is the hex SHA-256 of the .palyra-skill file.
 	ArtifactSHA256 string `json:"artifact_sha256"`
