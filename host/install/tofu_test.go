@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"os"
 	"testing"
 
 	"github.com/palyra-go/palyra/host/policy"
+	"github.com/palyra-go/palyra/host/trust"
 )
 
 // TestTOFURefusedInstallPinsNothing checks that an install with trust on
@@ -96,4 +98,60 @@ func TestTOFURefusedInstallPinsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustState(t, in)
+}
+
+// TestTOFUConcurrentFirstUses runs two installs at once, from two
+// Installers on one state directory, of two skills of one new publisher
+// signed by two different keys: exactly one commits and pins its key, the
+// other is refused with tofu_key_mismatch and leaves nothing installed.
+func TestTOFUConcurrentFirstUses(t *testing.T) {
+	for round := range 4 {
+		state := t.TempDir()
+		ins := []*Installer{open(t, state, nil), open(t, state, nil)}
+		keys := []ed25519.PrivateKey{
+			ed25519.NewKeyFromSeed(bytes.Repeat([]byte{0x41}, ed25519.SeedSize)),
+			ed25519.NewKeyFromSeed(bytes.Repeat([]byte{0x42}, ed25519.SeedSize)),
+		}
+		ids := []string{"race.one", "race.two"}
+		arts := [][]byte{
+			build(t, skillSpec{id: ids[0], version: "1.0.0", publisher: "racer", key: keys[0]}),
+			build(t, skillSpec{id: ids[1], version: "1.0.0", publisher: "racer", key: keys[1]}),
+		}
+		errs := make([]error, 2)
+		done := make(chan int)
+		for i := range 2 {
+			go func() {
+				_, errs[i] = ins[i].Install(context.Background(), arts[i], InstallOptions{AllowTOFU: true})
+				done <- i
+			}()
+		}
+		<-done
+		<-done
+		won := -1
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				if won >= 0 {
+					t.Fatalf("round %d: both installs committed", round)
+				}
+				won = i
+			case !errors.Is(err, trust.ErrTOFUKeyMismatch):
+				t.Fatalf("round %d: install %d: %v", round, i, err)
+			}
+		}
+		if won < 0 {
+			t.Fatalf("round %d: neither install committed: %v", round, errs)
+		}
+		s, err := ins[0].trust.Load(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, _ := s.TOFUKey("racer"); k != hex.EncodeToString(keys[won].Public().(ed25519.PublicKey)) {
+			t.Fatalf("round %d: pinned %s, not the winner's key", round, k)
+		}
+		if _, err := ins[0].Inventory().Skill(context.Background(), ids[1-won], ""); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("round %d: the refused skill is installed (%v)", round, err)
+		}
+		mustState(t, ins[0])
+	}
 }
