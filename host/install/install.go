@@ -662,13 +662,16 @@ func (t *installation) finish(ctx context.Context) (*InstallResult, error) {
 	evs := []events.Event{{
 		ID: evID, Kind: busKind, SkillID: id, Version: version, Status: string(res.Status),
 		Reason: strings.Join(res.Reasons, "; "), Principal: t.principal, At: at,
-		Details: map[string]any{"artifact_sha256": res.ArtifactSHA256, "previous_version": res.PreviousVersion, "replaced": res.Replaced},
+		Details: map[string]any{"artifact_sha256": res.ArtifactSHA256, "previous_version": res.PreviousVersion, "replaced": res.Replaced, "current": res.Current},
 	}}
 	if res.Status == inventory.StatusQuarantined {
 		evs = append(evs, events.Event{
 			ID: evID, Kind: events.SkillQuarantined, SkillID: id, Version: version, Status: string(res.Status),
 			Reason: strings.Join(res.Reasons, "; "), Principal: t.principal, At: at,
 		})
+	}
+	if res.HeldBack != nil {
+		evs[0].Details["held_back"] = res.HeldBack.Code
 	}
 	t.in.publish(evs...)
 	held := ""

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/inventory"
 	"github.com/palyra-go/palyra/host/policy"
 )
@@ -46,7 +47,8 @@ func TestUpgradeHeldBack(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			failing := false // set while 1.1.0 installs
-			in, err := Open(ctx, Config{StateDir: t.TempDir(), Policy: tt.profile,
+			bus := &events.Bus{}
+			in, err := Open(ctx, Config{StateDir: t.TempDir(), Policy: tt.profile, Bus: bus,
 				Precompile: func(context.Context, string, string) error {
 					if failing && tt.want == ErrPrecompileFailed {
 						return errors.New("compile budget of the test")
@@ -62,6 +64,8 @@ func TestUpgradeHeldBack(t *testing.T) {
 			if _, err := in.Install(ctx, build(t, skillSpec{id: "up.skill", version: "1.0.0"}), opts); err != nil {
 				t.Fatal(err)
 			}
+			sub := bus.Subscribe(ctx, 8)
+			defer sub.Close()
 			failing = true
 			res, err := in.Install(ctx, build(t, tt.bad), opts)
 			failing = false
@@ -73,6 +77,9 @@ func TestUpgradeHeldBack(t *testing.T) {
 				res.HeldBack.Code != code || res.PreviousVersion != "1.0.0" || !strings.Contains(err.Error(), "held back") {
 				t.Fatalf("install 1.1.0: installed %v, current %v, status %s, held %+v, previous %q, err %v",
 					res.Installed, res.Current, res.Status, res.HeldBack, res.PreviousVersion, err)
+			}
+			if ev := <-sub.C(); ev.Kind != events.SkillUpdated || ev.Version != "1.1.0" || ev.Details["held_back"] != code || ev.Details["current"] != false {
+				t.Fatalf("event of the held-back install: %+v", ev)
 			}
 			cur, err := in.Inventory().Skill(ctx, "up.skill", "")
 			if err != nil || cur.Version != "1.0.0" || cur.Status == nil || cur.Status.Status != inventory.StatusActive {
