@@ -264,6 +264,10 @@ func installText(r *install.InstallResult) string {
 		if r.PreviousVersion != "" {
 			fmt.Fprintf(&b, " previous_version=%s", r.PreviousVersion)
 		}
+		if r.HeldBack != nil {
+			fmt.Fprintf(&b, "\n  held_back=%s (%s stays current; make this version current with: palyra skills enable %s --version %s --override --reason R)",
+				r.HeldBack.Code, r.PreviousVersion, r.SkillID, r.Version)
+		}
 	}
 	for _, l := range r.CapabilityDiff {
 		fmt.Fprintf(&b, "\n  capability_diff=%s", l)
@@ -354,6 +358,9 @@ func (a *app) infoCommand() *cobra.Command {
 			}
 			if info.ArtifactError != "" {
 				lines = append(lines, fmt.Sprintf("  artifact_error=%s [%s]", info.ArtifactError, info.ArtifactErrorCode))
+			}
+			for _, h := range info.HeldBack {
+				lines = append(lines, fmt.Sprintf("  held_back version=%s status=%s code=%s message=%s", h.Version, h.Status, h.Code, h.Message))
 			}
 			for _, e := range info.ArtifactEntries {
 				lines = append(lines, fmt.Sprintf("  %s %8d %s", e.SHA256, e.Bytes, e.Path))
@@ -610,8 +617,12 @@ func auditErr(res *install.AuditResult) error {
 }
 
 func statusText(verb string, r *install.StatusResult) string {
-	return fmt.Sprintf("%s skill_id=%s version=%s status=%s previous_status=%s changed=%t reason=%s detected_at_ms=%d operator_principal=%s",
+	s := fmt.Sprintf("%s skill_id=%s version=%s status=%s previous_status=%s changed=%t reason=%s detected_at_ms=%d operator_principal=%s",
 		verb, r.SkillID, r.Version, r.Status, r.PreviousStatus, r.Changed, r.Reason, r.DetectedAtMS, r.Principal)
+	if r.PreviousCurrent != "" {
+		s += fmt.Sprintf(" current=true previous_current=%s", r.PreviousCurrent)
+	}
+	return s
 }
 
 // statusFlags are the options of quarantine, enable and disable. Who makes
@@ -670,7 +681,8 @@ func (a *app) enableCommand() *cobra.Command {
 		Use:   "enable SKILL_ID [--override] --reason R [--version V]",
 		Short: "Let an installed skill version run again, after re-checking it",
 		Long: "enable first re-verifies the installed artifact (no trust on first use), audits it and judges it against the profile; if any fails it refuses with that code (audit_failed, policy_violation, untrusted_publisher, ...) and nothing changes. " +
-			"A quarantined version also needs --override (else override_required).",
+			"A quarantined version also needs --override (else override_required).\n\n" +
+			"A version an upgrade held back (it failed its checks while an active version was current; skills info lists it) is made current only this way: enable --version V, once its checks pass, makes it active and current in one step.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sv, err := a.service(cmd, &sfl.sf, stateLocalFlags...)
@@ -721,7 +733,7 @@ func (a *app) removeCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "remove SKILL_ID [--version V] [--purge-storage]",
 		Short: "Uninstall a skill version, or every version without --version",
-		Long: "remove deletes the inventory rows (journaling skill.removed, with --principal) and then the files; the next highest version becomes current. Status rows and history stay, so a quarantined version is still quarantined if installed again. The trust store is left alone.\n\n" +
+		Long: "remove deletes the inventory rows (journaling skill.removed, with --principal) and then the files; the next highest version (one an upgrade held back only when no other is left) becomes current. Status rows and history stay, so a quarantined version is still quarantined if installed again. The trust store is left alone.\n\n" +
 			"The skill's key-value storage is shared by all its versions and kept by default. With --purge-storage it is deleted once no version of the skill is left, and the output reports storage_purged and the keys and bytes purged; " +
 			"--purge-storage with a --version that leaves other versions installed is refused (purge_needs_all_versions) before anything is removed.",
 		Args: exactArgs(1),

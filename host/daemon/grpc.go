@@ -145,17 +145,24 @@ func mustJSON(v any) []byte {
 }
 
 func skillProto(l host.SkillListing) *hostv1.Skill {
-	return &hostv1.Skill{
+	s := &hostv1.Skill{
 		SkillId: l.SkillID, Version: l.Version, Name: l.SkillName, Publisher: l.Publisher, Current: l.Current,
 		Status: l.Status, Reason: l.RuntimeStatus.Reason, OperatorPrincipal: l.RuntimeStatus.Principal,
 		DetectedAtUnixMs: l.RuntimeStatus.DetectedAtMS, TrustDecision: l.TrustDecision, ToolCount: int32(l.ToolCount),
 		Eligibility: string(l.Eligibility.Status), EligibilityReasons: l.Eligibility.Reasons,
 		PayloadSha256: l.PayloadSHA256, InstalledAtUnixMs: l.InstalledAtMS,
 	}
+	if l.HeldBack != nil {
+		s.HeldBackCode, s.HeldBackReason = l.HeldBack.Code, l.HeldBack.Reason
+	}
+	return s
 }
 
 func statusProto(r *host.StatusResult) *hostv1.StatusChange {
-	return &hostv1.StatusChange{SkillId: r.SkillID, Version: r.Version, Status: string(r.Status), Reason: r.Reason, DetectedAtMs: r.DetectedAtMS, OperatorPrincipal: r.Principal}
+	return &hostv1.StatusChange{
+		SkillId: r.SkillID, Version: r.Version, Status: string(r.Status), Reason: r.Reason, DetectedAtMs: r.DetectedAtMS,
+		OperatorPrincipal: r.Principal, Current: r.Current, PreviousCurrent: r.PreviousCurrent,
+	}
 }
 
 func (g *grpcServer) ListSkills(ctx context.Context, req *hostv1.ListSkillsRequest) (*hostv1.ListSkillsResponse, error) {

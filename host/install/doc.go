@@ -41,10 +41,35 @@
 // reinstall, or a remove and reinstall, of a quarantined or disabled
 // version keeps that status (the inventory keeps status rows on remove).
 //
-// Trust on first use pins a key only for an artifact that is installed:
-// the decision is first made against a copy of the trust store in memory,
-// and saved (under the store's lock, deciding again on a fresh read) just
-// before the files are written, after every refusal has had its chance.
+// # Upgrades
+//
+// A version whose status after the install is not active (it failed its
+// audit, policy or precompile, or kept an earlier quarantine or disable)
+// and that is above an active current version is held back: it is
+// installed and quarantined, but the current version stays, so calls keep
+// going to it. The hold (inventory.HeldBack: the code and message of why)
+// is in InstallResult.HeldBack, Listing.HeldBack and Info.HeldBack. Enable
+// of that version by name, once its re-checks pass, is the only way to
+// make it current: it becomes active and current in one transaction
+// (StatusResult.PreviousCurrent). Any other install makes the highest
+// version that is not held back current; holds at or below the current
+// version end. A first install, or one over a current version that is not
+// active, is current as before (quarantined if it failed).
+//
+// # Trust on first use
+//
+// Trust on first use pins a key only with an install that commits: the
+// decision is first made against a copy of the trust store in memory
+// (verify), made again on a fresh read before any file is written
+// (checkTrust, in memory too), and finally made under the store's lock,
+// which is held across the inventory transaction; that transaction records
+// the pin in the inventory's pending_trust_pins, the store is written
+// before the lock is released, and the pending row is dropped after. A
+// refused, cancelled or killed install before the transaction leaves no
+// pin; a kill after it leaves a pending pin that Recover saves (and
+// reports in RecoverReport.SavedPins). TestTOFUPinOnlyWithInstall kills a
+// TOFU install at every step and checks that the skill and its pin are
+// both there or both absent.
 //
 // # Layout
 //
@@ -73,9 +98,10 @@
 // ".tmp-install-" name, fsyncing every file and directory; (2) for a forced
 // reinstall, renames the installed directory to ".replaced-<version>" and
 // fsyncs the skill directory; (3) renames the staging directory to
-// <version> and fsyncs; (4) commits the inventory row, the current version,
-// the status row and its journal event in one SQLite transaction
-// (synchronous=FULL); (5) deletes the set-aside copy. A SIGKILL or power
+// <version> and fsyncs; (4) commits the inventory row, the current version
+// (or the hold), the status row, its journal event and a new TOFU pin as
+// pending in one SQLite transaction (synchronous=FULL), then saves that pin
+// in the trust store; (5) deletes the set-aside copy. A SIGKILL or power
 // loss at any point leaves one of these states, which Recover (run by Open,
 // and by Install for its skill under the skill's lock) resolves:
 //

@@ -135,8 +135,9 @@ func open(tb testing.TB, state string, prof *policy.Profile) *Installer {
 // after every recovery: no staging or set-aside directory, every installed
 // version has its directory with the recorded artifact, every entry of it
 // extracted and the metadata, and a status row; no version directory
-// without a row; exactly one current version per skill, the highest; the
-// trust store parses. known, when not nil, maps "<id>@<version>" to the
+// without a row; exactly one current version per skill, the highest that
+// is not held back, and every held-back version above it; no pending trust
+// pin; the trust store parses. known, when not nil, maps "<id>@<version>" to the
 // artifact SHA-256s that version may have.
 func checkState(ctx context.Context, in *Installer, known map[string][]string) error {
 	var errs []string
@@ -180,14 +181,27 @@ func checkState(ctx context.Context, in *Installer, known map[string][]string) e
 	}
 	for id, es := range bySkill {
 		var cur []string
+		highest := ""
 		for _, e := range es {
 			if e.Current {
 				cur = append(cur, e.Version)
 			}
+			if e.HeldBack == nil {
+				highest = e.Version
+			}
 		}
-		if len(cur) != 1 || cur[0] != es[len(es)-1].Version {
-			fail("%s: current versions %v, want only the highest %s", id, cur, es[len(es)-1].Version)
+		if len(cur) != 1 || cur[0] != highest {
+			fail("%s: current versions %v, want only the highest not held back, %s", id, cur, highest)
+			continue
 		}
+		for _, e := range es {
+			if e.HeldBack != nil && inventory.CompareVersions(e.Version, cur[0]) <= 0 {
+				fail("%s: %s is held back but not above the current %s", id, e.Version, cur[0])
+			}
+		}
+	}
+	if pins, err := in.db.PendingPins(ctx); err != nil || len(pins) > 0 {
+		fail("pending trust pins left: %v (%v)", pins, err)
 	}
 	dirs, err := os.ReadDir(in.skillsDir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/audit"
+	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/inventory"
 	"github.com/palyra-go/palyra/host/manifest"
@@ -85,8 +86,14 @@ type InstallResult struct {
 	Status  inventory.Status `json:"status"`
 	Reasons []string         `json:"reasons"`
 	// Current reports whether this version is now the current one (the
-	// highest installed version is).
+	// highest installed version that is not held back is).
 	Current bool `json:"current"`
+	// HeldBack is set when this version failed its checks (or kept a
+	// quarantined or disabled status) while an active version was
+	// current: it is installed, quarantined, but not current, and the
+	// active version keeps serving. Enable of this version by name is the
+	// only way to make it current.
+	HeldBack *inventory.HeldBack `json:"held_back,omitempty"`
 	// Replaced is true for a forced reinstall of an installed version.
 	Replaced bool `json:"replaced"`
 	// PreviousVersion is the current version before the install ("" for a
@@ -124,13 +131,18 @@ type InstallResult struct {
 //     (ErrAlreadyInstalled) unless opts.Force, and refuse a capability
 //     escalation over the current version (ErrCapabilityEscalation, with
 //     the result carrying the diff) unless opts.AcceptCapabilities;
-//  5. pinTrust: make the trust decision again on the trust store file,
-//     saving a new TOFU pin;
+//  5. checkTrust: make the trust decision again on a fresh read of the
+//     trust store file, in memory (a key pinned meanwhile refuses now,
+//     before anything is written);
 //  6. stageFiles, precompile, place: stage the version directory, fsync
 //     it, run Config.Precompile on it, rename it into place (a forced
 //     reinstall first moves the old directory aside);
 //  7. commit: one inventory transaction: the record, the current version
-//     (the highest), the status row and its journal event;
+//     (the highest that is not held back; a version that fails its checks
+//     while an active version is current is held back instead), the
+//     status row and its journal event, and for a new TOFU pin a pending
+//     pin row; a new pin is decided under the trust store's lock, held
+//     across that transaction, and saved right after it;
 //  8. finish: delete the old directory of a forced reinstall, publish
 //     skill:installed or skill:updated (and skill:quarantined).
 //
@@ -158,7 +170,7 @@ func (in *Installer) Install(ctx context.Context, data []byte, opts InstallOptio
 		t.verify,
 		t.admit,
 		t.checkInstalled,
-		t.pinTrust,
+		t.checkTrust,
 		t.stageFiles,
 		t.precompile,
 		t.place,
@@ -167,10 +179,11 @@ func (in *Installer) Install(ctx context.Context, data []byte, opts InstallOptio
 			return t.refused, err
 		}
 	}
-	// From here on the caller's cancellation no longer applies: the files
-	// are in place and must be committed or undone.
+	// From here on the caller's cancellation no longer applies, but to the
+	// wait for the trust store's lock: the files are in place and must be
+	// committed or undone.
 	cctx := context.WithoutCancel(ctx)
-	if err := t.commit(cctx); err != nil {
+	if err := t.commit(ctx, cctx); err != nil {
 		return nil, err
 	}
 	return t.finish(cctx)
@@ -212,6 +225,9 @@ type installation struct {
 	// Set by commit.
 	kept      *inventory.StatusRecord
 	committed bool
+	// pinErr is the failure to save a committed install's TOFU pin (the
+	// pending pin stays for Recover); nil otherwise.
+	pinErr error
 }
 
 // newInstallation starts the state of one Install, applying the defaults
@@ -352,15 +368,21 @@ func (t *installation) checkInstalled(ctx context.Context) error {
 	return nil
 }
 
-// pinTrust makes the trust decision again on the trust store file, under
-// its lock, saving a new TOFU pin: the last step before files are written.
-func (t *installation) pinTrust(ctx context.Context) error {
+// checkTrust makes the trust decision again on a fresh read of the trust
+// store file, in memory: a key pinned for the publisher since verify
+// refuses the install before any file is written. Nothing is saved here: a
+// new pin is saved with the commit.
+func (t *installation) checkTrust(ctx context.Context) error {
+	decider, err := t.in.memoryDecider(ctx)
+	if err != nil {
+		return err
+	}
 	ins := t.vr.Inspection
-	dec, err := t.in.trust.Decide(ctx, ins.Manifest.Publisher, ins.PublicKey, t.opts.AllowTOFU)
+	dec, err := decider.Decide(ctx, ins.Manifest.Publisher, ins.PublicKey, t.opts.AllowTOFU)
 	if err != nil {
 		return fmt.Errorf("install: %w", err)
 	}
-	t.res.TrustDecision = string(dec)
+	t.res.TrustDecision = dec
 	crashPoint("trust:decided")
 	return nil
 }
@@ -428,10 +450,22 @@ func (t *installation) place(context.Context) error {
 }
 
 // commit writes, in one inventory transaction, the record, the current
-// version (the highest), the status row and its journal event. A
-// quarantine or disable recorded for this version before (a forced
-// reinstall, or a remove and reinstall) is kept: only enable lifts it.
-func (t *installation) commit(ctx context.Context) error {
+// version, the status row and its journal event. A quarantine or disable
+// recorded for this version before (a forced reinstall, or a remove and
+// reinstall) is kept: only enable lifts it.
+//
+// A version whose status is not active (failed checks, or a kept status)
+// and that is above an active current version is held back: the current
+// version stays, and the hold records why (the code and message). Any
+// other version makes the highest version that is not held back current.
+//
+// A new TOFU pin is part of the commit: the trust decision is made again
+// under the trust store's lock (lockCtx governs the wait), the transaction
+// also records the pin as pending, the store is written before the lock
+// is released, and then the pending row is dropped. A crash before the
+// transaction leaves neither the skill nor the pin; after it, Recover
+// saves the pending pin.
+func (t *installation) commit(lockCtx, ctx context.Context) error {
 	id, version, res, adm := t.id, t.version, t.res, t.adm
 	rec := inventory.Record{
 		SkillID:        id,
@@ -474,36 +508,116 @@ func (t *installation) commit(ctx context.Context) error {
 	if adm.quarantine() {
 		status, reason = inventory.StatusQuarantined, boundReason(strings.Join(adm.reasons, "; "))
 	}
-	err = t.in.db.Update(ctx, func(tx *inventory.Tx) error {
-		if err := tx.PutSkill(rec, inventory.PutOptions{Replace: t.same != nil}); err != nil {
-			return err
-		}
-		all, err := tx.Skills(inventory.Filter{SkillID: id})
+	write := func(pin *inventory.PendingPin) error {
+		rec.TrustDecision = res.TrustDecision
+		return t.in.db.Update(ctx, func(tx *inventory.Tx) error {
+			if err := tx.PutSkill(rec, inventory.PutOptions{Replace: t.same != nil}); err != nil {
+				return err
+			}
+			ch := inventory.StatusChange{
+				SkillID: id, Version: version, Status: status, Reason: reason,
+				Principal: t.principal, Kind: res.EventKind, Details: details,
+			}
+			if prev, err := tx.Status(id, version); err == nil && status == inventory.StatusActive &&
+				(prev.Status == inventory.StatusQuarantined || prev.Status == inventory.StatusDisabled) {
+				t.kept = &prev
+				ch.Status, ch.Reason, ch.Principal, ch.DetectedAt = prev.Status, prev.Reason, prev.Principal, prev.DetectedAt
+			}
+			if err := t.placeCurrent(tx, ch); err != nil {
+				return err
+			}
+			if pin != nil {
+				if err := tx.AddPendingPin(*pin); err != nil {
+					return err
+				}
+			}
+			return tx.SetStatus(ch)
+		})
+	}
+	if res.TrustDecision != string(trust.DecisionTOFUNewlyPinned) {
+		return t.landed(ctx, write(nil))
+	}
+	// A new pin: decide again under the store's lock, commit, save.
+	ins := t.vr.Inspection
+	var commitErr error
+	err = t.in.trust.Update(lockCtx, func(s *trust.Store) (bool, error) {
+		dec, err := s.Decide(ins.Manifest.Publisher, ins.PublicKey, t.opts.AllowTOFU)
 		if err != nil {
-			return err
+			return false, fmt.Errorf("install: %w", err)
 		}
-		if err := tx.SetCurrent(id, all[len(all)-1].Version); err != nil {
-			return err
+		res.TrustDecision = string(dec)
+		var pin *inventory.PendingPin
+		if dec == trust.DecisionTOFUNewlyPinned {
+			pin = &inventory.PendingPin{SkillID: id, Version: version, Publisher: ins.Manifest.Publisher, PublicKeyHex: hex.EncodeToString(ins.PublicKey)}
 		}
-		ch := inventory.StatusChange{
-			SkillID: id, Version: version, Status: status, Reason: reason,
-			Principal: t.principal, Kind: res.EventKind, Details: details,
+		if commitErr = t.landed(ctx, write(pin)); commitErr != nil {
+			return false, commitErr
 		}
-		if prev, err := tx.Status(id, version); err == nil && status == inventory.StatusActive &&
-			(prev.Status == inventory.StatusQuarantined || prev.Status == inventory.StatusDisabled) {
-			t.kept = &prev
-			ch.Status, ch.Reason, ch.Principal, ch.DetectedAt = prev.Status, prev.Reason, prev.Principal, prev.DetectedAt
-		}
-		return tx.SetStatus(ch)
+		return pin != nil, nil
 	})
-	// A commit reported as failed may still have landed (an error on the
-	// way back): the database decides which copy stays.
+	switch {
+	case !t.committed && (commitErr != nil || strings.HasPrefix(err.Error(), "install:")):
+		return err
+	case !t.committed:
+		return fmt.Errorf("install: %w", err)
+	case err != nil:
+		// Committed, but the store was not written: the pending pin stays
+		// and Recover saves it.
+		t.pinErr = err
+		return nil
+	}
+	crashPoint("trust:saved")
+	// The pin is saved: drop its pending row (Recover drops one left here).
+	_ = t.in.db.Update(ctx, func(tx *inventory.Tx) error { return tx.DeletePendingPin(id, version) })
+	return nil
+}
+
+// placeCurrent decides, inside the install's transaction, whether the
+// version becomes current or is held back. ch is the status it is about
+// to get.
+func (t *installation) placeCurrent(tx *inventory.Tx, ch inventory.StatusChange) error {
+	id, version := t.id, t.version
+	all, err := tx.Skills(inventory.Filter{SkillID: id})
 	if err != nil {
-		e, rerr := t.in.db.Skill(ctx, id, version)
-		landed := rerr == nil && e.ArtifactSHA256 == res.ArtifactSHA256 &&
-			(t.same == nil || t.same.ArtifactSHA256 != res.ArtifactSHA256)
+		return err
+	}
+	var cur *inventory.Entry
+	for i := range all {
+		if all[i].Current {
+			cur = &all[i]
+		}
+	}
+	if ch.Status != inventory.StatusActive && cur != nil && cur.Version != version &&
+		cur.Status != nil && cur.Status.Status == inventory.StatusActive &&
+		inventory.CompareVersions(version, cur.Version) > 0 {
+		code, msg := "skill_"+string(ch.Status), ch.Reason
+		if t.kept == nil && t.adm.quarantine() {
+			code, msg = errcode.Of(t.adm.err), t.adm.err.Error()
+		}
+		return tx.HoldBack(id, version, code, boundReason(msg))
+	}
+	if err := tx.HoldBack(id, version, "", ""); err != nil {
+		return err
+	}
+	highest := version
+	for _, e := range all {
+		if e.HeldBack == nil && inventory.CompareVersions(e.Version, highest) > 0 {
+			highest = e.Version
+		}
+	}
+	return tx.SetCurrent(id, highest)
+}
+
+// landed returns nil when the install's transaction committed, marking it
+// so. A commit reported as failed may still have landed (an error on the
+// way back): the database decides which copy stays.
+func (t *installation) landed(ctx context.Context, err error) error {
+	if err != nil {
+		e, rerr := t.in.db.Skill(ctx, t.id, t.version)
+		landed := rerr == nil && e.ArtifactSHA256 == t.res.ArtifactSHA256 &&
+			(t.same == nil || t.same.ArtifactSHA256 != t.res.ArtifactSHA256)
 		if !landed {
-			return fmt.Errorf("install: commit %s %s: %w", id, version, err)
+			return fmt.Errorf("install: commit %s %s: %w", t.id, t.version, err)
 		}
 	}
 	t.committed = true
@@ -528,6 +642,7 @@ func (t *installation) finish(ctx context.Context) (*InstallResult, error) {
 	res.Installed = true
 	res.Replaced = t.same != nil
 	res.Current = e.Current
+	res.HeldBack = e.HeldBack
 	res.InstallDir = t.versionDir
 	if e.Status != nil {
 		res.Status = e.Status.Status
@@ -547,7 +662,7 @@ func (t *installation) finish(ctx context.Context) (*InstallResult, error) {
 	evs := []events.Event{{
 		ID: evID, Kind: busKind, SkillID: id, Version: version, Status: string(res.Status),
 		Reason: strings.Join(res.Reasons, "; "), Principal: t.principal, At: at,
-		Details: map[string]any{"artifact_sha256": res.ArtifactSHA256, "previous_version": res.PreviousVersion, "replaced": res.Replaced},
+		Details: map[string]any{"artifact_sha256": res.ArtifactSHA256, "previous_version": res.PreviousVersion, "replaced": res.Replaced, "current": res.Current},
 	}}
 	if res.Status == inventory.StatusQuarantined {
 		evs = append(evs, events.Event{
@@ -555,9 +670,19 @@ func (t *installation) finish(ctx context.Context) (*InstallResult, error) {
 			Reason: strings.Join(res.Reasons, "; "), Principal: t.principal, At: at,
 		})
 	}
+	if res.HeldBack != nil {
+		evs[0].Details["held_back"] = res.HeldBack.Code
+	}
 	t.in.publish(evs...)
-	if adm.quarantine() {
-		return res, fmt.Errorf("install: %s %s installed as quarantined: %w", id, version, adm.err)
+	held := ""
+	if res.HeldBack != nil {
+		held = fmt.Sprintf(" and held back (%s stays current; enable %s %s to make it current)", res.PreviousVersion, id, version)
+	}
+	switch {
+	case adm.quarantine():
+		return res, fmt.Errorf("install: %s %s installed as quarantined%s: %w", id, version, held, adm.err)
+	case t.pinErr != nil:
+		return res, fmt.Errorf("install: %s %s installed, but its trust pin is not saved yet (the next open saves it): %w", id, version, t.pinErr)
 	}
 	return res, nil
 }

@@ -28,6 +28,12 @@ type StatusResult struct {
 	Principal      string           `json:"operator_principal"`
 	// Changed is false when the status was already the one asked for.
 	Changed bool `json:"changed"`
+	// Current reports whether the version is the current one afterwards.
+	Current bool `json:"current"`
+	// PreviousCurrent is the version that was current before, set only
+	// when the change made this version current (Enable of a version an
+	// upgrade held back).
+	PreviousCurrent string `json:"previous_current,omitempty"`
 	// updatedAt is the status row's update time after a change.
 	updatedAt time.Time
 }
@@ -78,6 +84,11 @@ func (in *Installer) Disable(ctx context.Context, id, version, reason, principal
 // policy; it refuses with the error of the first that fails
 // (untrusted_publisher, audit_failed, policy_violation, ...), and the
 // status is unchanged. A version already active is left as it is.
+//
+// Enable of a version an upgrade held back (named by version: a held-back
+// version is never the current one) is the one way to make it current:
+// once its checks pass, its status becomes active and it becomes current
+// in one transaction (the result has Current and PreviousCurrent).
 func (in *Installer) Enable(ctx context.Context, id, version string, opts EnableOptions) (*StatusResult, error) {
 	return in.changeStatus(ctx, id, version, opts.Reason, opts.Principal, statusVerb{
 		status: inventory.StatusActive, event: events.SkillEnabled, recheck: true,
@@ -87,7 +98,8 @@ func (in *Installer) Enable(ctx context.Context, id, version string, opts Enable
 			}
 			return nil
 		},
-		keep: func(prev inventory.Status) bool { return prev == inventory.StatusActive },
+		keep:    func(prev inventory.Status) bool { return prev == inventory.StatusActive },
+		promote: true,
 	})
 }
 
@@ -129,6 +141,8 @@ type statusVerb struct {
 	// defaultPrincipal replaces a blank principal; "" means
 	// PrincipalLocal.
 	defaultPrincipal string
+	// promote makes a held-back version current with the change.
+	promote bool
 }
 
 // changeStatus is the one path by which a status row changes after the
@@ -160,11 +174,12 @@ func (in *Installer) changeStatus(ctx context.Context, id, version, reason, prin
 			return nil, fmt.Errorf("install: %s %s still fails its checks: %w", e.SkillID, e.Version, adm.err)
 		}
 	}
-	res := &StatusResult{SkillID: e.SkillID, Version: e.Version, Status: v.status}
+	res := &StatusResult{SkillID: e.SkillID, Version: e.Version, Status: v.status, Current: e.Current}
 	if e.Status != nil {
 		res.PreviousStatus = e.Status.Status
 	}
-	if v.keep != nil && v.keep(res.PreviousStatus) {
+	promote := v.promote && e.HeldBack != nil
+	if v.keep != nil && v.keep(res.PreviousStatus) && !promote {
 		res.Status = res.PreviousStatus
 		if e.Status != nil {
 			res.Reason, res.DetectedAtMS, res.Principal = e.Status.Reason, e.Status.DetectedAt.UnixMilli(), e.Status.Principal
@@ -172,6 +187,16 @@ func (in *Installer) changeStatus(ctx context.Context, id, version, reason, prin
 		return res, nil
 	}
 	err = in.db.Update(ctx, func(tx *inventory.Tx) error {
+		if promote {
+			cur, err := tx.Skill(e.SkillID, "")
+			if err != nil {
+				return err
+			}
+			if err := tx.SetCurrent(e.SkillID, e.Version); err != nil {
+				return err
+			}
+			res.Current, res.PreviousCurrent = true, cur.Version
+		}
 		return tx.SetStatus(inventory.StatusChange{
 			SkillID: e.SkillID, Version: e.Version, Status: v.status, Reason: reason, Principal: principal,
 		})
@@ -184,7 +209,7 @@ func (in *Installer) changeStatus(ctx context.Context, id, version, reason, prin
 		return nil, fmt.Errorf("install: %w", err)
 	}
 	res.Reason, res.DetectedAtMS, res.Principal = st.Reason, st.DetectedAt.UnixMilli(), st.Principal
-	res.Changed = res.PreviousStatus != v.status
+	res.Changed = res.PreviousStatus != v.status || res.PreviousCurrent != ""
 	res.updatedAt = st.UpdatedAt
 	in.publish(events.Event{
 		ID: in.lastStatusEventID(ctx, e.SkillID, e.Version), Kind: v.event, SkillID: e.SkillID, Version: e.Version,
@@ -238,7 +263,8 @@ type RemoveResult struct {
 // Remove uninstalls version of skill id, or, unlike the other operations,
 // every version when version is "" (as Palyra's remove does). The
 // inventory rows go first, in one transaction with a skill.removed event
-// per version, then the directories; the next highest version becomes
+// per version, then the directories; the next highest version (that an
+// upgrade did not hold back, if there is one) becomes
 // current. Status rows and the journal stay, so a quarantined version is
 // still quarantined if it is installed again. principal "" means
 // PrincipalLocal. Publishes skill:removed per version.

@@ -55,6 +55,9 @@ type Listing struct {
 	Requirements  Requirements  `json:"requirements"`
 	Eligibility   Eligibility   `json:"eligibility"`
 	InstallDir    string        `json:"install_dir"`
+	// HeldBack is set on a version an upgrade installed without making it
+	// current (it failed its checks while an active version was current).
+	HeldBack *inventory.HeldBack `json:"held_back,omitempty"`
 }
 
 // RuntimeStatus is the status row of a version, as Palyra's list shows it.
@@ -93,6 +96,7 @@ func (in *Installer) listing(e inventory.Entry) Listing {
 		Source:         Source{Kind: e.SourceKind, Ref: e.SourceRef},
 		MissingSecrets: e.MissingSecrets, InstallState: e.InstallState(), ToolCount: e.ToolCount,
 		InstallDir: filepath.Join(in.state, filepath.FromSlash(e.InstallDir)),
+		HeldBack:   e.HeldBack,
 	}
 	if l.MissingSecrets == nil {
 		l.MissingSecrets = []inventory.SecretRef{}
@@ -179,6 +183,25 @@ type Info struct {
 	Grants            json.RawMessage   `json:"grants,omitempty"`
 	AuditReport       json.RawMessage   `json:"audit_report,omitempty"`
 	StatusHistory     []inventory.Event `json:"status_history"`
+	// HeldBack lists the versions of the skill that upgrades held back:
+	// installed, quarantined (or disabled), not current, each with the
+	// code and message of why. Enable of such a version by name is the
+	// one way to make it current. Empty when there is none.
+	HeldBack []HeldBackVersion `json:"held_back"`
+}
+
+// HeldBackVersion is one held-back version of a skill, in Info.
+type HeldBackVersion struct {
+	Version string `json:"version"`
+	// Status is the version's status (quarantined, normally).
+	Status string `json:"status"`
+	// Code is the stable code of why it was held back (audit_failed,
+	// policy_violation, precompile_failed, skill_quarantined, ...), and
+	// Message the message.
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+	HeldAtMS   int64  `json:"held_at_unix_ms"`
+	InstallDir string `json:"install_dir"`
 }
 
 // Info describes version of skill id ("" = current). The installed artifact
@@ -206,6 +229,24 @@ func (in *Installer) Info(ctx context.Context, id, version string) (*Info, error
 		return nil, fmt.Errorf("install: %w", err)
 	}
 	info.StatusHistory = hist
+	all, err := in.db.Skills(ctx, inventory.Filter{SkillID: e.SkillID})
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	info.HeldBack = []HeldBackVersion{}
+	for _, v := range all {
+		if v.HeldBack == nil {
+			continue
+		}
+		h := HeldBackVersion{
+			Version: v.Version, Status: StatusMissing, Code: v.HeldBack.Code, Message: v.HeldBack.Reason,
+			HeldAtMS: v.HeldBack.At.UnixMilli(), InstallDir: filepath.Join(in.state, filepath.FromSlash(v.InstallDir)),
+		}
+		if v.Status != nil {
+			h.Status = string(v.Status.Status)
+		}
+		info.HeldBack = append(info.HeldBack, h)
+	}
 	data, err := readArtifact(in.VersionDir(e.SkillID, e.Version), e.ArtifactSHA256)
 	var ins *artifact.Inspection
 	if err == nil {

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -30,7 +32,9 @@ const (
 	helperStart  = "PALYRA_INSTALL_START_AT"
 )
 
-// killSteps are every crashPoint step of an install and a remove.
+// killSteps are every crashPoint step of an install and a remove, but
+// "trust:saved", which only an install that pins a new key reaches
+// (TestTOFUPinOnlyWithInstall kills there).
 var killSteps = []string{
 	"stage:created", "stage:artifact", "stage:entries", "stage:synced", "trust:decided",
 	"set-aside", "renamed", "committed", "cleaned", "remove:committed", "remove:deleted",
@@ -70,6 +74,8 @@ func TestHelperProcess(t *testing.T) {
 		err = crashChild()
 	case "concurrent":
 		err = concurrentChild()
+	case "tofu":
+		err = tofuChild()
 	default:
 		err = fmt.Errorf("unknown helper mode %q", mode)
 	}
@@ -80,25 +86,57 @@ func TestHelperProcess(t *testing.T) {
 	os.Exit(0)
 }
 
+// armKill makes crashPoint SIGKILL the process at the step and count
+// helperKillAt names, if it names one.
+func armKill() error {
+	at := os.Getenv(helperKillAt)
+	if at == "" {
+		return nil
+	}
+	i := strings.LastIndexByte(at, ':')
+	step := at[:i]
+	n, err := strconv.Atoi(at[i+1:])
+	if err != nil {
+		return err
+	}
+	hits := 0
+	crashPoint = func(s string) {
+		if s == step {
+			if hits++; hits == n {
+				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				select {} // not reached
+			}
+		}
+	}
+	return nil
+}
+
+// tofuChild installs the artifact at helperArts with trust on first use,
+// once, and exits; the parent kills it on the way.
+func tofuChild() error {
+	if err := armKill(); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	in, err := Open(ctx, Config{StateDir: os.Getenv(helperState)})
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	data, err := os.ReadFile(os.Getenv(helperArts))
+	if err != nil {
+		return err
+	}
+	fmt.Println("ready")
+	_, err = in.Install(ctx, data, InstallOptions{AllowTOFU: true})
+	return err
+}
+
 // crashChild installs, upgrades, force-reinstalls, quarantines, enables
 // and removes skills in a random order until it is killed.
 func crashChild() error {
-	if at := os.Getenv(helperKillAt); at != "" {
-		i := strings.LastIndexByte(at, ':')
-		step := at[:i]
-		n, err := strconv.Atoi(at[i+1:])
-		if err != nil {
-			return err
-		}
-		hits := 0
-		crashPoint = func(s string) {
-			if s == step {
-				if hits++; hits == n {
-					_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-					select {} // not reached
-				}
-			}
-		}
+	if err := armKill(); err != nil {
+		return err
 	}
 	ctx := context.Background()
 	in, err := Open(ctx, Config{StateDir: os.Getenv(helperState)})
@@ -350,4 +388,101 @@ func TestConcurrentInstalls(t *testing.T) {
 		}
 	}
 	mustState(t, in)
+}
+
+// TestTOFUPinOnlyWithInstall SIGKILLs a child that installs a skill with
+// trust on first use (publisher unknown to the trust store): at every step
+// of the install and at random moments. After each kill, opening the state
+// directory (which recovers) must find the skill and its pin, or neither.
+// A child that is not killed must leave both.
+func TestTOFUPinOnlyWithInstall(t *testing.T) {
+	randomKills := 30
+	if testing.Short() {
+		randomKills = 8
+	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 2))
+	other := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{0x21}, ed25519.SeedSize))
+	art := filepath.Join(t.TempDir(), "tofu.palyra-skill")
+	big := make([]byte, 256<<10)
+	for i := range big {
+		big[i] = byte(r.Uint32())
+	}
+	data := build(t, skillSpec{id: "tofu.skill", version: "1.0.0", publisher: "tofu", key: other, asset: big})
+	if err := os.WriteFile(art, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps := []string{"stage:created", "stage:artifact", "stage:entries", "stage:synced", "trust:decided", "renamed", "committed", "trust:saved", ""}
+	for range randomKills {
+		steps = append(steps, "random")
+	}
+	outcomes := map[bool]int{}
+	for i, step := range steps {
+		state := t.TempDir()
+		env := []string{helperState + "=" + state, helperArts + "=" + art}
+		if step != "" && step != "random" {
+			env = append(env, helperKillAt+"="+step+":1")
+		}
+		cmd := helper("tofu", env...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		watchdog := time.AfterFunc(20*time.Second, func() { _ = cmd.Process.Kill() })
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		if step == "random" && line == "ready\n" {
+			time.Sleep(time.Duration(r.Int64N(int64(25 * time.Millisecond))))
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+		}
+		err = cmd.Wait()
+		stopped := watchdog.Stop()
+		var ee *exec.ExitError
+		killed := errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+		switch {
+		case !stopped:
+			t.Fatalf("run %d (%q): watchdog fired\n%s", i, step, stderr.String())
+		case step == "" && err != nil:
+			t.Fatalf("run %d: the install failed: %v\n%s", i, err, stderr.String())
+		case step != "" && step != "random" && !killed:
+			t.Fatalf("run %d (%q): child ended with %v, not killed\n%s", i, step, err, stderr.String())
+		case !killed && err != nil:
+			t.Fatalf("run %d (%q): %v\n%s", i, step, err, stderr.String())
+		}
+
+		in, err := Open(context.Background(), Config{StateDir: state})
+		if err != nil {
+			t.Fatalf("run %d (%q): open: %v", i, step, err)
+		}
+		_, ierr := in.Inventory().Skill(context.Background(), "tofu.skill", "1.0.0")
+		installed := ierr == nil
+		s, err := in.trust.Load(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pinned, ok := s.TOFUKey("tofu")
+		if ok && pinned != hex.EncodeToString(other.Public().(ed25519.PublicKey)) {
+			t.Errorf("run %d (%q): pinned %s, not the signer's key", i, step, pinned)
+		}
+		if installed != ok {
+			t.Errorf("run %d (%q): installed %v but pinned %v (recovered %+v)", i, step, installed, ok, in.Recovered())
+		}
+		if step == "committed" && len(in.Recovered().SavedPins) != 1 {
+			t.Errorf("run %d (%q): recovery saved pins %v, want the one the commit left pending", i, step, in.Recovered().SavedPins)
+		}
+		if step == "" && !installed {
+			t.Errorf("run %d: a completed install is not there", i)
+		}
+		if err := checkState(context.Background(), in, nil); err != nil {
+			t.Errorf("run %d (%q): %v", i, step, err)
+		}
+		_ = in.Close()
+		outcomes[installed]++
+	}
+	t.Logf("%d runs: %d left skill and pin, %d neither", len(steps), outcomes[true], outcomes[false])
 }

@@ -2,6 +2,8 @@ package install
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/host/trust"
 )
 
 // RecoverReport lists what Recover found and repaired. Paths are absolute.
@@ -32,6 +35,14 @@ type RecoverReport struct {
 	// Skipped are skills whose lock another live operation held; that
 	// operation finishes (or a later Recover repairs) them.
 	Skipped []string `json:"skipped"`
+	// SavedPins are the TOFU pins of committed installs that a crash kept
+	// out of the trust store, saved now ("<skill>@<version>").
+	SavedPins []string `json:"saved_pins"`
+	// PinConflicts are pending pins that could not be saved because the
+	// trust store now holds another key for the publisher
+	// ("<skill>@<version>"); the version then fails re-verification, and
+	// Reaudit quarantines it.
+	PinConflicts []string `json:"pin_conflicts"`
 }
 
 // Recover makes the skills directory agree with the inventory, which is
@@ -46,6 +57,11 @@ type RecoverReport struct {
 //   - a version directory with no inventory row is deleted;
 //   - a version whose directory is missing is reported in Missing.
 //
+// First, the TOFU pins that committed installs recorded as pending (a
+// crash came between the install's transaction and the trust store's
+// write) are saved in the trust store, under its lock, and their rows
+// dropped: a committed install keeps its pin.
+//
 // A skill directory left with no version is deleted. Directories whose
 // names are not skill ids or versions are left alone. Open runs Recover;
 // Install runs it for the skill it installs, under that skill's lock.
@@ -54,6 +70,9 @@ func (in *Installer) Recover(ctx context.Context) (*RecoverReport, error) {
 		return nil, err
 	}
 	rep := &RecoverReport{}
+	if err := in.savePendingPins(ctx, rep); err != nil {
+		return rep, err
+	}
 	ents, err := os.ReadDir(in.skillsDir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("install: recover: %w", err)
@@ -198,4 +217,43 @@ func (in *Installer) recoverSkill(ctx context.Context, id string, rep *RecoverRe
 		}
 	}
 	return len(rows) == 0 && len(present) == 0 && others == 0, nil
+}
+
+// savePendingPins saves the pending TOFU pins of committed installs in the
+// trust store and drops their rows. A pin whose publisher has another key
+// in the store now is dropped and reported in PinConflicts.
+func (in *Installer) savePendingPins(ctx context.Context, rep *RecoverReport) error {
+	pins, err := in.db.PendingPins(ctx)
+	if err != nil {
+		return fmt.Errorf("install: recover: %w", err)
+	}
+	for _, p := range pins {
+		name := p.SkillID + "@" + p.Version
+		key, err := hex.DecodeString(p.PublicKeyHex)
+		if err != nil {
+			return fmt.Errorf("install: recover: pending pin of %s: %w", name, err)
+		}
+		saved := false
+		err = in.trust.Update(ctx, func(s *trust.Store) (bool, error) {
+			d, err := s.Decide(p.Publisher, ed25519.PublicKey(key), true)
+			if err != nil {
+				return false, err
+			}
+			saved = d == trust.DecisionTOFUNewlyPinned
+			return saved, nil
+		})
+		switch {
+		case errors.Is(err, trust.ErrTOFUKeyMismatch), errors.Is(err, trust.ErrTrustedPublisherKeyMismatch):
+			rep.PinConflicts = append(rep.PinConflicts, name)
+		case err != nil:
+			return fmt.Errorf("install: recover: pending pin of %s: %w", name, err)
+		case saved:
+			rep.SavedPins = append(rep.SavedPins, name)
+		}
+		err = in.db.Update(ctx, func(tx *inventory.Tx) error { return tx.DeletePendingPin(p.SkillID, p.Version) })
+		if err != nil {
+			return fmt.Errorf("install: recover: %w", err)
+		}
+	}
+	return nil
 }

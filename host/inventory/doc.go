@@ -20,6 +20,16 @@
 //     a CHECK constraint. An upsert keeps created_at; a blank reason is NULL.
 //   - skill_events: the append-only journal. Every status change writes one
 //     event in the same transaction, so StatusHistory is complete.
+//   - skills.held_back_*: a version an upgrade installed without making it
+//     current (Tx.HoldBack: it failed its checks while an active version
+//     was current), with the code and message of why; Entry.HeldBack. The
+//     hold ends when the version becomes current, and a version chosen as
+//     current because the current one was removed is the highest that is
+//     not held back.
+//   - pending_trust_pins: a trust-on-first-use pin written in an install's
+//     transaction and deleted once the trust store has it, so that the pin
+//     is part of the install's commit (host/install saves what a crash
+//     left, on open).
 //   - schema_migrations: the numbered migration steps applied (see
 //     SchemaVersion). A database migrated by a newer build is refused with
 //     ErrSchemaTooNew rather than misread.

@@ -38,7 +38,7 @@ func TestOpenFromEmpty(t *testing.T) {
 	if got, want := count(t, db, `SELECT count(*) FROM schema_migrations`), SchemaVersion(); got != want || want < 3 {
 		t.Errorf("schema_migrations has %d rows, want %d (>= 3)", got, want)
 	}
-	for _, table := range []string{"skills", "skill_status", "skill_events"} {
+	for _, table := range []string{"skills", "skill_status", "skill_events", "pending_trust_pins"} {
 		if count(t, db, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table) != 1 {
 			t.Errorf("table %s missing", table)
 		}

@@ -15,7 +15,7 @@ const entrySelect = `SELECT
     s.skill_id, s.version, s.publisher, s.current, s.artifact_sha256, s.payload_sha256,
     s.signature_key_id, s.trust_decision, s.source_kind, s.source_ref, s.installed_at_unix_ms,
     s.install_dir, s.manifest_json, s.tool_count, s.audit_report_json, s.grants_json,
-    s.missing_secrets_json,
+    s.missing_secrets_json, s.held_back_code, s.held_back_reason, s.held_back_at_unix_ms,
     st.status, st.reason, st.detected_at_ms, st.operator_principal, st.created_at_unix_ms,
     st.updated_at_unix_ms
 FROM skills s
@@ -31,12 +31,14 @@ func scanEntry(sc scanner) (Entry, error) {
 		manifest                      string
 		audit, grants                 sql.NullString
 		missing                       string
+		heldCode, heldReason          sql.NullString
+		heldAt                        sql.NullInt64
 		status, reason, principal     sql.NullString
 		detected, createdAt, updateAt sql.NullInt64
 	)
 	err := sc.Scan(&e.SkillID, &e.Version, &e.Publisher, &current, &e.ArtifactSHA256, &e.PayloadSHA256,
 		&e.SignatureKeyID, &e.TrustDecision, &e.SourceKind, &e.SourceRef, &installedAt,
-		&e.InstallDir, &manifest, &e.ToolCount, &audit, &grants, &missing,
+		&e.InstallDir, &manifest, &e.ToolCount, &audit, &grants, &missing, &heldCode, &heldReason, &heldAt,
 		&status, &reason, &detected, &principal, &createdAt, &updateAt)
 	if err != nil {
 		return Entry{}, err
@@ -52,6 +54,9 @@ func scanEntry(sc scanner) (Entry, error) {
 	}
 	if err := json.Unmarshal([]byte(missing), &e.MissingSecrets); err != nil {
 		return Entry{}, fmt.Errorf("missing_secrets_json of %s %s: %w", e.SkillID, e.Version, err)
+	}
+	if heldCode.Valid {
+		e.HeldBack = &HeldBack{Code: heldCode.String, Reason: heldReason.String, At: fromMillis(heldAt.Int64)}
 	}
 	if status.Valid {
 		e.Status = &StatusRecord{
@@ -375,4 +380,29 @@ func (d *DB) LastEventID(ctx context.Context) (int64, error) {
 		return 0, wrap("last event id", err)
 	}
 	return id, nil
+}
+
+// PendingPins lists the trust-on-first-use pins that committed installs
+// recorded and that are not known to be saved in the trust store yet
+// (Tx.AddPendingPin), oldest first.
+func (d *DB) PendingPins(ctx context.Context) ([]PendingPin, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT skill_id, version, publisher, public_key_hex, created_at_unix_ms
+FROM pending_trust_pins ORDER BY created_at_unix_ms, skill_id, version`)
+	if err != nil {
+		return nil, wrap("list pending pins", err)
+	}
+	defer rows.Close()
+	var out []PendingPin
+	for rows.Next() {
+		var (
+			p  PendingPin
+			at int64
+		)
+		if err := rows.Scan(&p.SkillID, &p.Version, &p.Publisher, &p.PublicKeyHex, &at); err != nil {
+			return nil, wrap("list pending pins", err)
+		}
+		p.CreatedAt = fromMillis(at)
+		out = append(out, p)
+	}
+	return out, wrap("list pending pins", rows.Err())
 }

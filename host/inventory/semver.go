@@ -71,3 +71,8 @@ func compareVersionStrings(a, b string) int {
 	}
 	return strings.Compare(a, b)
 }
+
+// CompareVersions orders two versions numerically (1.10.0 is above 1.9.0):
+// -1, 0 or +1, as cmp.Compare. A string that is not MAJOR.MINOR.PATCH
+// sorts below every version.
+func CompareVersions(a, b string) int { return compareVersionStrings(a, b) }

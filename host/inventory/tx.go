@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -110,7 +111,8 @@ ON CONFLICT (skill_id, version) DO UPDATE SET
 }
 
 // SetCurrent makes version the current version of skill id (ErrNotFound
-// when it is not installed).
+// when it is not installed). The holds (see HoldBack) of version and of
+// every lower version end: they are superseded, not held back.
 func (t *Tx) SetCurrent(id, version string) error {
 	if err := t.check(); err != nil {
 		return err
@@ -134,6 +136,38 @@ func (t *Tx) SetCurrent(id, version string) error {
 	} else if n == 0 {
 		return notFound(id, version)
 	}
+	return t.endHoldsUpTo(id, version)
+}
+
+// endHoldsUpTo ends the hold of version of id and of every lower version:
+// a version at or below the current one is superseded, not held back.
+func (t *Tx) endHoldsUpTo(id, version string) error {
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT version FROM skills WHERE skill_id = ? AND held_back_code IS NOT NULL`, id)
+	if err != nil {
+		return wrap("end holds", err)
+	}
+	var end []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return wrap("end holds", err)
+		}
+		if compareVersionStrings(v, version) <= 0 {
+			end = append(end, v)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return wrap("end holds", err)
+	}
+	for _, v := range end {
+		_, err := t.tx.ExecContext(t.ctx, `UPDATE skills SET held_back_code = NULL, held_back_reason = NULL,
+    held_back_at_unix_ms = NULL WHERE skill_id = ? AND version = ?`, id, v)
+		if err != nil {
+			return wrap("end holds", err)
+		}
+	}
 	return nil
 }
 
@@ -144,27 +178,31 @@ func (t *Tx) clearCurrent(id, keep string) error {
 	return wrap("clear current", err)
 }
 
-// ensureCurrent makes the highest version of id current when it has
-// versions but none is current.
+// ensureCurrent makes a version of id current when it has versions but
+// none is current: the highest version that is not held back, else the
+// highest. Holds at or below it end.
 func (t *Tx) ensureCurrent(id string) error {
-	rows, err := t.tx.QueryContext(t.ctx, `SELECT version, current FROM skills WHERE skill_id = ?`, id)
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT version, current, held_back_code IS NOT NULL FROM skills WHERE skill_id = ?`, id)
 	if err != nil {
 		return wrap("fix current", err)
 	}
 	var (
-		versions []string
-		has      bool
+		versions, free []string
+		has            bool
 	)
 	for rows.Next() {
 		var (
-			v   string
-			cur bool
+			v         string
+			cur, held bool
 		)
-		if err := rows.Scan(&v, &cur); err != nil {
+		if err := rows.Scan(&v, &cur, &held); err != nil {
 			rows.Close()
 			return wrap("fix current", err)
 		}
 		versions = append(versions, v)
+		if !held {
+			free = append(free, v)
+		}
 		has = has || cur
 	}
 	rows.Close()
@@ -174,15 +212,106 @@ func (t *Tx) ensureCurrent(id string) error {
 	if has || len(versions) == 0 {
 		return nil
 	}
+	if len(free) > 0 {
+		versions = free
+	}
 	highest := slices.MaxFunc(versions, compareVersionStrings)
-	_, err = t.tx.ExecContext(t.ctx, `UPDATE skills SET current = 1 WHERE skill_id = ? AND version = ?`, id, highest)
-	return wrap("fix current", err)
+	if _, err = t.tx.ExecContext(t.ctx, `UPDATE skills SET current = 1 WHERE skill_id = ? AND version = ?`, id, highest); err != nil {
+		return wrap("fix current", err)
+	}
+	return t.endHoldsUpTo(id, highest)
+}
+
+// HoldBack records that version of skill id is installed but held back
+// from becoming current, with the stable code and the message of why (an
+// upgrade that failed its checks while an active version was current). An
+// empty code ends the hold. The current version cannot be held back
+// (ErrInvalidArgument); ErrNotFound when the version is not installed.
+func (t *Tx) HoldBack(id, version, code, reason string) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	id, err := normalizeSkillID("skill_id", id)
+	if err != nil {
+		return err
+	}
+	if version, err = normalizeVersion("version", version); err != nil {
+		return err
+	}
+	if reason, err = normalizeReason("reason", reason); err != nil {
+		return err
+	}
+	var current bool
+	err = t.tx.QueryRowContext(t.ctx, `SELECT current FROM skills WHERE skill_id = ? AND version = ?`, id, version).Scan(&current)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return notFound(id, version)
+	case err != nil:
+		return wrap("hold back", err)
+	}
+	code = strings.TrimSpace(code)
+	if code == "" {
+		_, err = t.tx.ExecContext(t.ctx, `UPDATE skills SET held_back_code = NULL, held_back_reason = NULL,
+    held_back_at_unix_ms = NULL WHERE skill_id = ? AND version = ?`, id, version)
+		return wrap("hold back", err)
+	}
+	if current {
+		return invalid("version", "%s %s is current and cannot be held back", id, version)
+	}
+	_, err = t.tx.ExecContext(t.ctx, `UPDATE skills SET held_back_code = ?, held_back_reason = ?, held_back_at_unix_ms = ?
+WHERE skill_id = ? AND version = ?`, code, reason, t.now().UnixMilli(), id, version)
+	return wrap("hold back", err)
+}
+
+// AddPendingPin records a trust-on-first-use pin that the install of
+// (p.SkillID, p.Version) commits with and that is saved in the trust store
+// after the commit; DeletePendingPin drops it once saved. A pin recorded
+// again for the same version replaces the first.
+func (t *Tx) AddPendingPin(p PendingPin) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	id, version, err := normalizeKey(p.SkillID, p.Version)
+	if err != nil {
+		return err
+	}
+	if version == "" {
+		return invalid("version", "must not be empty")
+	}
+	publisher, err := checkText("publisher", p.Publisher)
+	if err != nil {
+		return err
+	}
+	key := strings.ToLower(strings.TrimSpace(p.PublicKeyHex))
+	if len(key) != 64 {
+		return invalid("public_key_hex", "%d characters, want 64", len(key))
+	}
+	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO pending_trust_pins (skill_id, version, publisher, public_key_hex, created_at_unix_ms)
+VALUES (?, ?, ?, ?, ?) ON CONFLICT (skill_id, version) DO UPDATE SET
+    publisher = excluded.publisher, public_key_hex = excluded.public_key_hex, created_at_unix_ms = excluded.created_at_unix_ms`,
+		id, version, publisher, key, t.now().UnixMilli())
+	return wrap("add pending pin", err)
+}
+
+// DeletePendingPin drops the pending pin of (id, version); none is not an
+// error.
+func (t *Tx) DeletePendingPin(id, version string) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	id, version, err := normalizeKey(id, version)
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.ExecContext(t.ctx, `DELETE FROM pending_trust_pins WHERE skill_id = ? AND version = ?`, id, version)
+	return wrap("delete pending pin", err)
 }
 
 // DeleteSkill removes version of skill id from the inventory, or every
 // version when version is "", and returns the versions removed, lowest
 // first (ErrNotFound when none was installed). When the current version
-// goes, the highest remaining version becomes current. Status rows stay,
+// goes, the highest remaining version that is not held back (else the
+// highest) becomes current. Status rows stay,
 // so a quarantined version is still quarantined if it is installed again;
 // events stay too. Callers record the removal with AppendEvent
 // (EventRemoved) in the same transaction.
@@ -219,6 +348,11 @@ func (t *Tx) DeleteSkill(id, version string) ([]string, error) {
 		return nil, notFound(id, version)
 	}
 	slices.SortFunc(removed, compareVersionStrings)
+	for _, v := range removed {
+		if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM pending_trust_pins WHERE skill_id = ? AND version = ?`, id, v); err != nil {
+			return nil, wrap("delete skill", err)
+		}
+	}
 	return removed, t.ensureCurrent(id)
 }
 

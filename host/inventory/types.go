@@ -80,8 +80,8 @@ type Record struct {
 	// Exactly one version of a skill is current whenever any is installed.
 	// PutSkill with Current set makes this version current; a skill left
 	// without a current version (its first install, or DeleteSkill of the
-	// current one) gets its highest version made current. Tx.SetCurrent
-	// switches.
+	// current one) gets its highest version that is not held back made
+	// current. Tx.SetCurrent switches.
 	Current bool `json:"current"`
 	// ArtifactSHA256 is the hex SHA-256 of the .palyra-skill file.
 	ArtifactSHA256 string `json:"artifact_sha256"`
@@ -180,6 +180,34 @@ type Entry struct {
 	// Status is the version's status row, nil when it has none (see
 	// ErrNoStatus).
 	Status *StatusRecord `json:"status"`
+	// HeldBack is set on a version an upgrade installed without making it
+	// current (Tx.HoldBack); nil otherwise.
+	HeldBack *HeldBack `json:"held_back,omitempty"`
+}
+
+// HeldBack says why an installed version was not made current: an upgrade
+// that failed its checks (audit, policy, precompile) while an active
+// version was current is kept, quarantined, and held back, so that the
+// active version keeps serving. The hold ends when the version becomes
+// current (Tx.SetCurrent: an explicit enable of that version).
+type HeldBack struct {
+	// Code is the stable error code of why (e.g. audit_failed).
+	Code string `json:"code"`
+	// Reason is the message.
+	Reason string `json:"reason"`
+	// At is when the version was held back.
+	At time.Time `json:"at"`
+}
+
+// PendingPin is a trust-on-first-use pin that belongs to a committed
+// install and may not be in the trust store yet (Tx.AddPendingPin).
+type PendingPin struct {
+	SkillID   string `json:"skill_id"`
+	Version   string `json:"version"`
+	Publisher string `json:"publisher"`
+	// PublicKeyHex is the publisher's Ed25519 key, lower-case hex.
+	PublicKeyHex string    `json:"public_key_hex"`
+	CreatedAt    time.Time `json:"created_at"`
 }
 
 // InstallState returns InstalledCurrent for the current version and

@@ -90,6 +90,12 @@ func repoFile(t *testing.T, rel string) []byte {
 // (testdata/wasm/echo.wat), signed by key.
 func artifact(t *testing.T, id, version, publisher string, key ed25519.PrivateKey) []byte {
 	t.Helper()
+	return artifactWith(t, id, version, publisher, key, "echo")
+}
+
+// artifactWith is artifact with the module testdata/wasm/<module>.wasm.
+func artifactWith(t *testing.T, id, version, publisher string, key ed25519.PrivateKey, module string) []byte {
+	t.Helper()
 	m := fmt.Sprintf(`manifest_version = 2
 skill_id = %q
 name = "Conformance echo"
@@ -110,7 +116,7 @@ wall_clock_timeout_ms = 5000
 required_protocol_major = 1
 min_palyra_version = "0.1.0"
 `, id, version, publisher, publisher)
-	return testskill.Build(t, m, repoFile(t, "testdata/wasm/echo.wasm"), key)
+	return testskill.Build(t, m, repoFile(t, "testdata/wasm/"+module+".wasm"), key)
 }
 
 func install(ctx context.Context, t *testing.T, s host.Service, id string) error {
@@ -157,7 +163,17 @@ func jsonEqual(a, b any) bool {
 const (
 	skillA = "conf.alpha" // installed first; quarantined, enabled, disabled
 	skillB = "conf.beta"  // removed at the end
+	skillU = "conf.gamma" // upgraded last: a failing 1.1.0 is held back
 )
+
+// callVersion calls skillU and checks the version that served.
+func callVersion(ctx context.Context, t *testing.T, s host.Service, want string) {
+	t.Helper()
+	res, err := call(ctx, s, skillU, `{"text":"up"}`)
+	if err != nil || res.Version != want {
+		t.Fatalf("call %s: %+v, %v; want version %s serving", skillU, res, err, want)
+	}
+}
 
 func cases() []Case {
 	return []Case{
@@ -480,6 +496,46 @@ func cases() []Case {
 		}},
 		{Name: "remove_unknown_skill", Code: "skill_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
 			_, err := s.Remove(ctx, host.RemoveRequest{SkillID: skillB})
+			return err
+		}},
+		{Name: "upgrade_failing_audit_held_back", Code: "audit_failed", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			if _, err := s.Install(ctx, host.InstallRequest{Artifact: artifact(t, skillU, "1.0.0", Publisher, Key)}); err != nil {
+				t.Fatal(err)
+			}
+			callVersion(ctx, t, s, "1.0.0")
+			res, err := s.Install(ctx, host.InstallRequest{Artifact: artifactWith(t, skillU, "1.1.0", Publisher, Key, "wasi_path_open")})
+			if res != nil && (res.Current || res.HeldBack == nil || res.HeldBack.Code != "audit_failed") {
+				t.Fatalf("install 1.1.0: %+v", res)
+			}
+			callVersion(ctx, t, s, "1.0.0") // the active version keeps serving
+			return err
+		}},
+		{Name: "info_shows_held_back", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			i, err := s.Info(ctx, host.SkillRef{SkillID: skillU})
+			if err != nil {
+				return err
+			}
+			if i.Inventory.Version != "1.0.0" || len(i.HeldBack) != 1 || i.HeldBack[0].Version != "1.1.0" ||
+				i.HeldBack[0].Code != "audit_failed" || i.HeldBack[0].Message == "" || i.HeldBack[0].Status != "quarantined" {
+				t.Fatalf("info: version %s, held back %+v", i.Inventory.Version, i.HeldBack)
+			}
+			return nil
+		}},
+		{Name: "enable_held_back_version_fails_its_checks", Code: "audit_failed", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Enable(ctx, host.EnableRequest{SkillID: skillU, Version: "1.1.0", Reason: "try", Override: true})
+			callVersion(ctx, t, s, "1.0.0")
+			return err
+		}},
+		{Name: "upgrade_after_held_back", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := s.Install(ctx, host.InstallRequest{Artifact: artifact(t, skillU, "1.2.0", Publisher, Key)})
+			if err != nil {
+				return err
+			}
+			if !res.Current || res.HeldBack != nil {
+				t.Fatalf("install 1.2.0: %+v", res)
+			}
+			callVersion(ctx, t, s, "1.2.0")
+			_, err = s.Remove(ctx, host.RemoveRequest{SkillID: skillU})
 			return err
 		}},
 	}

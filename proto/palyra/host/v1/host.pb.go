@@ -54,8 +54,14 @@ type Skill struct {
 	EligibilityReasons []string `protobuf:"bytes,13,rep,name=eligibility_reasons,json=eligibilityReasons,proto3" json:"eligibility_reasons,omitempty"`
 	PayloadSha256      string   `protobuf:"bytes,14,opt,name=payload_sha256,json=payloadSha256,proto3" json:"payload_sha256,omitempty"`
 	InstalledAtUnixMs  int64    `protobuf:"varint,15,opt,name=installed_at_unix_ms,json=installedAtUnixMs,proto3" json:"installed_at_unix_ms,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// held_back_code is set on a version an upgrade installed without making
+	// it current (it failed its checks while an active version was current):
+	// the stable code of why (audit_failed, policy_violation, ...), and
+	// held_back_reason the message. Enable of that version makes it current.
+	HeldBackCode   string `protobuf:"bytes,16,opt,name=held_back_code,json=heldBackCode,proto3" json:"held_back_code,omitempty"`
+	HeldBackReason string `protobuf:"bytes,17,opt,name=held_back_reason,json=heldBackReason,proto3" json:"held_back_reason,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Skill) Reset() {
@@ -191,6 +197,20 @@ func (x *Skill) GetInstalledAtUnixMs() int64 {
 		return x.InstalledAtUnixMs
 	}
 	return 0
+}
+
+func (x *Skill) GetHeldBackCode() string {
+	if x != nil {
+		return x.HeldBackCode
+	}
+	return ""
+}
+
+func (x *Skill) GetHeldBackReason() string {
+	if x != nil {
+		return x.HeldBackReason
+	}
+	return ""
 }
 
 // ListSkillsRequest selects versions; empty fields select all.
@@ -795,8 +815,13 @@ type StatusChange struct {
 	Reason            string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
 	DetectedAtMs      int64                  `protobuf:"varint,5,opt,name=detected_at_ms,json=detectedAtMs,proto3" json:"detected_at_ms,omitempty"`
 	OperatorPrincipal string                 `protobuf:"bytes,6,opt,name=operator_principal,json=operatorPrincipal,proto3" json:"operator_principal,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// current reports whether the version is current afterwards;
+	// previous_current is set when the change made it current (enable of a
+	// held-back version).
+	Current         bool   `protobuf:"varint,7,opt,name=current,proto3" json:"current,omitempty"`
+	PreviousCurrent string `protobuf:"bytes,8,opt,name=previous_current,json=previousCurrent,proto3" json:"previous_current,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *StatusChange) Reset() {
@@ -867,6 +892,20 @@ func (x *StatusChange) GetDetectedAtMs() int64 {
 func (x *StatusChange) GetOperatorPrincipal() string {
 	if x != nil {
 		return x.OperatorPrincipal
+	}
+	return ""
+}
+
+func (x *StatusChange) GetCurrent() bool {
+	if x != nil {
+		return x.Current
+	}
+	return false
+}
+
+func (x *StatusChange) GetPreviousCurrent() string {
+	if x != nil {
+		return x.PreviousCurrent
 	}
 	return ""
 }
@@ -2765,7 +2804,7 @@ var File_palyra_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\n" +
-	"\x19palyra/host/v1/host.proto\x12\x0epalyra.host.v1\"\x87\x04\n" +
+	"\x19palyra/host/v1/host.proto\x12\x0epalyra.host.v1\"\xd7\x04\n" +
 	"\x05Skill\x12\x19\n" +
 	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x12\n" +
@@ -2783,7 +2822,9 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\veligibility\x18\f \x01(\tR\veligibility\x12/\n" +
 	"\x13eligibility_reasons\x18\r \x03(\tR\x12eligibilityReasons\x12%\n" +
 	"\x0epayload_sha256\x18\x0e \x01(\tR\rpayloadSha256\x12/\n" +
-	"\x14installed_at_unix_ms\x18\x0f \x01(\x03R\x11installedAtUnixMs\"\xa1\x01\n" +
+	"\x14installed_at_unix_ms\x18\x0f \x01(\x03R\x11installedAtUnixMs\x12$\n" +
+	"\x0eheld_back_code\x18\x10 \x01(\tR\fheldBackCode\x12(\n" +
+	"\x10held_back_reason\x18\x11 \x01(\tR\x0eheldBackReason\"\xa1\x01\n" +
 	"\x11ListSkillsRequest\x12\x19\n" +
 	"\bskill_id\x18\x01 \x01(\tR\askillId\x12!\n" +
 	"\fcurrent_only\x18\x02 \x01(\bR\vcurrentOnly\x12)\n" +
@@ -2824,14 +2865,16 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x06passed\x18\x01 \x01(\bR\x06passed\x12/\n" +
 	"\x13quarantine_required\x18\x02 \x01(\bR\x12quarantineRequired\x12\x1f\n" +
 	"\vresult_json\x18\x03 \x01(\fR\n" +
-	"resultJson\"\xc8\x01\n" +
+	"resultJson\"\x8d\x02\n" +
 	"\fStatusChange\x12\x19\n" +
 	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12$\n" +
 	"\x0edetected_at_ms\x18\x05 \x01(\x03R\fdetectedAtMs\x12-\n" +
-	"\x12operator_principal\x18\x06 \x01(\tR\x11operatorPrincipal\"e\n" +
+	"\x12operator_principal\x18\x06 \x01(\tR\x11operatorPrincipal\x12\x18\n" +
+	"\acurrent\x18\a \x01(\bR\acurrent\x12)\n" +
+	"\x10previous_current\x18\b \x01(\tR\x0fpreviousCurrent\"e\n" +
 	"\x16QuarantineSkillRequest\x12\x19\n" +
 	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
