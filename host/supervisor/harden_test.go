@@ -1,0 +1,93 @@
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// procStatus reads the hardening lines of /proc/<pid>/status.
+func procStatus(t *testing.T, pid int) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	return out
+}
+
+// TestHardenedSidecar starts real sidecars through the supervisor and reads
+// what the kernel says of them: hardened by default (no_new_privs, seccomp
+// filter mode, no capability left although the test runs as root), not
+// hardened only when Config.Hardening.Off says so, and reported either
+// way in the sidecar's state.
+func TestHardenedSidecar(t *testing.T) {
+	tests := []struct {
+		name       string
+		hardening  HardeningConfig
+		wantStatus map[string]string
+		wantLevel  string
+	}{
+		{
+			name:       "on by default",
+			wantStatus: map[string]string{"NoNewPrivs": "1", "Seccomp": "2", "CapEff": "0000000000000000", "CapPrm": "0000000000000000", "CapBnd": "0000000000000000", "CapAmb": "0000000000000000"},
+			wantLevel:  "full",
+		},
+		{
+			name:       "with limits",
+			hardening:  HardeningConfig{MaxOpenFiles: 128, MaxDataBytes: 8 << 30},
+			wantStatus: map[string]string{"NoNewPrivs": "1", "Seccomp": "2", "CapEff": "0000000000000000"},
+			wantLevel:  "full",
+		},
+		{
+			name:       "off only when asked",
+			hardening:  HardeningConfig{Off: true},
+			wantStatus: map[string]string{"NoNewPrivs": "0", "Seccomp": "0"},
+			wantLevel:  "off",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSup(t, Config{CacheDir: shortDir(t), Hardening: tt.hardening, HealthInterval: -1, IdleTimeout: -1})
+			tg := fixture(t, "test.hard", "echo.wasm")
+			res, err := s.Call(ctxT(t), tg, "test.hard", []byte(`{"msg":"hi"}`), CallOptions{})
+			if err != nil {
+				t.Fatalf("Call: %v", err)
+			}
+			st := procStatus(t, res.PID)
+			for k, want := range tt.wantStatus {
+				if st[k] != want {
+					t.Errorf("/proc/%d/status %s: %q, want %q", res.PID, k, st[k], want)
+				}
+			}
+			h := s.State("test.hard", "1.0.0").Hardening
+			if got := h.Level(); got != tt.wantLevel {
+				t.Fatalf("reported hardening %s (%+v), want %s", got, h, tt.wantLevel)
+			}
+			if tt.hardening.Off {
+				return
+			}
+			if h.Status["Seccomp"] != "2" || h.LandlockABI < 1 || h.Rlimits["core"] != 0 || h.SeccompSyscalls == 0 {
+				t.Errorf("report %+v", h)
+			}
+			if tt.hardening.MaxOpenFiles != 0 && (h.Rlimits["nofile"] != tt.hardening.MaxOpenFiles || h.Rlimits["data"] != tt.hardening.MaxDataBytes) {
+				t.Errorf("rlimits %v, want nofile %d data %d", h.Rlimits, tt.hardening.MaxOpenFiles, tt.hardening.MaxDataBytes)
+			}
+			lim, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", res.PID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(lim), "Max core file size        0                    0") {
+				t.Errorf("core limit not 0:\n%s", lim)
+			}
+		})
+	}
+}
