@@ -75,7 +75,9 @@ type Report struct {
 	Landlock    string `json:"landlock"`
 	LandlockABI int    `json:"landlock_abi"`
 	// CapsDropped is true when the kernel shows no capability left in the
-	// effective, permitted, inheritable, ambient and bounding sets.
+	// effective, permitted, inheritable and ambient sets, and, for root,
+	// in the bounding set (an unprivileged user cannot shrink its bounding
+	// set, and cannot use it either: no_new_privs, no execve).
 	CapsDropped bool `json:"caps_dropped"`
 	// Rlimits are the limits set (soft = hard), by name: core, nofile,
 	// nproc, data.

@@ -72,7 +72,11 @@ func Apply(cfg Config) (Report, error) {
 	rep.NoNewPrivs = rep.Status["NoNewPrivs"] == "1"
 	rep.SeccompMode, _ = strconv.Atoi(rep.Status["Seccomp"])
 	rep.CapsDropped = true
-	for _, k := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+	sets := []string{"CapInh", "CapPrm", "CapEff", "CapAmb"}
+	if rep.UID == 0 {
+		sets = append(sets, "CapBnd") // root can and must empty it
+	}
+	for _, k := range sets {
 		if v, err := strconv.ParseUint(rep.Status[k], 16, 64); err != nil || v != 0 {
 			rep.CapsDropped = false
 		}
@@ -149,7 +153,13 @@ func setRlimits(cfg Config) (map[string]uint64, error) {
 // the capset below removes), then effective, permitted and inheritable.
 func dropCaps(lastCap int) error {
 	for c := 0; c <= lastCap; c++ {
-		if err := allThreadsPrctl(unix.PR_CAPBSET_DROP, uintptr(c)); err != nil && !errors.Is(err, unix.EINVAL) {
+		err := allThreadsPrctl(unix.PR_CAPBSET_DROP, uintptr(c))
+		if errors.Is(err, unix.EPERM) && c == 0 {
+			// No CAP_SETPCAP: an unprivileged sidecar user cannot shrink
+			// its bounding set, nor use it (no_new_privs, no execve).
+			break
+		}
+		if err != nil && !errors.Is(err, unix.EINVAL) {
 			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
 		}
 	}
