@@ -40,6 +40,8 @@ var allowed = []struct {
 		[]string{"epoll_create1", "epoll_ctl", "epoll_pwait", "eventfd2", "pipe2"}},
 	{"unix sockets of go-plugin and its GRPCBroker (new sockets: AF_UNIX only, below)",
 		[]string{"bind", "listen", "accept4", "connect", "getsockname", "getpeername", "getsockopt", "setsockopt", "sendmsg", "recvmsg", "sendto", "recvfrom", "shutdown"}},
+	{"CPU profiling (PALYRA_SIDECAR_CPUPROFILE_DIR): Go's per-thread profiling timers",
+		[]string{"timer_create", "timer_settime", "timer_delete", "setitimer"}},
 	{"resources: reading limits (prlimit64 may lower them: the hard limits are set already), lowering the compile threads' priority",
 		[]string{"prlimit64", "getrusage", "setpriority", "getuid", "geteuid", "getgid", "getegid"}},
 }
