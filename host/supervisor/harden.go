@@ -17,10 +17,45 @@ type HardeningConfig struct {
 	// (Hardening.Enabled false); it is for debugging a sidecar with tools
 	// the hardening forbids (a debugger, strace of a child).
 	Off bool
-	// MaxOpenFiles, MaxProcs and MaxDataBytes set RLIMIT_NOFILE,
-	// RLIMIT_NPROC and RLIMIT_DATA in each sidecar; 0 keeps the sidecar's
-	// defaults (256 open files, 4096 tasks of its user, no data limit).
-	MaxOpenFiles, MaxProcs, MaxDataBytes uint64
+	// MaxOpenFiles and MaxProcs set RLIMIT_NOFILE and RLIMIT_NPROC in
+	// each sidecar; 0 keeps the sidecar's defaults (256 open files, 4096
+	// tasks of its user).
+	MaxOpenFiles, MaxProcs uint64
+	// MaxDataBytes sets RLIMIT_DATA (writable private memory) of serving
+	// sidecars. 0 derives it from the skill's limits: DataBaseBytes plus
+	// one linear memory per instance the sidecar may hold at once
+	// (PreparedInstances + MaxConcurrentCalls) at the skill's memory limit
+	// (64 MiB when unset) times its memory count. RLIMIT_AS is never set:
+	// wasmtime reserves several GiB of address space per linear memory.
+	MaxDataBytes uint64
+}
+
+// DataBaseBytes is the part of a serving sidecar's derived RLIMIT_DATA
+// that is not guest memory: the Go heap, gRPC, wasmtime's compiled code
+// and its compiler's working memory on a cache miss. A sidecar idles at
+// 140-180 MiB of VmData with an echo module (measured); 1 GiB leaves room
+// for compiling a large module.
+const DataBaseBytes = 1 << 30
+
+// defaultGuestMemoryBytes is the sidecar's default linear-memory limit
+// (wasmrt.DefaultMemoryBytes).
+const defaultGuestMemoryBytes = 64 << 20
+
+// dataLimit is the RLIMIT_DATA of t's sidecar.
+func (s *Supervisor) dataLimit(t *Target) uint64 {
+	if s.cfg.Hardening.MaxDataBytes != 0 {
+		return s.cfg.Hardening.MaxDataBytes
+	}
+	mem := uint64(defaultGuestMemoryBytes)
+	if t.Limits.MemoryBytes > 0 {
+		mem = uint64(t.Limits.MemoryBytes)
+	}
+	memories := uint64(1)
+	if t.Limits.Memories > 1 {
+		memories = uint64(t.Limits.Memories)
+	}
+	instances := uint64(s.cfg.PreparedInstances) + uint64(s.cfg.MaxConcurrentCalls)
+	return DataBaseBytes + mem*memories*instances
 }
 
 // Credential is the unprivileged user and group sidecars run as.
@@ -82,16 +117,16 @@ func hardeningOf(p *sidecarv1.Hardening) *Hardening {
 }
 
 // hardenArgs are the hardening flags of a child whose private directory is
-// dir; modulePath is the serving sidecar's module (empty for precompile,
-// which hardens for its own --wasm and --cache-dir).
-func (s *Supervisor) hardenArgs(modulePath, dir string, serve bool) []string {
+// dir: t's serving sidecar, or a precompile child when t is nil (it
+// hardens for its own --wasm and --cache-dir; its memory is the compile
+// budget's business).
+func (s *Supervisor) hardenArgs(t *Target, dir string) []string {
 	h := s.cfg.Hardening
 	spec := sidecarplugin.HardenSpec{
-		Off: h.Off, ModulePath: modulePath, PrivateDir: dir,
-		MaxOpenFiles: h.MaxOpenFiles, MaxProcs: h.MaxProcs, MaxDataBytes: h.MaxDataBytes,
+		Off: h.Off, PrivateDir: dir, MaxOpenFiles: h.MaxOpenFiles, MaxProcs: h.MaxProcs,
 	}
-	if serve {
-		spec.CacheDir = s.cfg.CacheDir
+	if t != nil {
+		spec.ModulePath, spec.CacheDir, spec.MaxDataBytes = t.ModulePath, s.cfg.CacheDir, s.dataLimit(t)
 	}
 	return spec.Args()
 }

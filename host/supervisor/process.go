@@ -160,7 +160,7 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 			return nil, fmt.Errorf("%w: cache dir: %v", ErrSidecarStart, err)
 		}
 	}
-	args := append(slices.Clip(s.cfg.SidecarArgs), s.hardenArgs(t.ModulePath, child.Dir(), true)...)
+	args := append(slices.Clip(s.cfg.SidecarArgs), s.hardenArgs(t, child.Dir())...)
 	r := &cmdRunner{child: child, cmd: launch.Cmd{Path: s.cfg.SidecarPath, Args: args, Credential: cred}}
 	// go-plugin makes a directory for the sockets of this sidecar inside
 	// the child's private directory, for both ends: the sidecar's
