@@ -3,6 +3,7 @@ package supervisor
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"syscall"
 
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
@@ -144,4 +145,15 @@ func (s *Supervisor) credential(dir string) (*syscall.Credential, error) {
 		return nil, fmt.Errorf("handing the private dir to uid %d: %w", ra.UID, err)
 	}
 	return &syscall.Credential{Uid: ra.UID, Gid: ra.GID, NoSetGroups: true}, nil
+}
+
+// socketGroup is go-plugin's UnixSocketConfig.Group for a child running as
+// cred: both ends' socket dirs and sockets then belong to its group with
+// group write, so that a sidecar of another user can reach the broker's
+// socket and the supervisor its. "" (the default, 0700 dirs) otherwise.
+func socketGroup(cred *syscall.Credential) string {
+	if cred == nil {
+		return ""
+	}
+	return strconv.FormatUint(uint64(cred.Gid), 10)
 }

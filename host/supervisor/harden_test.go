@@ -98,3 +98,51 @@ func TestHardenedSidecar(t *testing.T) {
 		})
 	}
 }
+
+// TestRunAs starts a sidecar through the supervisor as an unprivileged user
+// (nobody), which the host may do when it runs as root: the sidecar runs
+// with that uid, reaches the broker over go-plugin's group-writable
+// sockets, serves calls and reports itself hardened.
+func TestRunAs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("running sidecars as another user needs root")
+	}
+	const nobody = 65534
+	// A tree nobody can traverse: the binary, the socket root, the cache
+	// (its own), the module (world-readable, in the repository).
+	// Not under TestMain's TMPDIR, which is root's alone (0700).
+	root, err := os.MkdirTemp("/tmp", "palyra-runas-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	bin, sock, cache := root+"/bin", root+"/s", root+"/c"
+	for _, d := range []string{bin, sock, cache} {
+		if err := os.Mkdir(d, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(root, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(cache, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(binPath, bin+"/palyra-sidecar"); err != nil {
+		t.Fatal(err)
+	}
+	s := newSup(t, Config{SidecarPath: bin + "/palyra-sidecar", SocketDir: sock, CacheDir: cache,
+		RunAs: &Credential{UID: nobody, GID: nobody}, HealthInterval: -1, IdleTimeout: -1})
+	tg := fixture(t, "test.runas", "echo.wasm")
+	res, err := s.Call(ctxT(t), tg, "test.runas", []byte(`{"msg":"hi"}`), CallOptions{})
+	if err != nil {
+		t.Fatalf("Call: %v", err)
+	}
+	st := procStatus(t, res.PID)
+	if !strings.HasPrefix(st["Uid"], "65534\t") || st["NoNewPrivs"] != "1" || st["Seccomp"] != "2" || st["CapEff"] != "0000000000000000" {
+		t.Errorf("/proc/%d/status: Uid %q NoNewPrivs %q Seccomp %q CapEff %q", res.PID, st["Uid"], st["NoNewPrivs"], st["Seccomp"], st["CapEff"])
+	}
+	if h := s.State("test.runas", "1.0.0").Hardening; h.UID != nobody || h.Level() != "full" {
+		t.Errorf("reported hardening %+v", h)
+	}
+}

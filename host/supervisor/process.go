@@ -174,7 +174,7 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		SkipHostEnv:      true,
-		UnixSocketConfig: &goplugin.UnixSocketConfig{TempDir: child.Dir()},
+		UnixSocketConfig: &goplugin.UnixSocketConfig{TempDir: child.Dir(), Group: socketGroup(cred)},
 		RunnerFunc:       r.runnerFunc,
 		StartTimeout:     s.cfg.StartTimeout,
 		Logger:           log,

@@ -38,6 +38,8 @@ var allowed = []struct {
 		[]string{"clock_gettime", "gettimeofday", "getrandom"}},
 	{"files, within Landlock's rules: the module, the precompiled cache (temp file, fsync, fchmod, rename or link, unlink), /proc/self/fd of the verified entry",
 		[]string{"openat", "read", "write", "close", "fstat", "newfstatat", "statx", "lseek", "fcntl", "fsync", "renameat", "linkat", "unlinkat", "fchmod", "ioctl"}},
+	{"socket group: go-plugin gives its socket dir and socket to the supervisor's group when the sidecar runs as another user (RunAs)",
+		[]string{"fchownat", "fchmodat"}},
 	{"event loop: Go's netpoller and go-plugin's pipes",
 		[]string{"epoll_ctl", "epoll_pwait", "pipe2"}},
 	{"unix sockets of go-plugin and its GRPCBroker (new sockets are AF_UNIX only, below)",
