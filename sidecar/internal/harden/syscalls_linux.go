@@ -16,7 +16,8 @@ import (
 // test suites, from the seccomp() call on (see RATIONALE.md, "Hardened
 // sidecars"), and is kept tight: a syscall is here because a hardened
 // sidecar made it in a test, or, for brk, mremap, clock_gettime and
-// gettimeofday, because malloc and the clocks fall back to them.
+// gettimeofday, because malloc and the clocks fall back to them (and
+// fchownat, fchmodat for go-plugin's socket group under RunAs).
 //
 // Not listed, so refused with EPERM: execve and execveat, fork and vfork,
 // ptrace, process_vm_readv and process_vm_writev, kill of another process,
