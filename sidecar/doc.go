@@ -16,12 +16,25 @@
 //
 // # Modes
 //
-// With no arguments the process serves go-plugin (AutoMTLS is negotiated by
+// With no arguments (or only hardening flags) the process serves go-plugin (AutoMTLS is negotiated by
 // go-plugin when the supervisor asks for it). With
 // `precompile --wasm FILE --cache-dir DIR [--sha256 HEX]` it compiles the module
 // into the runtime's precompiled cache, prints a PrecompileResult as JSON and
 // exits: the supervisor runs this at install time, so compiling untrusted code
 // never happens in the supervisor process.
+//
+// # Hardening
+//
+// Both modes first harden the process (package sidecar/internal/harden):
+// rlimits, every capability dropped, no_new_privs, Landlock limited to the
+// module, the compile cache and the private dir, and a seccomp allowlist,
+// on every thread, before any module byte is read. The flags saying what
+// to allow are sidecarplugin.HardenSpec's, built by the supervisor; with
+// --harden=false nothing is applied and the report says so. The outcome,
+// read back from the kernel, is in every LoadSkillResponse (hardening) and
+// in PrecompileResult.Hardening. A process whose hardening fails exits with
+// status 1 without serving. A build with the palyraprobe tag adds the
+// escape probe's `probe` command (see internal/escapeprobe).
 //
 // # Serving
 //

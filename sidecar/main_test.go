@@ -115,10 +115,18 @@ type proc struct {
 // Pdeathsig and its own process group, a private socket dir, a silent
 // logger (logs captured in s.logs). The cleanup Kills it and checks that no
 // process or socket is left.
-func start(t testing.TB, broker sidecarplugin.Broker) *proc {
+//
+// The sidecar hardens itself as under the supervisor: its private dir is
+// the socket dir, and the fixtures' directory stands for its module;
+// args add flags (a cache dir).
+func start(t testing.TB, broker sidecarplugin.Broker, args ...string) *proc {
 	t.Helper()
 	sockDir := t.TempDir()
-	cmd := exec.Command(binPath)
+	fixtures, err := filepath.Abs(filepath.Join("..", "testdata", "wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binPath, append([]string{"--harden-private-dir=" + sockDir, "--harden-module=" + fixtures}, args...)...)
 	cmd.Env = append(os.Environ(), "PLUGIN_UNIX_SOCKET_DIR="+sockDir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	logs := &syncBuffer{}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,6 +49,10 @@ type ServeConfig struct {
 	// stop, after the skill is closed and before the answer goes out: the
 	// supervisor may kill the process as soon as it has the answer.
 	OnStop func()
+
+	// hardening is the outcome of Run's hardening, reported in every
+	// LoadSkillResponse; nil when Serve is called directly (not hardened).
+	hardening *sidecarv1.Hardening
 }
 
 // Serve serves the sidecar contract over go-plugin on this process's stdio
@@ -168,16 +173,41 @@ func Main() {
 // Run runs the sidecar program with args (without the program name) and
 // returns the process exit status:
 //
-//	(no arguments)                         serve the contract over go-plugin
-//	precompile --wasm FILE --cache-dir DIR [--sha256 HEX]
+//	[HARDEN-FLAGS]                         serve the contract over go-plugin
+//	precompile [HARDEN-FLAGS] --wasm FILE --cache-dir DIR [--sha256 HEX]
 //	                                       compile FILE into the cache and
 //	                                       print a PrecompileResult as JSON
+//
+// Both modes harden the process first (package sidecar/internal/harden),
+// before any module byte is read; HARDEN-FLAGS are those of
+// sidecarplugin.HardenSpec (the supervisor builds them). A process whose
+// hardening fails exits with status 1 without reading a module.
 //
 // The precompile mode is what the supervisor runs at install time, so that
 // compiling untrusted code happens in a sidecar, never in the supervisor.
 func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fs := flag.NewFlagSet("palyra-sidecar", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		var hf hardenFlags
+		hf.register(fs, true)
+		if err := fs.Parse(args); err != nil {
+			return 2
+		}
+		if fs.NArg() != 0 {
+			fmt.Fprintf(stderr, "palyra-sidecar: unexpected argument %q\n", fs.Arg(0))
+			return 2
+		}
+		// The profile file is opened before hardening closes the file
+		// system.
 		stop := startCPUProfile(os.Getenv(CPUProfileDirEnv), stderr)
+		hr, err := hf.apply([]string{hf.module}, nonEmpty(hf.cacheDir))
+		if err != nil {
+			stop()
+			fmt.Fprintln(stderr, "palyra-sidecar:", err)
+			return 1
+		}
+		cfg.hardening = hr
 		if onStop := cfg.OnStop; onStop != nil {
 			cfg.OnStop = func() { stop(); onStop() }
 		} else {
@@ -191,7 +221,10 @@ func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
 	case "precompile":
 		return runPrecompile(args[1:], cfg, stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "palyra-sidecar: unknown command %q (usage: palyra-sidecar [precompile --wasm FILE --cache-dir DIR [--sha256 HEX]])\n", args[0])
+		if c := extraCommands[args[0]]; c != nil {
+			return c(args[1:], cfg, stdout, stderr)
+		}
+		fmt.Fprintf(stderr, "palyra-sidecar: unknown command %q (usage: palyra-sidecar [--harden...] | precompile [--harden...] --wasm FILE --cache-dir DIR [--sha256 HEX])\n", args[0])
 		return 2
 	}
 }
@@ -214,6 +247,9 @@ type PrecompileResult struct {
 	// ErrorCode and Error are set on failure (exit status 1).
 	ErrorCode string `json:"error_code,omitempty"`
 	Error     string `json:"error,omitempty"`
+	// Hardening is how the process hardened itself before it opened the
+	// module.
+	Hardening *sidecarv1.Hardening `json:"hardening,omitempty"`
 }
 
 func runPrecompile(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
@@ -222,6 +258,8 @@ func runPrecompile(args []string, cfg ServeConfig, stdout, stderr io.Writer) int
 	wasmPath := fs.String("wasm", "", "module `file` to compile")
 	cacheDir := fs.String("cache-dir", "", "precompiled-module cache `dir`")
 	want := fs.String("sha256", "", "expected lower-case hex sha256 of the module (optional)")
+	var hf hardenFlags
+	hf.register(fs, false)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -232,6 +270,10 @@ func runPrecompile(args []string, cfg ServeConfig, stdout, stderr io.Writer) int
 	start := time.Now()
 	res := PrecompileResult{ABIVersion: wasmrt.ABIVersion}
 	err := func() error {
+		var err error
+		if res.Hardening, err = hf.apply([]string{*wasmPath}, []string{*cacheDir}); err != nil {
+			return err
+		}
 		wasm, err := readModuleFile(*wasmPath)
 		if err != nil {
 			return err
@@ -262,6 +304,21 @@ func runPrecompile(args []string, cfg ServeConfig, stdout, stderr io.Writer) int
 		return 1
 	}
 	return status
+}
+
+// extraCommands are commands of a test-only build (the escape probe of
+// the palyraprobe build tag); empty in a production build.
+var extraCommands = map[string]func(args []string, cfg ServeConfig, stdout, stderr io.Writer) int{}
+
+// nonEmpty returns the non-empty strings of ss.
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func readModuleFile(path string) ([]byte, error) {

@@ -104,6 +104,10 @@ func (s *server) LoadSkill(_ context.Context, req *sidecarv1.LoadSkillRequest) (
 		resp = &sidecarv1.LoadSkillResponse{}
 	}
 	resp.LoadTime = durationpb.New(time.Since(start))
+	resp.Hardening = s.cfg.hardening
+	if resp.Hardening == nil {
+		resp.Hardening = &sidecarv1.Hardening{}
+	}
 	log := s.log.With("skill_id", req.GetSkillId())
 	if err != nil {
 		resp.ErrorCode, resp.ErrorMessage = fail(err)

@@ -382,6 +382,10 @@ func TestPrecompileThenCacheHit(t *testing.T) {
 	if res.SHA256 != sum || res.CacheStatus != "miss" || res.CachePath == "" || res.ABIVersion != wasmrt.ABIVersion {
 		t.Errorf("precompile = %+v", res)
 	}
+	// It compiled hardened, as the kernel says.
+	if h := res.Hardening; h == nil || !h.Enabled || h.Status["NoNewPrivs"] != "1" || h.Status["Seccomp"] != "2" || h.Status["CapEff"] != "0000000000000000" || h.Landlock == "" {
+		t.Errorf("precompile hardening = %+v", h)
+	}
 	if _, err := os.Stat(res.CachePath); err != nil {
 		t.Errorf("cache entry: %v", err)
 	}
@@ -390,7 +394,7 @@ func TestPrecompileThenCacheHit(t *testing.T) {
 		t.Errorf("precompile with wrong hash = %+v, %v", res, err)
 	}
 
-	s := start(t, nil)
+	s := start(t, nil, "--harden-cache-dir="+cache)
 	ctx := ctxT(t)
 	req := loadPath(t, "test.echo", "echo.wasm")
 	req.CacheDir = cache

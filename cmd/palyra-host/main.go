@@ -86,6 +86,7 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 			d, err := daemon.Open(ctx, daemon.Options{
 				StateDir: state, Config: cfg, PolicyPath: hf.policyPath, SidecarPath: hs.sidecar, Logger: hs.log,
 				TrustStore: hs.trustStore, VaultKey: hs.vaultKey, VaultKeyCommand: hs.vaultKeyCommand, VulnFeedHook: hs.vulnFeedHook,
+				Supervisor: hs.sup,
 			})
 			if err != nil {
 				return err

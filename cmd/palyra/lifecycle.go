@@ -365,12 +365,38 @@ func (a *app) infoCommand() *cobra.Command {
 			for _, e := range info.ArtifactEntries {
 				lines = append(lines, fmt.Sprintf("  %s %8d %s", e.SHA256, e.Bytes, e.Path))
 			}
+			// The skill's sidecars (a daemon's; none in a local command,
+			// which runs no tool) with their hardening.
+			states, _ := sv.Sidecars(cmd.Context())
+			for _, st := range states {
+				if st.SkillID == args[0] {
+					lines = append(lines, sidecarText(st))
+				}
+			}
 			return a.emit(info, strings.Join(lines, "\n"))
 		},
 	}
 	c.Flags().StringVar(&version, "version", "", "version (default: the current one)")
 	sf.register(c, false)
 	return c
+}
+
+// sidecarText is a sidecar's line of skills info: its state and how it
+// hardened itself.
+func sidecarText(st host.SidecarState) string {
+	line := fmt.Sprintf("  sidecar version=%s status=%s pid=%d", st.Version, st.Status, st.PID)
+	h := st.Hardening
+	if h == nil {
+		return line + " hardening=unknown"
+	}
+	line += fmt.Sprintf(" hardening=%s no_new_privs=%t seccomp=%s seccomp_mode=%d landlock=%s landlock_abi=%d caps_dropped=%t uid=%d gid=%d",
+		h.Level(), h.NoNewPrivs, h.Seccomp, h.SeccompMode, h.Landlock, h.LandlockABI, h.CapsDropped, h.UID, h.GID)
+	for _, k := range []string{"core", "nofile", "nproc", "data"} {
+		if v, ok := h.Rlimits[k]; ok {
+			line += fmt.Sprintf(" rlimit_%s=%d", k, v)
+		}
+	}
+	return line
 }
 
 // checkReport is the JSON of skills check (Palyra's shape).

@@ -91,6 +91,14 @@ type Config struct {
 	// idleness (default: the real clock). Call deadlines, health checks
 	// and the loops' periods run on real time: they race real processes.
 	Clock Clock
+	// Hardening configures the self-hardening every sidecar and precompile
+	// child applies before it reads a module (on by default on Linux).
+	Hardening HardeningConfig
+	// RunAs, when set and the host runs as root, is the unprivileged user
+	// and group sidecars and precompile children run as. That user must be
+	// able to read the installed modules and to read and write CacheDir,
+	// and to reach SocketDir (see RATIONALE.md, "Hardened sidecars").
+	RunAs *Credential
 
 	// sidecarTimeoutExtra is added to the timeout sent to the sidecar, so
 	// tests can make a sidecar miss the supervisor's deadline.

@@ -19,6 +19,13 @@
 // only; every socket of both ends lives in the private directory. The
 // module is then loaded with LoadSkill.
 //
+// Every child hardens itself before it reads a module (seccomp allowlist,
+// Landlock, no capability, no_new_privs, rlimits; see RATIONALE.md,
+// "Hardened sidecars"). The supervisor tells it what it may touch (the
+// module, Config.CacheDir, its private directory) and its limits as flags
+// (sidecarplugin.HardenSpec; Config.Hardening), may run it as Config.RunAs
+// when the host is root, and keeps each sidecar's report in State.Hardening.
+//
 // Calls are bounded per sidecar (Config.MaxConcurrentCalls running, at most
 // Config.QueueDepth waiting; beyond that ErrOverloaded). Each call has a
 // deadline of its effective timeout plus Config.CallGrace: a sidecar that
@@ -54,6 +61,8 @@
 //   - close.go: Close.
 //   - convert.go: conversion to and from the wire messages.
 //   - broker.go: the capability broker as one sidecar sees it.
+//   - harden.go: HardeningConfig, Credential (RunAs) and the Hardening
+//     report; the hardening flags of each child.
 //
 // The package is pure Go: it never imports sidecar/internal/wasmrt or wasmtime.
 package supervisor

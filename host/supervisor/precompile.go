@@ -47,10 +47,6 @@ func (s *Supervisor) Precompile(ctx context.Context, modulePath, sha string) err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.PrecompileTimeout)
 	defer cancel()
-	args := []string{"precompile", "--wasm", modulePath, "--cache-dir", s.cfg.CacheDir}
-	if sha != "" {
-		args = append(args, "--sha256", sha)
-	}
 	child, err := launch.New(s.cfg.SocketDir, "pc-")
 	if err != nil {
 		return fmt.Errorf("palyra-sidecar precompile: %w", err)
@@ -60,10 +56,18 @@ func (s *Supervisor) Precompile(ctx context.Context, modulePath, sha string) err
 			s.log.Warn("cleaning up after palyra-sidecar precompile failed", "error", err)
 		}
 	}()
+	cred, err := s.credential(child.Dir())
+	if err != nil {
+		return fmt.Errorf("palyra-sidecar precompile: %w", err)
+	}
+	args := append([]string{"precompile", "--wasm", modulePath, "--cache-dir", s.cfg.CacheDir}, s.hardenArgs(nil, child.Dir())...)
+	if sha != "" {
+		args = append(args, "--sha256", sha)
+	}
 	stdout := &launch.Capture{Max: maxPrecompileOutput}
 	stderr := &launch.Capture{Max: maxPrecompileOutput}
 	closed := false
-	runErr := child.Start(launch.Cmd{Path: s.cfg.SidecarPath, Args: args, Stdout: stdout, Stderr: stderr})
+	runErr := child.Start(launch.Cmd{Path: s.cfg.SidecarPath, Args: args, Stdout: stdout, Stderr: stderr, Credential: cred})
 	if runErr == nil {
 		select {
 		case <-child.Done():

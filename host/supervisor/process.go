@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"time"
 
 	goplugin "github.com/hashicorp/go-plugin"
@@ -116,6 +118,7 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, e
 		sl.proc = p
 		sl.starts++
 		sl.cacheHit = p.cacheHit
+		sl.hardening = p.hardening
 		s.mu.Unlock()
 		return p, nil
 	}
@@ -145,7 +148,20 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSidecarStart, err)
 	}
-	r := &cmdRunner{child: child, cmd: launch.Cmd{Path: s.cfg.SidecarPath, Args: s.cfg.SidecarArgs}}
+	cred, err := s.credential(child.Dir())
+	if err != nil {
+		_ = child.Close()
+		return nil, fmt.Errorf("%w: %v", ErrSidecarStart, err)
+	}
+	if s.cfg.CacheDir != "" {
+		// The sidecar may write only what exists when it hardens.
+		if err := os.MkdirAll(s.cfg.CacheDir, 0o700); err != nil {
+			_ = child.Close()
+			return nil, fmt.Errorf("%w: cache dir: %v", ErrSidecarStart, err)
+		}
+	}
+	args := append(slices.Clip(s.cfg.SidecarArgs), s.hardenArgs(t, child.Dir())...)
+	r := &cmdRunner{child: child, cmd: launch.Cmd{Path: s.cfg.SidecarPath, Args: args, Credential: cred}}
 	// go-plugin makes a directory for the sockets of this sidecar inside
 	// the child's private directory, for both ends: the sidecar's
 	// (PLUGIN_UNIX_SOCKET_DIR) and the supervisor's own GRPCBroker
@@ -158,7 +174,7 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		SkipHostEnv:      true,
-		UnixSocketConfig: &goplugin.UnixSocketConfig{TempDir: child.Dir()},
+		UnixSocketConfig: &goplugin.UnixSocketConfig{TempDir: child.Dir(), Group: socketGroup(cred)},
 		RunnerFunc:       r.runnerFunc,
 		StartTimeout:     s.cfg.StartTimeout,
 		Logger:           log,
@@ -208,7 +224,8 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 		return fail(fmt.Errorf("%w: loading skill %s version %s: %w", ErrSidecarStart, t.SkillID, t.Version, err))
 	}
 	p.cacheHit = lr.GetCacheHit()
-	log.Debug("sidecar started", "pid", p.pid, "cache_hit", p.cacheHit)
+	p.hardening = hardeningOf(lr.GetHardening())
+	log.Debug("sidecar started", "pid", p.pid, "cache_hit", p.cacheHit, "hardening", p.hardening.Level())
 	return p, nil
 }
 

@@ -50,7 +50,8 @@ type slot struct {
 	nextStart   time.Time
 	looping     bool
 	lastErr     string
-	cacheHit    bool // the last start's LoadSkill cache_hit
+	cacheHit    bool       // the last start's LoadSkill cache_hit
+	hardening   *Hardening // the last start's LoadSkill hardening
 }
 
 // proc is one sidecar process.
@@ -64,6 +65,8 @@ type proc struct {
 	log     hclog.Logger
 	// cacheHit is LoadSkill's cache_hit.
 	cacheHit bool
+	// hardening is LoadSkill's hardening report.
+	hardening *Hardening
 
 	once sync.Once // ends the process once
 	dead chan struct{}
@@ -156,6 +159,7 @@ func (s *Supervisor) stateLocked(sl *slot) State {
 		SkillID: sl.key.id, Version: sl.key.version, Status: StatusStopped,
 		Crashes: sl.totalCrash, InFlight: sl.inFlight, Queued: sl.queued,
 		LastError: sl.lastErr, LastUsed: sl.lastUsed, CacheHit: sl.cacheHit,
+		Hardening: sl.hardening,
 	}
 	if sl.starts > 1 {
 		st.Restarts = sl.starts - 1

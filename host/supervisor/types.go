@@ -139,4 +139,7 @@ type State struct {
 	// CacheHit reports whether the last sidecar start loaded the module
 	// from the precompiled cache (LoadSkill's cache_hit).
 	CacheHit bool `json:"cache_hit"`
+	// Hardening is how the running (or last) sidecar hardened itself, as
+	// it reported in LoadSkill; nil before a sidecar answered.
+	Hardening *Hardening `json:"hardening,omitempty"`
 }

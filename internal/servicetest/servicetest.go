@@ -380,6 +380,11 @@ func cases() []Case {
 			}
 			for _, x := range st {
 				if x.SkillID == skillA && x.Version == "1.0.0" {
+					// Its sidecar ran: its hardening report crosses
+					// every adapter (on by default).
+					if x.Hardening == nil || !x.Hardening.Enabled || x.Hardening.Level() == "off" {
+						t.Fatalf("sidecar of %s without its hardening report: %+v", skillA, x.Hardening)
+					}
 					return nil
 				}
 			}

@@ -41,6 +41,8 @@ type Cmd struct {
 	// goroutine of os/exec that ends before the child counts as reaped,
 	// at most a second after the child exits.
 	Stdout, Stderr io.Writer
+	// Credential, when set, is the user and groups the child runs as.
+	Credential *syscall.Credential
 }
 
 // Child is one child process of the host with its private directory. Its
@@ -102,7 +104,7 @@ func (c *Child) Start(cmd Cmd) error {
 	ec.Env = Environ(os.Environ(), c.dir, cmd.Env)
 	ec.Stdout, ec.Stderr = cmd.Stdout, cmd.Stderr
 	ec.WaitDelay = outputDrainDelay
-	ec.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	ec.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cmd.Credential}
 	started := make(chan error, 1)
 	go c.run(ec, started)
 	if err := <-started; err != nil {

@@ -22,6 +22,7 @@ type sourceCollector struct {
 	storageBytes, storageKeys                      *prometheus.Desc
 	restarts, crashes, inFlight, queued            *prometheus.Desc
 	sidecars, alive, skillsDropped                 *prometheus.Desc
+	hardening                                      *prometheus.Desc
 }
 
 // sidecarStatuses are the statuses palyra_sidecars reports, each every
@@ -56,6 +57,7 @@ func newSourceCollector(src Source, c codes) *sourceCollector {
 		queued:           d("palyra_sidecar_queued", "Calls waiting for a skill version's sidecar.", sv),
 		sidecars:         d("palyra_sidecars", "Skill versions known to the supervisor, by sidecar status.", []string{"status"}),
 		alive:            d("palyra_sidecars_alive", "Sidecar processes running.", nil),
+		hardening:        d("palyra_sidecar_hardening", "1 for the hardening level a skill version's last sidecar reported: full, partial, unsupported (no hardening on this system) or off (turned off by the operator).", []string{"skill_id", "version", "level"}),
 		skillsDropped:    d("palyra_metrics_skills_dropped", "Skill ids left out of this scrape because there were more than the package's cap.", nil),
 	}
 }
@@ -68,7 +70,7 @@ func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
 		c.secretInjections, c.secretReads, c.channelMessages,
 		c.storageBytes, c.storageKeys,
 		c.restarts, c.crashes, c.inFlight, c.queued,
-		c.sidecars, c.alive, c.skillsDropped,
+		c.sidecars, c.alive, c.skillsDropped, c.hardening,
 	} {
 		ch <- d
 	}
@@ -139,6 +141,7 @@ func (c *sourceCollector) collectSidecars(ch chan<- prometheus.Metric, states []
 	crashes := newSeries(c.crashes, prometheus.CounterValue)
 	inFlight := newSeries(c.inFlight, prometheus.GaugeValue)
 	queued := newSeries(c.queued, prometheus.GaugeValue)
+	hardening := newSeries(c.hardening, prometheus.GaugeValue)
 	byStatus := make(map[supervisor.Status]int, len(sidecarStatuses))
 	for _, st := range states {
 		skill, version := label(st.SkillID), label(st.Version)
@@ -146,9 +149,12 @@ func (c *sourceCollector) collectSidecars(ch chan<- prometheus.Metric, states []
 		crashes.add(float64(st.Crashes), skill, version)
 		inFlight.add(float64(st.InFlight), skill, version)
 		queued.add(float64(st.Queued), skill, version)
+		if st.Hardening != nil {
+			hardening.add(1, skill, version, st.Hardening.Level())
+		}
 		byStatus[st.Status]++
 	}
-	for _, s := range []*series{restarts, crashes, inFlight, queued} {
+	for _, s := range []*series{restarts, crashes, inFlight, queued, hardening} {
 		s.emit(ch)
 	}
 	for _, status := range sidecarStatuses {

@@ -53,8 +53,9 @@ func newFake() *fakeSource {
 			},
 		},
 		states: []supervisor.State{
-			{SkillID: "acme.echo", Version: "1.0.0", Status: supervisor.StatusRunning, PID: 100, Restarts: 1, Crashes: 1, InFlight: 2, Queued: 1},
-			{SkillID: "acme.fetch", Version: "2.0.0", Status: supervisor.StatusRunning, PID: 101},
+			{SkillID: "acme.echo", Version: "1.0.0", Status: supervisor.StatusRunning, PID: 100, Restarts: 1, Crashes: 1, InFlight: 2, Queued: 1,
+				Hardening: &supervisor.Hardening{Enabled: true, Supported: true, NoNewPrivs: true, SeccompMode: 2, Landlock: "full", CapsDropped: true}},
+			{SkillID: "acme.fetch", Version: "2.0.0", Status: supervisor.StatusRunning, PID: 101, Hardening: &supervisor.Hardening{}},
 			{SkillID: "acme.fetch", Version: "1.9.0", Status: supervisor.StatusCrashLooping, Restarts: 4, Crashes: 5},
 			{SkillID: "acme.old", Version: "0.1.0", Status: supervisor.StatusStopped},
 		},
@@ -116,6 +117,10 @@ palyra_sidecar_in_flight{skill_id="acme.echo",version="1.0.0"} 2
 palyra_sidecar_in_flight{skill_id="acme.fetch",version="1.9.0"} 0
 palyra_sidecar_in_flight{skill_id="acme.fetch",version="2.0.0"} 0
 palyra_sidecar_in_flight{skill_id="acme.old",version="0.1.0"} 0
+# HELP palyra_sidecar_hardening 1 for the hardening level a skill version's last sidecar reported: full, partial, unsupported (no hardening on this system) or off (turned off by the operator).
+# TYPE palyra_sidecar_hardening gauge
+palyra_sidecar_hardening{level="full",skill_id="acme.echo",version="1.0.0"} 1
+palyra_sidecar_hardening{level="off",skill_id="acme.fetch",version="2.0.0"} 1
 # HELP palyra_sidecars Skill versions known to the supervisor, by sidecar status.
 # TYPE palyra_sidecars gauge
 palyra_sidecars{status="crashlooping"} 1
@@ -133,7 +138,7 @@ palyra_metrics_skills_dropped 0
 		"palyra_skill_errors_total", "palyra_capability_calls_total", "palyra_capability_denials_total",
 		"palyra_capability_failures_total", "palyra_egress_bytes_total", "palyra_egress_requests_total",
 		"palyra_storage_bytes", "palyra_secret_injections_total", "palyra_sidecar_restarts_total",
-		"palyra_sidecar_crashes_total", "palyra_sidecar_in_flight", "palyra_sidecars", "palyra_sidecars_alive",
+		"palyra_sidecar_crashes_total", "palyra_sidecar_in_flight", "palyra_sidecar_hardening", "palyra_sidecars", "palyra_sidecars_alive",
 		"palyra_metrics_skills_dropped",
 	}
 	if err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(want), names...); err != nil {

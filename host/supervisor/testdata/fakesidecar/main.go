@@ -32,6 +32,11 @@ func main() {
 	wasm := fs.String("wasm", "", "")
 	fs.String("cache-dir", "", "")
 	fs.String("sha256", "", "")
+	fs.Bool("harden", true, "")
+	fs.String("harden-private-dir", "", "")
+	fs.Uint64("harden-nofile", 0, "")
+	fs.Uint64("harden-nproc", 0, "")
+	fs.Uint64("harden-data", 0, "")
 	_ = fs.Parse(os.Args[2:])
 	mode, err := os.ReadFile(*wasm)
 	if err != nil {

@@ -861,7 +861,10 @@ type LoadSkillResponse struct {
 	// The cache entry's file (empty when the cache is disabled).
 	CachePath string `protobuf:"bytes,7,opt,name=cache_path,json=cachePath,proto3" json:"cache_path,omitempty"`
 	// Time LoadSkill took in the sidecar.
-	LoadTime      *durationpb.Duration `protobuf:"bytes,8,opt,name=load_time,json=loadTime,proto3" json:"load_time,omitempty"`
+	LoadTime *durationpb.Duration `protobuf:"bytes,8,opt,name=load_time,json=loadTime,proto3" json:"load_time,omitempty"`
+	// How the sidecar hardened itself before it read the module; set on
+	// success and on failure.
+	Hardening     *Hardening `protobuf:"bytes,9,opt,name=hardening,proto3" json:"hardening,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -952,6 +955,166 @@ func (x *LoadSkillResponse) GetLoadTime() *durationpb.Duration {
 	return nil
 }
 
+func (x *LoadSkillResponse) GetHardening() *Hardening {
+	if x != nil {
+		return x.Hardening
+	}
+	return nil
+}
+
+// Hardening is the outcome of a sidecar's self-hardening, read back from
+// the kernel (see sidecar/internal/harden).
+type Hardening struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// False when the sidecar was told not to harden (reported, never
+	// silent).
+	Enabled bool `protobuf:"varint,1,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	// False where the system has no hardening (not Linux).
+	Supported  bool `protobuf:"varint,2,opt,name=supported,proto3" json:"supported,omitempty"`
+	NoNewPrivs bool `protobuf:"varint,3,opt,name=no_new_privs,json=noNewPrivs,proto3" json:"no_new_privs,omitempty"`
+	// "filter", or "unsupported"; seccomp_mode is the kernel's Seccomp
+	// field (2: filter) and seccomp_syscalls the size of the allowlist.
+	Seccomp         string `protobuf:"bytes,4,opt,name=seccomp,proto3" json:"seccomp,omitempty"`
+	SeccompMode     int32  `protobuf:"varint,5,opt,name=seccomp_mode,json=seccompMode,proto3" json:"seccomp_mode,omitempty"`
+	SeccompSyscalls int32  `protobuf:"varint,6,opt,name=seccomp_syscalls,json=seccompSyscalls,proto3" json:"seccomp_syscalls,omitempty"`
+	// "full", "partial" or "none", and the kernel's Landlock ABI.
+	Landlock    string `protobuf:"bytes,7,opt,name=landlock,proto3" json:"landlock,omitempty"`
+	LandlockAbi int32  `protobuf:"varint,8,opt,name=landlock_abi,json=landlockAbi,proto3" json:"landlock_abi,omitempty"`
+	// True when no capability is left in any set.
+	CapsDropped bool `protobuf:"varint,9,opt,name=caps_dropped,json=capsDropped,proto3" json:"caps_dropped,omitempty"`
+	// Resource limits set (soft = hard), by name: core, nofile, nproc, data.
+	Rlimits map[string]uint64 `protobuf:"bytes,10,rep,name=rlimits,proto3" json:"rlimits,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// The process's real uid and gid.
+	Uid int32 `protobuf:"varint,11,opt,name=uid,proto3" json:"uid,omitempty"`
+	Gid int32 `protobuf:"varint,12,opt,name=gid,proto3" json:"gid,omitempty"`
+	// The kernel's /proc/self/status lines after hardening (NoNewPrivs,
+	// Seccomp, Seccomp_filters, CapInh, CapPrm, CapEff, CapBnd, CapAmb).
+	Status        map[string]string `protobuf:"bytes,13,rep,name=status,proto3" json:"status,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Hardening) Reset() {
+	*x = Hardening{}
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Hardening) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Hardening) ProtoMessage() {}
+
+func (x *Hardening) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Hardening.ProtoReflect.Descriptor instead.
+func (*Hardening) Descriptor() ([]byte, []int) {
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Hardening) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *Hardening) GetSupported() bool {
+	if x != nil {
+		return x.Supported
+	}
+	return false
+}
+
+func (x *Hardening) GetNoNewPrivs() bool {
+	if x != nil {
+		return x.NoNewPrivs
+	}
+	return false
+}
+
+func (x *Hardening) GetSeccomp() string {
+	if x != nil {
+		return x.Seccomp
+	}
+	return ""
+}
+
+func (x *Hardening) GetSeccompMode() int32 {
+	if x != nil {
+		return x.SeccompMode
+	}
+	return 0
+}
+
+func (x *Hardening) GetSeccompSyscalls() int32 {
+	if x != nil {
+		return x.SeccompSyscalls
+	}
+	return 0
+}
+
+func (x *Hardening) GetLandlock() string {
+	if x != nil {
+		return x.Landlock
+	}
+	return ""
+}
+
+func (x *Hardening) GetLandlockAbi() int32 {
+	if x != nil {
+		return x.LandlockAbi
+	}
+	return 0
+}
+
+func (x *Hardening) GetCapsDropped() bool {
+	if x != nil {
+		return x.CapsDropped
+	}
+	return false
+}
+
+func (x *Hardening) GetRlimits() map[string]uint64 {
+	if x != nil {
+		return x.Rlimits
+	}
+	return nil
+}
+
+func (x *Hardening) GetUid() int32 {
+	if x != nil {
+		return x.Uid
+	}
+	return 0
+}
+
+func (x *Hardening) GetGid() int32 {
+	if x != nil {
+		return x.Gid
+	}
+	return 0
+}
+
+func (x *Hardening) GetStatus() map[string]string {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
 // InvokeRequest is one tool call.
 type InvokeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -974,7 +1137,7 @@ type InvokeRequest struct {
 
 func (x *InvokeRequest) Reset() {
 	*x = InvokeRequest{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[5]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -986,7 +1149,7 @@ func (x *InvokeRequest) String() string {
 func (*InvokeRequest) ProtoMessage() {}
 
 func (x *InvokeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[5]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -999,7 +1162,7 @@ func (x *InvokeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvokeRequest.ProtoReflect.Descriptor instead.
 func (*InvokeRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{5}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *InvokeRequest) GetInvocationId() string {
@@ -1064,7 +1227,7 @@ type ToolError struct {
 
 func (x *ToolError) Reset() {
 	*x = ToolError{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[6]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1076,7 +1239,7 @@ func (x *ToolError) String() string {
 func (*ToolError) ProtoMessage() {}
 
 func (x *ToolError) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[6]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1089,7 +1252,7 @@ func (x *ToolError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolError.ProtoReflect.Descriptor instead.
 func (*ToolError) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{6}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ToolError) GetCode() string {
@@ -1122,7 +1285,7 @@ type Stats struct {
 
 func (x *Stats) Reset() {
 	*x = Stats{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[7]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1134,7 +1297,7 @@ func (x *Stats) String() string {
 func (*Stats) ProtoMessage() {}
 
 func (x *Stats) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[7]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1147,7 +1310,7 @@ func (x *Stats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stats.ProtoReflect.Descriptor instead.
 func (*Stats) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{7}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Stats) GetFuelConsumed() uint64 {
@@ -1204,7 +1367,7 @@ type LogRecord struct {
 
 func (x *LogRecord) Reset() {
 	*x = LogRecord{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[8]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1216,7 +1379,7 @@ func (x *LogRecord) String() string {
 func (*LogRecord) ProtoMessage() {}
 
 func (x *LogRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[8]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1229,7 +1392,7 @@ func (x *LogRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRecord.ProtoReflect.Descriptor instead.
 func (*LogRecord) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{8}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *LogRecord) GetLevel() LogLevel {
@@ -1284,7 +1447,7 @@ type InvokeResponse struct {
 
 func (x *InvokeResponse) Reset() {
 	*x = InvokeResponse{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[9]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1296,7 +1459,7 @@ func (x *InvokeResponse) String() string {
 func (*InvokeResponse) ProtoMessage() {}
 
 func (x *InvokeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[9]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1309,7 +1472,7 @@ func (x *InvokeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvokeResponse.ProtoReflect.Descriptor instead.
 func (*InvokeResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{9}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *InvokeResponse) GetErrorCode() string {
@@ -1391,7 +1554,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[10]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1403,7 +1566,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[10]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1416,7 +1579,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{10}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{11}
 }
 
 // HealthResponse is the sidecar's health.
@@ -1437,7 +1600,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[11]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1449,7 +1612,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[11]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1462,7 +1625,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{11}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *HealthResponse) GetStatus() ServingStatus {
@@ -1509,7 +1672,7 @@ type DescribeRequest struct {
 
 func (x *DescribeRequest) Reset() {
 	*x = DescribeRequest{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[12]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1521,7 +1684,7 @@ func (x *DescribeRequest) String() string {
 func (*DescribeRequest) ProtoMessage() {}
 
 func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[12]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1534,7 +1697,7 @@ func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
 func (*DescribeRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{12}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{13}
 }
 
 // DescribeResponse reports what the sidecar runs.
@@ -1564,7 +1727,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[13]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1576,7 +1739,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[13]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1589,7 +1752,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{13}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *DescribeResponse) GetAbiVersion() string {
@@ -1699,7 +1862,7 @@ type StopRequest struct {
 
 func (x *StopRequest) Reset() {
 	*x = StopRequest{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[14]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1711,7 +1874,7 @@ func (x *StopRequest) String() string {
 func (*StopRequest) ProtoMessage() {}
 
 func (x *StopRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[14]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1724,7 +1887,7 @@ func (x *StopRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopRequest.ProtoReflect.Descriptor instead.
 func (*StopRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{14}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{15}
 }
 
 // StopResponse is sent once the module and engine are closed; the process
@@ -1737,7 +1900,7 @@ type StopResponse struct {
 
 func (x *StopResponse) Reset() {
 	*x = StopResponse{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[15]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1749,7 +1912,7 @@ func (x *StopResponse) String() string {
 func (*StopResponse) ProtoMessage() {}
 
 func (x *StopResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[15]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1762,7 +1925,7 @@ func (x *StopResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopResponse.ProtoReflect.Descriptor instead.
 func (*StopResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{15}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{16}
 }
 
 // CapabilityCallRequest is one capability-call of a guest, after the
@@ -1786,7 +1949,7 @@ type CapabilityCallRequest struct {
 
 func (x *CapabilityCallRequest) Reset() {
 	*x = CapabilityCallRequest{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[16]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1798,7 +1961,7 @@ func (x *CapabilityCallRequest) String() string {
 func (*CapabilityCallRequest) ProtoMessage() {}
 
 func (x *CapabilityCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[16]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1811,7 +1974,7 @@ func (x *CapabilityCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilityCallRequest.ProtoReflect.Descriptor instead.
 func (*CapabilityCallRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{16}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CapabilityCallRequest) GetInvocationId() string {
@@ -1875,7 +2038,7 @@ type CapabilityError struct {
 
 func (x *CapabilityError) Reset() {
 	*x = CapabilityError{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[17]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1887,7 +2050,7 @@ func (x *CapabilityError) String() string {
 func (*CapabilityError) ProtoMessage() {}
 
 func (x *CapabilityError) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[17]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1900,7 +2063,7 @@ func (x *CapabilityError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilityError.ProtoReflect.Descriptor instead.
 func (*CapabilityError) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{17}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CapabilityError) GetCode() CapabilityErrorCode {
@@ -1929,7 +2092,7 @@ type CapabilityCallResponse struct {
 
 func (x *CapabilityCallResponse) Reset() {
 	*x = CapabilityCallResponse{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[18]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1941,7 +2104,7 @@ func (x *CapabilityCallResponse) String() string {
 func (*CapabilityCallResponse) ProtoMessage() {}
 
 func (x *CapabilityCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[18]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1954,7 +2117,7 @@ func (x *CapabilityCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilityCallResponse.ProtoReflect.Descriptor instead.
 func (*CapabilityCallResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{18}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CapabilityCallResponse) GetResponse() []byte {
@@ -2015,7 +2178,7 @@ const file_palyra_sidecar_v1_sidecar_proto_rawDesc = "" +
 	"\x06grants\x18\f \x01(\v2\x19.palyra.sidecar.v1.GrantsR\x06grants\x12-\n" +
 	"\x05tools\x18\r \x03(\v2\x17.palyra.sidecar.v1.ToolR\x05tools\x12\x1b\n" +
 	"\tbroker_id\x18\x0e \x01(\rR\bbrokerIdB\b\n" +
-	"\x06module\"\xd3\x02\n" +
+	"\x06module\"\x8f\x03\n" +
 	"\x11LoadSkillResponse\x12\x1d\n" +
 	"\n" +
 	"error_code\x18\x01 \x01(\tR\terrorCode\x12#\n" +
@@ -2028,7 +2191,30 @@ const file_palyra_sidecar_v1_sidecar_proto_rawDesc = "" +
 	"\tcache_hit\x18\x06 \x01(\bR\bcacheHit\x12\x1d\n" +
 	"\n" +
 	"cache_path\x18\a \x01(\tR\tcachePath\x126\n" +
-	"\tload_time\x18\b \x01(\v2\x19.google.protobuf.DurationR\bloadTime\"\x99\x02\n" +
+	"\tload_time\x18\b \x01(\v2\x19.google.protobuf.DurationR\bloadTime\x12:\n" +
+	"\thardening\x18\t \x01(\v2\x1c.palyra.sidecar.v1.HardeningR\thardening\"\xd1\x04\n" +
+	"\tHardening\x12\x18\n" +
+	"\aenabled\x18\x01 \x01(\bR\aenabled\x12\x1c\n" +
+	"\tsupported\x18\x02 \x01(\bR\tsupported\x12 \n" +
+	"\fno_new_privs\x18\x03 \x01(\bR\n" +
+	"noNewPrivs\x12\x18\n" +
+	"\aseccomp\x18\x04 \x01(\tR\aseccomp\x12!\n" +
+	"\fseccomp_mode\x18\x05 \x01(\x05R\vseccompMode\x12)\n" +
+	"\x10seccomp_syscalls\x18\x06 \x01(\x05R\x0fseccompSyscalls\x12\x1a\n" +
+	"\blandlock\x18\a \x01(\tR\blandlock\x12!\n" +
+	"\flandlock_abi\x18\b \x01(\x05R\vlandlockAbi\x12!\n" +
+	"\fcaps_dropped\x18\t \x01(\bR\vcapsDropped\x12C\n" +
+	"\arlimits\x18\n" +
+	" \x03(\v2).palyra.sidecar.v1.Hardening.RlimitsEntryR\arlimits\x12\x10\n" +
+	"\x03uid\x18\v \x01(\x05R\x03uid\x12\x10\n" +
+	"\x03gid\x18\f \x01(\x05R\x03gid\x12@\n" +
+	"\x06status\x18\r \x03(\v2(.palyra.sidecar.v1.Hardening.StatusEntryR\x06status\x1a:\n" +
+	"\fRlimitsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\x1a9\n" +
+	"\vStatusEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x99\x02\n" +
 	"\rInvokeRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x19\n" +
 	"\bskill_id\x18\x02 \x01(\tR\askillId\x12\x17\n" +
@@ -2173,7 +2359,7 @@ func file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP() []byte {
 }
 
 var file_palyra_sidecar_v1_sidecar_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_palyra_sidecar_v1_sidecar_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_palyra_sidecar_v1_sidecar_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_palyra_sidecar_v1_sidecar_proto_goTypes = []any{
 	(CacheStatus)(0),               // 0: palyra.sidecar.v1.CacheStatus
 	(LogLevel)(0),                  // 1: palyra.sidecar.v1.LogLevel
@@ -2186,64 +2372,70 @@ var file_palyra_sidecar_v1_sidecar_proto_goTypes = []any{
 	(*Tool)(nil),                   // 8: palyra.sidecar.v1.Tool
 	(*LoadSkillRequest)(nil),       // 9: palyra.sidecar.v1.LoadSkillRequest
 	(*LoadSkillResponse)(nil),      // 10: palyra.sidecar.v1.LoadSkillResponse
-	(*InvokeRequest)(nil),          // 11: palyra.sidecar.v1.InvokeRequest
-	(*ToolError)(nil),              // 12: palyra.sidecar.v1.ToolError
-	(*Stats)(nil),                  // 13: palyra.sidecar.v1.Stats
-	(*LogRecord)(nil),              // 14: palyra.sidecar.v1.LogRecord
-	(*InvokeResponse)(nil),         // 15: palyra.sidecar.v1.InvokeResponse
-	(*HealthRequest)(nil),          // 16: palyra.sidecar.v1.HealthRequest
-	(*HealthResponse)(nil),         // 17: palyra.sidecar.v1.HealthResponse
-	(*DescribeRequest)(nil),        // 18: palyra.sidecar.v1.DescribeRequest
-	(*DescribeResponse)(nil),       // 19: palyra.sidecar.v1.DescribeResponse
-	(*StopRequest)(nil),            // 20: palyra.sidecar.v1.StopRequest
-	(*StopResponse)(nil),           // 21: palyra.sidecar.v1.StopResponse
-	(*CapabilityCallRequest)(nil),  // 22: palyra.sidecar.v1.CapabilityCallRequest
-	(*CapabilityError)(nil),        // 23: palyra.sidecar.v1.CapabilityError
-	(*CapabilityCallResponse)(nil), // 24: palyra.sidecar.v1.CapabilityCallResponse
-	(*durationpb.Duration)(nil),    // 25: google.protobuf.Duration
+	(*Hardening)(nil),              // 11: palyra.sidecar.v1.Hardening
+	(*InvokeRequest)(nil),          // 12: palyra.sidecar.v1.InvokeRequest
+	(*ToolError)(nil),              // 13: palyra.sidecar.v1.ToolError
+	(*Stats)(nil),                  // 14: palyra.sidecar.v1.Stats
+	(*LogRecord)(nil),              // 15: palyra.sidecar.v1.LogRecord
+	(*InvokeResponse)(nil),         // 16: palyra.sidecar.v1.InvokeResponse
+	(*HealthRequest)(nil),          // 17: palyra.sidecar.v1.HealthRequest
+	(*HealthResponse)(nil),         // 18: palyra.sidecar.v1.HealthResponse
+	(*DescribeRequest)(nil),        // 19: palyra.sidecar.v1.DescribeRequest
+	(*DescribeResponse)(nil),       // 20: palyra.sidecar.v1.DescribeResponse
+	(*StopRequest)(nil),            // 21: palyra.sidecar.v1.StopRequest
+	(*StopResponse)(nil),           // 22: palyra.sidecar.v1.StopResponse
+	(*CapabilityCallRequest)(nil),  // 23: palyra.sidecar.v1.CapabilityCallRequest
+	(*CapabilityError)(nil),        // 24: palyra.sidecar.v1.CapabilityError
+	(*CapabilityCallResponse)(nil), // 25: palyra.sidecar.v1.CapabilityCallResponse
+	nil,                            // 26: palyra.sidecar.v1.Hardening.RlimitsEntry
+	nil,                            // 27: palyra.sidecar.v1.Hardening.StatusEntry
+	(*durationpb.Duration)(nil),    // 28: google.protobuf.Duration
 }
 var file_palyra_sidecar_v1_sidecar_proto_depIdxs = []int32{
-	25, // 0: palyra.sidecar.v1.Limits.timeout:type_name -> google.protobuf.Duration
+	28, // 0: palyra.sidecar.v1.Limits.timeout:type_name -> google.protobuf.Duration
 	6,  // 1: palyra.sidecar.v1.LoadSkillRequest.limits:type_name -> palyra.sidecar.v1.Limits
-	25, // 2: palyra.sidecar.v1.LoadSkillRequest.init_timeout:type_name -> google.protobuf.Duration
+	28, // 2: palyra.sidecar.v1.LoadSkillRequest.init_timeout:type_name -> google.protobuf.Duration
 	7,  // 3: palyra.sidecar.v1.LoadSkillRequest.grants:type_name -> palyra.sidecar.v1.Grants
 	8,  // 4: palyra.sidecar.v1.LoadSkillRequest.tools:type_name -> palyra.sidecar.v1.Tool
 	0,  // 5: palyra.sidecar.v1.LoadSkillResponse.cache_status:type_name -> palyra.sidecar.v1.CacheStatus
-	25, // 6: palyra.sidecar.v1.LoadSkillResponse.load_time:type_name -> google.protobuf.Duration
-	7,  // 7: palyra.sidecar.v1.InvokeRequest.grants:type_name -> palyra.sidecar.v1.Grants
-	25, // 8: palyra.sidecar.v1.InvokeRequest.timeout:type_name -> google.protobuf.Duration
-	6,  // 9: palyra.sidecar.v1.InvokeRequest.limits:type_name -> palyra.sidecar.v1.Limits
-	25, // 10: palyra.sidecar.v1.Stats.wall_time:type_name -> google.protobuf.Duration
-	1,  // 11: palyra.sidecar.v1.LogRecord.level:type_name -> palyra.sidecar.v1.LogLevel
-	2,  // 12: palyra.sidecar.v1.LogRecord.source:type_name -> palyra.sidecar.v1.LogSource
-	12, // 13: palyra.sidecar.v1.InvokeResponse.tool_error:type_name -> palyra.sidecar.v1.ToolError
-	13, // 14: palyra.sidecar.v1.InvokeResponse.stats:type_name -> palyra.sidecar.v1.Stats
-	14, // 15: palyra.sidecar.v1.InvokeResponse.logs:type_name -> palyra.sidecar.v1.LogRecord
-	3,  // 16: palyra.sidecar.v1.HealthResponse.status:type_name -> palyra.sidecar.v1.ServingStatus
-	3,  // 17: palyra.sidecar.v1.DescribeResponse.status:type_name -> palyra.sidecar.v1.ServingStatus
-	0,  // 18: palyra.sidecar.v1.DescribeResponse.cache_status:type_name -> palyra.sidecar.v1.CacheStatus
-	6,  // 19: palyra.sidecar.v1.DescribeResponse.limits:type_name -> palyra.sidecar.v1.Limits
-	7,  // 20: palyra.sidecar.v1.DescribeResponse.grants:type_name -> palyra.sidecar.v1.Grants
-	4,  // 21: palyra.sidecar.v1.CapabilityCallRequest.kind:type_name -> palyra.sidecar.v1.CapabilityKind
-	5,  // 22: palyra.sidecar.v1.CapabilityError.code:type_name -> palyra.sidecar.v1.CapabilityErrorCode
-	23, // 23: palyra.sidecar.v1.CapabilityCallResponse.error:type_name -> palyra.sidecar.v1.CapabilityError
-	9,  // 24: palyra.sidecar.v1.SidecarService.LoadSkill:input_type -> palyra.sidecar.v1.LoadSkillRequest
-	11, // 25: palyra.sidecar.v1.SidecarService.Invoke:input_type -> palyra.sidecar.v1.InvokeRequest
-	16, // 26: palyra.sidecar.v1.SidecarService.Health:input_type -> palyra.sidecar.v1.HealthRequest
-	18, // 27: palyra.sidecar.v1.SidecarService.Describe:input_type -> palyra.sidecar.v1.DescribeRequest
-	20, // 28: palyra.sidecar.v1.SidecarService.Stop:input_type -> palyra.sidecar.v1.StopRequest
-	22, // 29: palyra.sidecar.v1.BrokerService.CapabilityCall:input_type -> palyra.sidecar.v1.CapabilityCallRequest
-	10, // 30: palyra.sidecar.v1.SidecarService.LoadSkill:output_type -> palyra.sidecar.v1.LoadSkillResponse
-	15, // 31: palyra.sidecar.v1.SidecarService.Invoke:output_type -> palyra.sidecar.v1.InvokeResponse
-	17, // 32: palyra.sidecar.v1.SidecarService.Health:output_type -> palyra.sidecar.v1.HealthResponse
-	19, // 33: palyra.sidecar.v1.SidecarService.Describe:output_type -> palyra.sidecar.v1.DescribeResponse
-	21, // 34: palyra.sidecar.v1.SidecarService.Stop:output_type -> palyra.sidecar.v1.StopResponse
-	24, // 35: palyra.sidecar.v1.BrokerService.CapabilityCall:output_type -> palyra.sidecar.v1.CapabilityCallResponse
-	30, // [30:36] is the sub-list for method output_type
-	24, // [24:30] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	28, // 6: palyra.sidecar.v1.LoadSkillResponse.load_time:type_name -> google.protobuf.Duration
+	11, // 7: palyra.sidecar.v1.LoadSkillResponse.hardening:type_name -> palyra.sidecar.v1.Hardening
+	26, // 8: palyra.sidecar.v1.Hardening.rlimits:type_name -> palyra.sidecar.v1.Hardening.RlimitsEntry
+	27, // 9: palyra.sidecar.v1.Hardening.status:type_name -> palyra.sidecar.v1.Hardening.StatusEntry
+	7,  // 10: palyra.sidecar.v1.InvokeRequest.grants:type_name -> palyra.sidecar.v1.Grants
+	28, // 11: palyra.sidecar.v1.InvokeRequest.timeout:type_name -> google.protobuf.Duration
+	6,  // 12: palyra.sidecar.v1.InvokeRequest.limits:type_name -> palyra.sidecar.v1.Limits
+	28, // 13: palyra.sidecar.v1.Stats.wall_time:type_name -> google.protobuf.Duration
+	1,  // 14: palyra.sidecar.v1.LogRecord.level:type_name -> palyra.sidecar.v1.LogLevel
+	2,  // 15: palyra.sidecar.v1.LogRecord.source:type_name -> palyra.sidecar.v1.LogSource
+	13, // 16: palyra.sidecar.v1.InvokeResponse.tool_error:type_name -> palyra.sidecar.v1.ToolError
+	14, // 17: palyra.sidecar.v1.InvokeResponse.stats:type_name -> palyra.sidecar.v1.Stats
+	15, // 18: palyra.sidecar.v1.InvokeResponse.logs:type_name -> palyra.sidecar.v1.LogRecord
+	3,  // 19: palyra.sidecar.v1.HealthResponse.status:type_name -> palyra.sidecar.v1.ServingStatus
+	3,  // 20: palyra.sidecar.v1.DescribeResponse.status:type_name -> palyra.sidecar.v1.ServingStatus
+	0,  // 21: palyra.sidecar.v1.DescribeResponse.cache_status:type_name -> palyra.sidecar.v1.CacheStatus
+	6,  // 22: palyra.sidecar.v1.DescribeResponse.limits:type_name -> palyra.sidecar.v1.Limits
+	7,  // 23: palyra.sidecar.v1.DescribeResponse.grants:type_name -> palyra.sidecar.v1.Grants
+	4,  // 24: palyra.sidecar.v1.CapabilityCallRequest.kind:type_name -> palyra.sidecar.v1.CapabilityKind
+	5,  // 25: palyra.sidecar.v1.CapabilityError.code:type_name -> palyra.sidecar.v1.CapabilityErrorCode
+	24, // 26: palyra.sidecar.v1.CapabilityCallResponse.error:type_name -> palyra.sidecar.v1.CapabilityError
+	9,  // 27: palyra.sidecar.v1.SidecarService.LoadSkill:input_type -> palyra.sidecar.v1.LoadSkillRequest
+	12, // 28: palyra.sidecar.v1.SidecarService.Invoke:input_type -> palyra.sidecar.v1.InvokeRequest
+	17, // 29: palyra.sidecar.v1.SidecarService.Health:input_type -> palyra.sidecar.v1.HealthRequest
+	19, // 30: palyra.sidecar.v1.SidecarService.Describe:input_type -> palyra.sidecar.v1.DescribeRequest
+	21, // 31: palyra.sidecar.v1.SidecarService.Stop:input_type -> palyra.sidecar.v1.StopRequest
+	23, // 32: palyra.sidecar.v1.BrokerService.CapabilityCall:input_type -> palyra.sidecar.v1.CapabilityCallRequest
+	10, // 33: palyra.sidecar.v1.SidecarService.LoadSkill:output_type -> palyra.sidecar.v1.LoadSkillResponse
+	16, // 34: palyra.sidecar.v1.SidecarService.Invoke:output_type -> palyra.sidecar.v1.InvokeResponse
+	18, // 35: palyra.sidecar.v1.SidecarService.Health:output_type -> palyra.sidecar.v1.HealthResponse
+	20, // 36: palyra.sidecar.v1.SidecarService.Describe:output_type -> palyra.sidecar.v1.DescribeResponse
+	22, // 37: palyra.sidecar.v1.SidecarService.Stop:output_type -> palyra.sidecar.v1.StopResponse
+	25, // 38: palyra.sidecar.v1.BrokerService.CapabilityCall:output_type -> palyra.sidecar.v1.CapabilityCallResponse
+	33, // [33:39] is the sub-list for method output_type
+	27, // [27:33] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_palyra_sidecar_v1_sidecar_proto_init() }
@@ -2261,7 +2453,7 @@ func file_palyra_sidecar_v1_sidecar_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_sidecar_v1_sidecar_proto_rawDesc), len(file_palyra_sidecar_v1_sidecar_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   19,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
