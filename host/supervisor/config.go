@@ -65,6 +65,8 @@ type Config struct {
 	IdleTimeout time.Duration
 	// RestartBackoff and MaxRestartBackoff bound the exponential delay
 	// before a crashed sidecar is restarted (defaults 100 ms and 10 s).
+	// The first restart after a crash is immediate; RestartBackoff applies
+	// from the second consecutive crash, doubling up to MaxRestartBackoff.
 	RestartBackoff    time.Duration
 	MaxRestartBackoff time.Duration
 	// CrashLoopThreshold crashes within CrashLoopWindow mark a skill

@@ -22,8 +22,9 @@
 // deadline of its effective timeout plus Config.CallGrace: a sidecar that
 // has not answered by then is SIGKILLed by the supervisor and the call
 // fails with ErrTimeout. A sidecar that dies fails only its own in-flight
-// calls, with ErrSidecarCrashed; the next call restarts it after an
-// exponential backoff, and a skill version that crashes
+// calls, with ErrSidecarCrashed; the next call restarts it, at once after
+// a first crash and after an exponential backoff from the second
+// consecutive one (a good call resets the count), and a skill version that crashes
 // Config.CrashLoopThreshold times within Config.CrashLoopWindow is
 // crashlooping: its calls fail fast with ErrCrashLooping until Reset.
 // Backoff, crash windows and idleness are measured on Config.Clock, which
