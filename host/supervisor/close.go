@@ -41,6 +41,7 @@ func (s *Supervisor) Close(ctx context.Context) error {
 		wg.Wait()
 		s.calls.Wait()
 		s.wg.Wait()
+		s.endSpares()
 	})
 	s.calls.Wait()
 	s.wg.Wait()

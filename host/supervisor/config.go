@@ -22,6 +22,7 @@ const (
 	DefaultCallTimeout        = 30 * time.Second
 	DefaultStartTimeout       = 15 * time.Second
 	DefaultPreparedInstances  = 2
+	DefaultSpareSidecars      = 1
 	DefaultStopTimeout        = 2 * time.Second
 	DefaultHealthInterval     = 30 * time.Second
 	DefaultHealthTimeout      = 5 * time.Second
@@ -78,6 +79,14 @@ type Config struct {
 	// PreparedInstances is the number of instances each sidecar keeps
 	// ready (default 2).
 	PreparedInstances uint32
+	// SpareSidecars is how many sidecars, started and past their go-plugin
+	// handshake but with no skill loaded, the supervisor keeps ready for
+	// the next start of any skill version (default 1; negative: none). A
+	// start that takes one pays only LoadSkill, which bounds recovery after
+	// a crash. The pool is filled after the first successful start (a
+	// supervisor that never runs a skill starts no spare) and refilled in
+	// the background after each start; each spare costs one idle process.
+	SpareSidecars int
 	// HealthInterval is how often the supervisor checks the health of
 	// every running idle sidecar (default 30 s; negative: never). A
 	// sidecar whose Health fails or does not answer within HealthTimeout
@@ -136,6 +145,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.PreparedInstances == 0 {
 		c.PreparedInstances = DefaultPreparedInstances
+	}
+	if c.SpareSidecars == 0 {
+		c.SpareSidecars = DefaultSpareSidecars
 	}
 	if c.HealthInterval == 0 {
 		c.HealthInterval = DefaultHealthInterval

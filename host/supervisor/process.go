@@ -138,14 +138,43 @@ func (s *Supervisor) startAfter(ctx context.Context, wait time.Duration, t *Targ
 	return s.start(ctx, t, lk)
 }
 
-// start starts a sidecar through the launcher and loads t's module in it.
+// start returns a sidecar with t's module loaded: a spare one when the
+// supervisor has one ready (its process start and go-plugin handshake are
+// already done), else a new one. A spare that fails before it answers
+// LoadSkill is replaced by a new sidecar once.
 func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, error) {
-	log := s.cfg.Logger.Named("sidecar").With("skill_id", t.SkillID, "skill_version", t.Version)
+	if p := s.takeSpare(); p != nil {
+		q, err := s.load(ctx, p, t, lk)
+		if err == nil || !errors.Is(err, ErrSidecarStart) || ctx.Err() != nil {
+			if err == nil {
+				s.refillSpares()
+			}
+			return q, err
+		}
+		s.log.Warn("a spare sidecar failed to load a skill; starting a new one", "skill_id", t.SkillID, "skill_version", t.Version, "error", err)
+	}
+	p, err := s.spawn()
+	if err != nil {
+		return nil, err
+	}
+	p, err = s.load(ctx, p, t, lk)
+	if err == nil {
+		s.refillSpares()
+	}
+	return p, err
+}
+
+// spawn starts a sidecar through the launcher, with no skill loaded yet:
+// process start, go-plugin handshake (AutoMTLS) and dispense. Its broker
+// is bound to a skill by load.
+func (s *Supervisor) spawn() (*proc, error) {
+	log := s.cfg.Logger.Named("sidecar")
 	child, err := launch.New(s.cfg.SocketDir, "sc-")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSidecarStart, err)
 	}
 	r := &cmdRunner{child: child, cmd: launch.Cmd{Path: s.cfg.SidecarPath, Args: s.cfg.SidecarArgs}}
+	bb := newBoundBroker(s.cfg.Broker)
 	// go-plugin makes a directory for the sockets of this sidecar inside
 	// the child's private directory, for both ends: the sidecar's
 	// (PLUGIN_UNIX_SOCKET_DIR) and the supervisor's own GRPCBroker
@@ -154,7 +183,7 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 	// host's environment out of the variables go-plugin hands the runner.
 	pc := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  sidecarplugin.Handshake,
-		Plugins:          sidecarplugin.ClientPlugins(bindBroker(s.cfg.Broker, t.SkillID)),
+		Plugins:          sidecarplugin.ClientPlugins(bb.plugin()),
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		SkipHostEnv:      true,
@@ -165,11 +194,12 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 		SyncStdout:       io.Discard,
 		SyncStderr:       io.Discard,
 	})
-	p := &proc{pc: pc, child: child, runner: r, loadKey: lk, log: log, dead: make(chan struct{})}
+	p := &proc{pc: pc, child: child, runner: r, broker: bb, log: log, dead: make(chan struct{})}
 	fail := func(err error) (*proc, error) {
 		s.endProc(p, false)
 		return nil, err
 	}
+	began := time.Now()
 	rpc, err := pc.Client()
 	p.pid = child.Pid()
 	if err != nil {
@@ -184,9 +214,24 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 		return fail(fmt.Errorf("%w: dispensed %T", ErrSidecarStart, raw))
 	}
 	p.client = cl
+	log.Debug("sidecar spawned", "pid", p.pid, "handshake", time.Since(began))
+	return p, nil
+}
+
+// load binds p to t's skill and loads t's module in it. On failure p is
+// ended.
+func (s *Supervisor) load(ctx context.Context, p *proc, t *Target, lk string) (*proc, error) {
+	p.loadKey = lk
+	p.log = p.log.With("skill_id", t.SkillID, "skill_version", t.Version)
+	p.broker.bind(t.SkillID)
+	fail := func(err error) (*proc, error) {
+		s.endProc(p, false)
+		return nil, err
+	}
+	began := time.Now()
 	lctx, cancel := context.WithTimeout(ctx, s.cfg.StartTimeout)
 	defer cancel()
-	lr, err := cl.LoadSkill(lctx, &sidecarv1.LoadSkillRequest{
+	lr, err := p.client.LoadSkill(lctx, &sidecarv1.LoadSkillRequest{
 		SkillId:           t.SkillID,
 		SkillVersion:      t.Version,
 		Module:            &sidecarv1.LoadSkillRequest_ModulePath{ModulePath: t.ModulePath},
@@ -208,7 +253,7 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 		return fail(fmt.Errorf("%w: loading skill %s version %s: %w", ErrSidecarStart, t.SkillID, t.Version, err))
 	}
 	p.cacheHit = lr.GetCacheHit()
-	log.Debug("sidecar started", "pid", p.pid, "cache_hit", p.cacheHit)
+	p.log.Debug("sidecar started", "pid", p.pid, "cache_hit", p.cacheHit, "load", time.Since(began))
 	return p, nil
 }
 

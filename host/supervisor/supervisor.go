@@ -23,6 +23,8 @@ type Supervisor struct {
 	mu       sync.Mutex
 	closed   bool
 	sidecars map[skey]*slot
+	spares   []*proc       // started sidecars with no skill yet (spare.go)
+	refill   chan struct{} // wakes the spare filler
 
 	calls     sync.WaitGroup // every Call, Start and Precompile in progress
 	wg        sync.WaitGroup // goroutines the supervisor owns
@@ -59,6 +61,7 @@ type proc struct {
 	child   *launch.Child
 	runner  *cmdRunner
 	client  *sidecarplugin.Client
+	broker  *boundBroker // nil without Config.Broker
 	pid     int
 	loadKey string
 	log     hclog.Logger
@@ -83,6 +86,7 @@ func New(cfg Config) (*Supervisor, error) {
 		log:      cfg.Logger.Named("supervisor"),
 		sidecars: map[skey]*slot{},
 		stop:     make(chan struct{}),
+		refill:   make(chan struct{}, 1),
 	}
 	if cfg.IdleTimeout > 0 {
 		s.wg.Add(1)
@@ -91,6 +95,10 @@ func New(cfg Config) (*Supervisor, error) {
 	if cfg.HealthInterval > 0 {
 		s.wg.Add(1)
 		go s.healthChecker()
+	}
+	if cfg.SpareSidecars > 0 {
+		s.wg.Add(1)
+		go s.spareFiller()
 	}
 	return s, nil
 }

@@ -222,7 +222,8 @@ func TestTimeoutInsideSidecar(t *testing.T) {
 }
 
 func TestTimeoutKillsStuckSidecar(t *testing.T) {
-	s := newSup(t, Config{CallGrace: 100 * time.Millisecond})
+	// No spare sidecar: the test checks that no sidecar child is left.
+	s := newSup(t, Config{CallGrace: 100 * time.Millisecond, SpareSidecars: -1})
 	// The sidecar is told 30 s more than the supervisor's budget, so it
 	// does not answer in time: the supervisor kills it.
 	s.cfg.sidecarTimeoutExtra = 30 * time.Second
