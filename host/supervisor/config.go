@@ -23,6 +23,7 @@ const (
 	DefaultStartTimeout       = 15 * time.Second
 	DefaultPreparedInstances  = 2
 	DefaultSpareSidecars      = 1
+	DefaultStandby            = 1
 	DefaultStopTimeout        = 2 * time.Second
 	DefaultHealthInterval     = 30 * time.Second
 	DefaultHealthTimeout      = 5 * time.Second
@@ -87,6 +88,14 @@ type Config struct {
 	// supervisor that never runs a skill starts no spare) and refilled in
 	// the background after each start; each spare costs one idle process.
 	SpareSidecars int
+	// Standby keeps, for each running skill version, one more sidecar with
+	// its module loaded, unused until the serving one dies: the restart
+	// after a crash then promotes it (no process start, no LoadSkill) and
+	// a new standby is made in the background. 1 (the default) turns it
+	// on; a negative value off. Each costs one idle sidecar per running
+	// skill version (its prepared instances included); it is stopped with
+	// the serving one (Stop, idleness, Close).
+	Standby int
 	// HealthInterval is how often the supervisor checks the health of
 	// every running idle sidecar (default 30 s; negative: never). A
 	// sidecar whose Health fails or does not answer within HealthTimeout
@@ -148,6 +157,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.SpareSidecars == 0 {
 		c.SpareSidecars = DefaultSpareSidecars
+	}
+	if c.Standby == 0 {
+		c.Standby = DefaultStandby
 	}
 	if c.HealthInterval == 0 {
 		c.HealthInterval = DefaultHealthInterval

@@ -88,6 +88,10 @@ func (s *Supervisor) reaper() {
 			if p := sl.proc; p != nil && sl.inFlight == 0 && sl.queued == 0 && now.Sub(sl.lastUsed) >= s.cfg.IdleTimeout {
 				sl.proc = nil
 				idle = append(idle, p)
+				if sb := sl.standby; sb != nil {
+					sl.standby = nil
+					idle = append(idle, sb)
+				}
 			}
 		}
 		s.mu.Unlock()

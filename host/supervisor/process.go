@@ -37,11 +37,15 @@ func (s *Supervisor) Start(ctx context.Context, t Target) error {
 // in-flight calls finish first). The next call starts a new one.
 func (s *Supervisor) Stop(skillID, version string) {
 	s.mu.Lock()
-	var p *proc
+	var p, sb *proc
 	if sl := s.sidecars[skey{skillID, version}]; sl != nil {
 		p, sl.proc = sl.proc, nil
+		sb, sl.standby = sl.standby, nil
 	}
 	s.mu.Unlock()
+	if sb != nil {
+		s.endProc(sb, true)
+	}
 	if p != nil {
 		s.endProc(p, true)
 	}
@@ -94,9 +98,22 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, e
 		ch := make(chan struct{})
 		sl.starting = ch
 		wait := sl.nextStart.Sub(s.cfg.Clock.Now())
+		sb := sl.standby
+		sl.standby = nil
 		s.mu.Unlock()
 
-		p, err := s.startAfter(ctx, wait, t, lk)
+		var p *proc
+		var err error
+		if sb = s.usableStandby(sb, lk); sb != nil {
+			// Promote the standby, after the backoff like any restart.
+			if err = s.waitBackoff(ctx, wait); err == nil {
+				p = sb
+			} else {
+				s.endInBackground(sb)
+			}
+		} else {
+			p, err = s.startAfter(ctx, wait, t, lk)
+		}
 
 		s.mu.Lock()
 		sl.starting = nil
@@ -117,25 +134,36 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, e
 		sl.starts++
 		sl.cacheHit = p.cacheHit
 		s.mu.Unlock()
+		s.makeStandby(sl, *t, lk)
 		return p, nil
 	}
 }
 
 // startAfter waits out the restart backoff on the Clock, then starts.
 func (s *Supervisor) startAfter(ctx context.Context, wait time.Duration, t *Target, lk string) (*proc, error) {
-	if wait > 0 {
-		tm := s.cfg.Clock.NewTimer(wait)
-		select {
-		case <-tm.C():
-		case <-ctx.Done():
-			tm.Stop()
-			return nil, ctx.Err()
-		case <-s.stop:
-			tm.Stop()
-			return nil, ErrClosed
-		}
+	if err := s.waitBackoff(ctx, wait); err != nil {
+		return nil, err
 	}
 	return s.start(ctx, t, lk)
+}
+
+// waitBackoff waits out the restart backoff on the Clock (nothing when
+// wait <= 0), ended early by ctx or Close.
+func (s *Supervisor) waitBackoff(ctx context.Context, wait time.Duration) error {
+	if wait <= 0 {
+		return nil
+	}
+	tm := s.cfg.Clock.NewTimer(wait)
+	select {
+	case <-tm.C():
+		return nil
+	case <-ctx.Done():
+		tm.Stop()
+		return ctx.Err()
+	case <-s.stop:
+		tm.Stop()
+		return ErrClosed
+	}
 }
 
 // start returns a sidecar with t's module loaded: a spare one when the

@@ -40,7 +40,8 @@ func waitSpare(t *testing.T, s *Supervisor) int {
 // takes it (the call is served by the spare's pid) and the pool is filled
 // again; a spare killed while waiting is not used (the call is served by a
 // new sidecar); with SpareSidecars negative none is ever started. newSup's
-// cleanup checks that Close ends the spares.
+// cleanup checks that Close ends the spares. Standbys are off: they would
+// take the spares.
 func TestSpareSidecar(t *testing.T) {
 	ctx := ctxT(t)
 	a := fixture(t, "spare.a", "answer.wasm")
@@ -49,7 +50,7 @@ func TestSpareSidecar(t *testing.T) {
 	b.SkillID, c.SkillID = "spare.b", "spare.c"
 
 	t.Run("taken and refilled", func(t *testing.T) {
-		s := newSup(t, Config{HealthInterval: -1, IdleTimeout: -1})
+		s := newSup(t, Config{Standby: -1, HealthInterval: -1, IdleTimeout: -1})
 		if pids := sparePIDs(s); len(pids) != 0 {
 			t.Fatalf("spares before any start: %v", pids)
 		}
@@ -70,7 +71,7 @@ func TestSpareSidecar(t *testing.T) {
 	})
 
 	t.Run("a dead spare is not used", func(t *testing.T) {
-		s := newSup(t, Config{HealthInterval: -1, IdleTimeout: -1})
+		s := newSup(t, Config{Standby: -1, HealthInterval: -1, IdleTimeout: -1})
 		if _, err := s.Call(ctx, a, "t", nil, CallOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +93,7 @@ func TestSpareSidecar(t *testing.T) {
 	})
 
 	t.Run("disabled", func(t *testing.T) {
-		s := newSup(t, Config{SpareSidecars: -1, HealthInterval: -1, IdleTimeout: -1})
+		s := newSup(t, Config{SpareSidecars: -1, Standby: -1, HealthInterval: -1, IdleTimeout: -1})
 		for _, tg := range []Target{a, b} {
 			if _, err := s.Call(ctx, tg, "t", nil, CallOptions{}); err != nil {
 				t.Fatal(err)

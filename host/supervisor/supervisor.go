@@ -37,13 +37,16 @@ type skey struct{ id, version string }
 // slot is the state of one skill version. Its fields are guarded by
 // Supervisor.mu.
 type slot struct {
-	key      skey
-	proc     *proc
-	starting chan struct{} // non-nil while a start is under way
-	sem      chan struct{} // one token per running call
-	queued   int
-	inFlight int
-	lastUsed time.Time
+	key     skey
+	proc    *proc
+	standby *proc // loaded like proc, promoted when it dies (standby.go)
+	// standbyStarting is set while a standby is being made.
+	standbyStarting bool
+	starting        chan struct{} // non-nil while a start is under way
+	sem             chan struct{} // one token per running call
+	queued          int
+	inFlight        int
+	lastUsed        time.Time
 
 	starts      int
 	crashes     []time.Time // within the window
