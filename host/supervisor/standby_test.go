@@ -50,8 +50,8 @@ func callServed(t *testing.T, s *Supervisor, tg Target) int {
 // TestStandby checks the standby sidecar of a running skill version: made
 // after the start, promoted when the serving sidecar is killed (the next
 // call is served by the standby's pid, the kill counts as a crash and a
-// restart), replaced by a new one; a changed module retires it; Stop ends
-// it; with Standby negative none is made.
+// restart), replaced by a new one; a changed module retires it; Stop and
+// idleness end it; with Standby negative none is made.
 func TestStandby(t *testing.T) {
 	tg := fixture(t, "standby.a", "answer.wasm")
 	tg.Entrypoint = "answer"
@@ -102,6 +102,18 @@ func TestStandby(t *testing.T) {
 		s.Stop(tg.SkillID, tg.Version)
 		waitGone(t, serving, "stopped sidecar")
 		waitGone(t, sb, "standby of a stopped skill")
+	})
+
+	t.Run("idleness ends it", func(t *testing.T) {
+		// Idleness is measured on the fake clock: nothing is idle until
+		// the test moves it, after the standby is there.
+		fc := newFakeClock()
+		s := newSup(t, Config{Clock: fc, HealthInterval: -1, IdleTimeout: 40 * time.Millisecond})
+		serving := callServed(t, s, tg)
+		sb := waitStandby(t, s, tg, 0)
+		fc.Advance(time.Second)
+		waitGone(t, serving, "idle sidecar")
+		waitGone(t, sb, "standby of an idle skill")
 	})
 
 	t.Run("off", func(t *testing.T) {
