@@ -3,6 +3,7 @@ package sidecar
 import (
 	"flag"
 	"os"
+	"slices"
 
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
 	"github.com/palyra-go/palyra/sidecar/internal/harden"
@@ -56,6 +57,54 @@ func (h *hardenFlags) apply(readOnly, readWrite []string) (*sidecarv1.Hardening,
 	}
 	rep, err := harden.Apply(cfg)
 	return hardeningToProto(rep), err
+}
+
+// applyServe hardens a serving sidecar. Without --harden-module (the
+// supervisor starts every serving sidecar before it knows the skill: a
+// spare may take any), the per-skill part waits for LoadSkill: the
+// returned laterHarden applies it. With --harden-module, everything is
+// applied now and laterHarden is nil.
+func (h *hardenFlags) applyServe() (*sidecarv1.Hardening, *laterHarden, error) {
+	if !h.on || h.module != "" {
+		hr, err := h.apply([]string{h.module}, nonEmpty(h.cacheDir))
+		return hr, nil, err
+	}
+	priv := h.privateDir
+	if priv == "" {
+		priv = os.TempDir()
+	}
+	cfg := harden.Config{
+		ReadWrite:    []string{priv},
+		MaxOpenFiles: h.nofile,
+		MaxProcs:     h.nproc,
+		Later:        true,
+	}
+	rep, err := harden.Apply(cfg)
+	if err != nil {
+		return hardeningToProto(rep), nil, err
+	}
+	return hardeningToProto(rep), &laterHarden{base: cfg, rep: rep}, nil
+}
+
+// laterHarden is the per-skill part of a serving sidecar's hardening,
+// applied by LoadSkill before it reads the module (harden.Restrict): the
+// Landlock rules of the module file, the cache dir and the private dir,
+// and RLIMIT_DATA for the skill's limits.
+type laterHarden struct {
+	base harden.Config
+	rep  harden.Report
+}
+
+// apply restricts the process for a module at modulePath ("" when the
+// module came as bytes) and the cache dir ("" for none), and returns the
+// whole report.
+func (l *laterHarden) apply(modulePath, cacheDir string, dataBytes uint64) (*sidecarv1.Hardening, error) {
+	cfg := l.base
+	cfg.ReadOnly = nonEmpty(modulePath)
+	cfg.ReadWrite = append(slices.Clip(cfg.ReadWrite), nonEmpty(cacheDir)...)
+	cfg.MaxDataBytes = dataBytes
+	err := harden.Restrict(cfg, &l.rep)
+	return hardeningToProto(l.rep), err
 }
 
 // hardeningToProto is the wire form of a harden.Report.

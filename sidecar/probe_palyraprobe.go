@@ -68,7 +68,16 @@ func runProbe(args []string, _ ServeConfig, stdout, stderr io.Writer) int {
 	if *as == "precompile" {
 		rep.Hardening, err = hf.apply([]string{*wasm}, nonEmpty(*cacheDir))
 	} else {
-		rep.Hardening, err = hf.apply([]string{hf.module}, nonEmpty(hf.cacheDir))
+		// As a serving sidecar does: hardened before its skill is known,
+		// the per-skill part (Landlock, RLIMIT_DATA) applied as LoadSkill
+		// would, before the module is read.
+		early := hf
+		early.module = ""
+		var later *laterHarden
+		rep.Hardening, later, err = early.applyServe()
+		if err == nil && later != nil {
+			rep.Hardening, err = later.apply(hf.module, hf.cacheDir, hf.data)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "palyra-sidecar probe:", err)

@@ -53,6 +53,9 @@ type ServeConfig struct {
 	// hardening is the outcome of Run's hardening, reported in every
 	// LoadSkillResponse; nil when Serve is called directly (not hardened).
 	hardening *sidecarv1.Hardening
+	// laterHarden, when not nil, is the per-skill part of the hardening
+	// that LoadSkill applies before it reads the module.
+	laterHarden *laterHarden
 }
 
 // Serve serves the sidecar contract over go-plugin on this process's stdio
@@ -201,13 +204,13 @@ func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
 		// The profile file is opened before hardening closes the file
 		// system.
 		stop := startCPUProfile(os.Getenv(CPUProfileDirEnv), stderr)
-		hr, err := hf.apply([]string{hf.module}, nonEmpty(hf.cacheDir))
+		hr, later, err := hf.applyServe()
 		if err != nil {
 			stop()
 			fmt.Fprintln(stderr, "palyra-sidecar:", err)
 			return 1
 		}
-		cfg.hardening = hr
+		cfg.hardening, cfg.laterHarden = hr, later
 		if onStop := cfg.OnStop; onStop != nil {
 			cfg.OnStop = func() { stop(); onStop() }
 		} else {

@@ -78,16 +78,17 @@ type server struct {
 	dialer  *sidecarplugin.BrokerDialer
 	stopped func() // ends the gRPC server once Stop has answered
 
-	mu    sync.Mutex
-	state state
-	skill *skill
+	mu        sync.Mutex
+	state     state
+	skill     *skill
+	hardening *sidecarv1.Hardening // cfg.hardening, then what LoadSkill added
 
 	inFlight    atomic.Int32
 	invocations atomic.Uint64
 }
 
 func newServer(cfg ServeConfig, log hclog.Logger, dialer *sidecarplugin.BrokerDialer, stopped func()) *server {
-	return &server{cfg: cfg, log: log, dialer: dialer, stopped: stopped}
+	return &server{cfg: cfg, log: log, dialer: dialer, stopped: stopped, hardening: cfg.hardening}
 }
 
 func fail(err error) (code, msg string) {
@@ -104,7 +105,9 @@ func (s *server) LoadSkill(_ context.Context, req *sidecarv1.LoadSkillRequest) (
 		resp = &sidecarv1.LoadSkillResponse{}
 	}
 	resp.LoadTime = durationpb.New(time.Since(start))
-	resp.Hardening = s.cfg.hardening
+	s.mu.Lock()
+	resp.Hardening = s.hardening
+	s.mu.Unlock()
 	if resp.Hardening == nil {
 		resp.Hardening = &sidecarv1.Hardening{}
 	}
@@ -174,6 +177,17 @@ func (s *server) skillID() string {
 // build reads and verifies the module, compiles the schemas and loads the
 // module into a new engine. It runs without s.mu.
 func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *sidecarv1.LoadSkillResponse, error) {
+	if l := s.cfg.laterHarden; l != nil {
+		// Before any module byte is read. A sidecar loads once (a failed
+		// load ends it), so this runs once.
+		hr, err := l.apply(req.GetModulePath(), req.GetCacheDir(), req.GetHardenMaxDataBytes())
+		s.mu.Lock()
+		s.hardening = hr
+		s.mu.Unlock()
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 	wasm, err := readModule(req)
 	if err != nil {
 		return nil, nil, err

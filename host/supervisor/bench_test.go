@@ -199,7 +199,8 @@ func vmRSS(pid int) (int, error) {
 func TestSidecarIdleRSS(t *testing.T) {
 	ctx := ctxT(t)
 	tg, cache := precompiled(t)
-	s := newSup(t, Config{CacheDir: cache})
+	// The echo example is compiled on its first load: allow for a busy machine.
+	s := newSup(t, Config{CacheDir: cache, StartTimeout: 2 * time.Minute})
 	echo := echoTarget(t)
 	resA, err := s.Call(ctx, tg, "t", []byte(`{}`), CallOptions{})
 	if err != nil {

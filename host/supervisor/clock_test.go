@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -92,23 +93,26 @@ func waitTimer(t *testing.T, fc *fakeClock) time.Duration {
 	}
 }
 
-// TestBackoffGrowsAndCaps drives restart backoff with a fake clock: each
-// failed start doubles the wait before the next one (from RestartBackoff),
-// up to MaxRestartBackoff, and the next start waits for exactly that on
-// the clock.
+// TestBackoffGrowsAndCaps drives restart backoff with a fake clock: the
+// start after a first crash waits for nothing (it makes no timer); from the
+// second consecutive crash each failed start doubles the wait before the
+// next one (from RestartBackoff), up to MaxRestartBackoff, and the next
+// start waits for exactly that on the clock.
 func TestBackoffGrowsAndCaps(t *testing.T) {
 	fc := newFakeClock()
 	s := newSup(t, Config{SidecarPath: fakePath, Clock: fc, RestartBackoff: 100 * time.Millisecond, MaxRestartBackoff: 800 * time.Millisecond,
 		CrashLoopThreshold: 100, HealthInterval: -1, IdleTimeout: -1})
 	ctx := ctxT(t)
 	tg := failingTarget(t, "backoff.grow")
-	waits := []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 800 * time.Millisecond}
+	// waits[i] is what start i+1 waits for after i consecutive crashes.
+	waits := []time.Duration{0, 0, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 800 * time.Millisecond}
 	for i, want := range waits {
 		errc := make(chan error, 1)
 		go func() {
 			_, err := s.Call(ctx, tg, "t", nil, CallOptions{})
 			errc <- err
 		}()
+		var err error
 		if want > 0 {
 			if got := waitTimer(t, fc); got != want {
 				t.Errorf("start %d waited %v, want %v", i+1, got, want)
@@ -117,8 +121,17 @@ func TestBackoffGrowsAndCaps(t *testing.T) {
 				t.Errorf("start %d while waiting: %+v", i+1, st)
 			}
 			fc.Advance(want)
+			err = <-errc
+		} else {
+			// No wait: the start must not make a timer (it would block on
+			// the fake clock, which does not move here).
+			select {
+			case d := <-fc.made:
+				t.Fatalf("start %d (after %d crashes) waited %v on the clock, want no wait", i+1, i, d)
+			case err = <-errc:
+			}
 		}
-		if err := <-errc; !errors.Is(err, ErrSidecarStart) {
+		if !errors.Is(err, ErrSidecarStart) {
 			t.Fatalf("start %d: %v", i+1, err)
 		}
 		if st := s.State(tg.SkillID, tg.Version); st.Crashes != i+1 || st.Status != StatusStopped {
@@ -197,8 +210,12 @@ func TestBackoffWaitEndsWithClose(t *testing.T) {
 	s := newSup(t, Config{SidecarPath: fakePath, Clock: fc, RestartBackoff: time.Hour, HealthInterval: -1, IdleTimeout: -1})
 	ctx := ctxT(t)
 	tg := failingTarget(t, "backoff.close")
-	if _, err := s.Call(ctx, tg, "t", nil, CallOptions{}); !errors.Is(err, ErrSidecarStart) {
-		t.Fatal(err)
+	// Two consecutive crashes: the first restart is immediate, the next
+	// one waits.
+	for range 2 {
+		if _, err := s.Call(ctx, tg, "t", nil, CallOptions{}); !errors.Is(err, ErrSidecarStart) {
+			t.Fatal(err)
+		}
 	}
 	errc := make(chan error, 1)
 	go func() {
@@ -213,5 +230,65 @@ func TestBackoffWaitEndsWithClose(t *testing.T) {
 	}
 	if err := <-errc; !errors.Is(err, ErrClosed) {
 		t.Errorf("waiting call across Close: %v", err)
+	}
+}
+
+// TestKilledSidecarRestartsAtOnce kills a working sidecar several times
+// with a fake clock that never moves: each time the next call starts a new
+// sidecar without waiting on the clock (no timer is made) and is served by
+// it, because a good call resets the count of consecutive crashes and the
+// first restart after a crash is immediate.
+func TestKilledSidecarRestartsAtOnce(t *testing.T) {
+	fc := newFakeClock()
+	s := newSup(t, Config{Clock: fc, RestartBackoff: time.Hour, MaxRestartBackoff: time.Hour,
+		CrashLoopThreshold: 100, HealthInterval: -1, IdleTimeout: -1})
+	ctx := ctxT(t)
+	tg := fixture(t, "restart.atonce", "answer.wasm")
+	tg.Entrypoint = "answer"
+	res, err := s.Call(ctx, tg, "t", nil, CallOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kill := 1; kill <= 3; kill++ {
+		old := res.PID
+		if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, old, "killed sidecar")
+		// The first call may still find the dead sidecar and fail with
+		// sidecar_crashed; the one after it is served by a new sidecar.
+		res = nil
+		for attempt := 0; res == nil && attempt < 2; attempt++ {
+			type outcome struct {
+				res *Result
+				err error
+			}
+			done := make(chan outcome, 1)
+			go func() {
+				r, err := s.Call(ctx, tg, "t", nil, CallOptions{})
+				done <- outcome{r, err}
+			}()
+			select {
+			case d := <-fc.made:
+				t.Fatalf("kill %d: the restart waited %v on the clock", kill, d)
+			case o := <-done:
+				switch {
+				case o.err == nil:
+					res = o.res
+				case errors.Is(o.err, ErrSidecarCrashed) && attempt == 0:
+				default:
+					t.Fatalf("kill %d, call %d: %v", kill, attempt+1, o.err)
+				}
+			}
+		}
+		if res == nil {
+			t.Fatalf("kill %d: no call served", kill)
+		}
+		if res.PID == old || res.PID == 0 {
+			t.Fatalf("kill %d: served by pid %d (killed %d)", kill, res.PID, old)
+		}
+		if st := s.State(tg.SkillID, tg.Version); st.Crashes != kill || st.Restarts != kill || st.Status != StatusRunning {
+			t.Fatalf("kill %d: %+v", kill, st)
+		}
 	}
 }

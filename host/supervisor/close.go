@@ -23,6 +23,10 @@ func (s *Supervisor) Close(ctx context.Context) error {
 				procs = append(procs, sl.proc)
 				sl.proc = nil
 			}
+			if sl.standby != nil {
+				procs = append(procs, sl.standby)
+				sl.standby = nil
+			}
 		}
 		s.mu.Unlock()
 		var wg sync.WaitGroup
@@ -41,6 +45,7 @@ func (s *Supervisor) Close(ctx context.Context) error {
 		wg.Wait()
 		s.calls.Wait()
 		s.wg.Wait()
+		s.endSpares()
 	})
 	s.calls.Wait()
 	s.wg.Wait()

@@ -22,6 +22,8 @@ const (
 	DefaultCallTimeout        = 30 * time.Second
 	DefaultStartTimeout       = 15 * time.Second
 	DefaultPreparedInstances  = 2
+	DefaultSpareSidecars      = 1
+	DefaultStandby            = 1
 	DefaultStopTimeout        = 2 * time.Second
 	DefaultHealthInterval     = 30 * time.Second
 	DefaultHealthTimeout      = 5 * time.Second
@@ -66,6 +68,8 @@ type Config struct {
 	IdleTimeout time.Duration
 	// RestartBackoff and MaxRestartBackoff bound the exponential delay
 	// before a crashed sidecar is restarted (defaults 100 ms and 10 s).
+	// The first restart after a crash is immediate; RestartBackoff applies
+	// from the second consecutive crash, doubling up to MaxRestartBackoff.
 	RestartBackoff    time.Duration
 	MaxRestartBackoff time.Duration
 	// CrashLoopThreshold crashes within CrashLoopWindow mark a skill
@@ -77,6 +81,22 @@ type Config struct {
 	// PreparedInstances is the number of instances each sidecar keeps
 	// ready (default 2).
 	PreparedInstances uint32
+	// SpareSidecars is how many sidecars, started and past their go-plugin
+	// handshake but with no skill loaded, the supervisor keeps ready for
+	// the next start of any skill version (default 1; negative: none). A
+	// start that takes one pays only LoadSkill, which bounds recovery after
+	// a crash. The pool is filled after the first successful start (a
+	// supervisor that never runs a skill starts no spare) and refilled in
+	// the background after each start; each spare costs one idle process.
+	SpareSidecars int
+	// Standby keeps, for each running skill version, one more sidecar with
+	// its module loaded, unused until the serving one dies: the restart
+	// after a crash then promotes it (no process start, no LoadSkill) and
+	// a new standby is made in the background. 1 (the default) turns it
+	// on; a negative value off. Each costs one idle sidecar per running
+	// skill version (its prepared instances included); it is stopped with
+	// the serving one (Stop, idleness, Close).
+	Standby int
 	// HealthInterval is how often the supervisor checks the health of
 	// every running idle sidecar (default 30 s; negative: never). A
 	// sidecar whose Health fails or does not answer within HealthTimeout
@@ -143,6 +163,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.PreparedInstances == 0 {
 		c.PreparedInstances = DefaultPreparedInstances
+	}
+	if c.SpareSidecars == 0 {
+		c.SpareSidecars = DefaultSpareSidecars
+	}
+	if c.Standby == 0 {
+		c.Standby = DefaultStandby
 	}
 	if c.HealthInterval == 0 {
 		c.HealthInterval = DefaultHealthInterval

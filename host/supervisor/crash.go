@@ -5,7 +5,8 @@ import (
 )
 
 // crashLocked counts a crash (or a failed start) of sl at the Clock's now:
-// it schedules the next start after the restart backoff and marks sl
+// it schedules the next start (at once after a first crash, after the
+// restart backoff from the second consecutive one) and marks sl
 // crashlooping when CrashLoopThreshold crashes fall within
 // CrashLoopWindow. s.mu must be held.
 func (s *Supervisor) crashLocked(sl *slot, cause error) {
@@ -35,10 +36,17 @@ func (s *Supervisor) crashLocked(sl *slot, cause error) {
 }
 
 // backoff is the delay before the next start after n consecutive crashes:
-// RestartBackoff doubled n-1 times, at most MaxRestartBackoff.
+// none after the first (a sidecar killed once, by the OOM killer or an
+// operator, comes back at once: recovery is bounded by the start alone),
+// then RestartBackoff doubled n-2 times, at most MaxRestartBackoff. A
+// sidecar that keeps crashing thus waits from its second crash on, and
+// crash-loop detection counts every crash, immediate restarts included.
 func (s *Supervisor) backoff(n int) time.Duration {
+	if n <= 1 {
+		return 0
+	}
 	b := s.cfg.RestartBackoff
-	for i := 1; i < n && b < s.cfg.MaxRestartBackoff; i++ {
+	for i := 2; i < n && b < s.cfg.MaxRestartBackoff; i++ {
 		b *= 2
 	}
 	return min(b, s.cfg.MaxRestartBackoff)

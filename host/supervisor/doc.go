@@ -31,10 +31,18 @@
 // deadline of its effective timeout plus Config.CallGrace: a sidecar that
 // has not answered by then is SIGKILLed by the supervisor and the call
 // fails with ErrTimeout. A sidecar that dies fails only its own in-flight
-// calls, with ErrSidecarCrashed; the next call restarts it after an
-// exponential backoff, and a skill version that crashes
-// Config.CrashLoopThreshold times within Config.CrashLoopWindow is
+// calls, with ErrSidecarCrashed; the next call restarts it, at once after
+// a first crash and after an exponential backoff from the second
+// consecutive one (a good call resets the count), and a skill version that
+// crashes Config.CrashLoopThreshold times within Config.CrashLoopWindow is
 // crashlooping: its calls fail fast with ErrCrashLooping until Reset.
+//
+// Recovery takes neither a process start nor a module load: each running
+// skill version has a standby sidecar with its module loaded
+// (Config.Standby), promoted when the serving one dies, and the supervisor
+// keeps a spare sidecar past its handshake with no skill yet
+// (Config.SpareSidecars) for the next start of any skill. A sidecar's
+// capability broker is bound to its skill at LoadSkill.
 // Backoff, crash windows and idleness are measured on Config.Clock, which
 // tests replace. Idle sidecars are stopped after Config.IdleTimeout by a
 // reaper goroutine; a health checker kills sidecars that stop answering.
@@ -53,7 +61,9 @@
 //   - errors.go: the sentinels, one per code.
 //   - admit.go: admission and the per-sidecar queue.
 //   - call.go: Call, its budget and the judgement of an invocation.
-//   - process.go: sidecar start and stop (Start, Stop, the restart path).
+//   - process.go: sidecar start and stop (Start, Stop, the restart path:
+//     spawn, then load).
+//   - spare.go: the spare sidecars; standby.go: the standby per slot.
 //   - runner.go: go-plugin's runner over a launched child.
 //   - crash.go: crash accounting, restart backoff, crashloop, Reset.
 //   - loops.go: the background loops (health checker, idle reaper).

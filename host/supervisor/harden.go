@@ -117,19 +117,26 @@ func hardeningOf(p *sidecarv1.Hardening) *Hardening {
 	}
 }
 
+// hardenDataLimit is the RLIMIT_DATA a serving sidecar sets on itself
+// when LoadSkill gives it t (0 with the hardening off).
+func (s *Supervisor) hardenDataLimit(t *Target) uint64 {
+	if s.cfg.Hardening.Off {
+		return 0
+	}
+	return s.dataLimit(t)
+}
+
 // hardenArgs are the hardening flags of a child whose private directory is
-// dir: t's serving sidecar, or a precompile child when t is nil (it
-// hardens for its own --wasm and --cache-dir; its memory is the compile
-// budget's business).
-func (s *Supervisor) hardenArgs(t *Target, dir string) []string {
+// dir. A serving sidecar is started before its skill is known (a spare may
+// take any), so the per-skill part waits for LoadSkill (the module's
+// Landlock rule, the cache dir, hardenDataLimit), before the sidecar reads
+// a module byte; a precompile child hardens for its own --wasm and
+// --cache-dir, its memory being the compile budget's business.
+func (s *Supervisor) hardenArgs(dir string) []string {
 	h := s.cfg.Hardening
-	spec := sidecarplugin.HardenSpec{
+	return sidecarplugin.HardenSpec{
 		Off: h.Off, PrivateDir: dir, MaxOpenFiles: h.MaxOpenFiles, MaxProcs: h.MaxProcs,
-	}
-	if t != nil {
-		spec.ModulePath, spec.CacheDir, spec.MaxDataBytes = t.ModulePath, s.cfg.CacheDir, s.dataLimit(t)
-	}
-	return spec.Args()
+	}.Args()
 }
 
 // credential is the SysProcAttr credential of a child, nil to run it as

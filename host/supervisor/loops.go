@@ -85,9 +85,17 @@ func (s *Supervisor) reaper() {
 		var idle []*proc
 		s.mu.Lock()
 		for _, sl := range s.sidecars {
-			if p := sl.proc; p != nil && sl.inFlight == 0 && sl.queued == 0 && now.Sub(sl.lastUsed) >= s.cfg.IdleTimeout {
-				sl.proc = nil
-				idle = append(idle, p)
+			if sl.inFlight != 0 || sl.queued != 0 || now.Sub(sl.lastUsed) < s.cfg.IdleTimeout {
+				continue
+			}
+			// An idle skill version's standby goes with it, and so does
+			// one left without a serving sidecar (which died, no call
+			// since).
+			for _, pp := range []**proc{&sl.proc, &sl.standby} {
+				if *pp != nil {
+					idle = append(idle, *pp)
+					*pp = nil
+				}
 			}
 		}
 		s.mu.Unlock()

@@ -60,7 +60,7 @@ func (s *Supervisor) Precompile(ctx context.Context, modulePath, sha string) err
 	if err != nil {
 		return fmt.Errorf("palyra-sidecar precompile: %w", err)
 	}
-	args := append([]string{"precompile", "--wasm", modulePath, "--cache-dir", s.cfg.CacheDir}, s.hardenArgs(nil, child.Dir())...)
+	args := append([]string{"precompile", "--wasm", modulePath, "--cache-dir", s.cfg.CacheDir}, s.hardenArgs(child.Dir())...)
 	if sha != "" {
 		args = append(args, "--sha256", sha)
 	}

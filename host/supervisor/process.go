@@ -39,11 +39,15 @@ func (s *Supervisor) Start(ctx context.Context, t Target) error {
 // in-flight calls finish first). The next call starts a new one.
 func (s *Supervisor) Stop(skillID, version string) {
 	s.mu.Lock()
-	var p *proc
+	var p, sb *proc
 	if sl := s.sidecars[skey{skillID, version}]; sl != nil {
 		p, sl.proc = sl.proc, nil
+		sb, sl.standby = sl.standby, nil
 	}
 	s.mu.Unlock()
+	if sb != nil {
+		s.endProc(sb, true)
+	}
 	if p != nil {
 		s.endProc(p, true)
 	}
@@ -96,9 +100,22 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, e
 		ch := make(chan struct{})
 		sl.starting = ch
 		wait := sl.nextStart.Sub(s.cfg.Clock.Now())
+		sb := sl.standby
+		sl.standby = nil
 		s.mu.Unlock()
 
-		p, err := s.startAfter(ctx, wait, t, lk)
+		var p *proc
+		var err error
+		if sb = s.usableStandby(sb, lk); sb != nil {
+			// Promote the standby, after the backoff like any restart.
+			if err = s.waitBackoff(ctx, wait); err == nil {
+				p = sb
+			} else {
+				s.endInBackground(sb)
+			}
+		} else {
+			p, err = s.startAfter(ctx, wait, t, lk)
+		}
 
 		s.mu.Lock()
 		sl.starting = nil
@@ -120,30 +137,69 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, e
 		sl.cacheHit = p.cacheHit
 		sl.hardening = p.hardening
 		s.mu.Unlock()
+		s.makeStandby(sl, *t, lk)
 		return p, nil
 	}
 }
 
 // startAfter waits out the restart backoff on the Clock, then starts.
 func (s *Supervisor) startAfter(ctx context.Context, wait time.Duration, t *Target, lk string) (*proc, error) {
-	if wait > 0 {
-		tm := s.cfg.Clock.NewTimer(wait)
-		select {
-		case <-tm.C():
-		case <-ctx.Done():
-			tm.Stop()
-			return nil, ctx.Err()
-		case <-s.stop:
-			tm.Stop()
-			return nil, ErrClosed
-		}
+	if err := s.waitBackoff(ctx, wait); err != nil {
+		return nil, err
 	}
 	return s.start(ctx, t, lk)
 }
 
-// start starts a sidecar through the launcher and loads t's module in it.
+// waitBackoff waits out the restart backoff on the Clock (nothing when
+// wait <= 0), ended early by ctx or Close.
+func (s *Supervisor) waitBackoff(ctx context.Context, wait time.Duration) error {
+	if wait <= 0 {
+		return nil
+	}
+	tm := s.cfg.Clock.NewTimer(wait)
+	select {
+	case <-tm.C():
+		return nil
+	case <-ctx.Done():
+		tm.Stop()
+		return ctx.Err()
+	case <-s.stop:
+		tm.Stop()
+		return ErrClosed
+	}
+}
+
+// start returns a sidecar with t's module loaded: a spare one when the
+// supervisor has one ready (its process start and go-plugin handshake are
+// already done), else a new one. A spare that fails before it answers
+// LoadSkill is replaced by a new sidecar once.
 func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, error) {
-	log := s.cfg.Logger.Named("sidecar").With("skill_id", t.SkillID, "skill_version", t.Version)
+	if p := s.takeSpare(); p != nil {
+		q, err := s.load(ctx, p, t, lk)
+		if err == nil || !errors.Is(err, ErrSidecarStart) || ctx.Err() != nil {
+			if err == nil {
+				s.refillSpares()
+			}
+			return q, err
+		}
+		s.log.Warn("a spare sidecar failed to load a skill; starting a new one", "skill_id", t.SkillID, "skill_version", t.Version, "error", err)
+	}
+	p, err := s.spawn()
+	if err != nil {
+		return nil, err
+	}
+	p, err = s.load(ctx, p, t, lk)
+	if err == nil {
+		s.refillSpares()
+	}
+	return p, err
+}
+
+// spawn starts a sidecar through the launcher, with no skill loaded yet:
+// process start, go-plugin handshake (AutoMTLS) and dispense. Its broker
+// is bound to a skill by load.
+func (s *Supervisor) spawn() (*proc, error) {
+	log := s.cfg.Logger.Named("sidecar")
 	child, err := launch.New(s.cfg.SocketDir, "sc-")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSidecarStart, err)
@@ -154,14 +210,19 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 		return nil, fmt.Errorf("%w: %v", ErrSidecarStart, err)
 	}
 	if s.cfg.CacheDir != "" {
-		// The sidecar may write only what exists when it hardens.
+		// The sidecar may write only what exists when it restricts its
+		// file system (at LoadSkill).
 		if err := os.MkdirAll(s.cfg.CacheDir, 0o700); err != nil {
 			_ = child.Close()
 			return nil, fmt.Errorf("%w: cache dir: %v", ErrSidecarStart, err)
 		}
 	}
-	args := append(slices.Clip(s.cfg.SidecarArgs), s.hardenArgs(t, child.Dir())...)
+	// No skill yet (a spare may take any): the per-skill part of the
+	// hardening (Landlock's module rule, RLIMIT_DATA) comes with
+	// LoadSkill, before the sidecar reads a module byte.
+	args := append(slices.Clip(s.cfg.SidecarArgs), s.hardenArgs(child.Dir())...)
 	r := &cmdRunner{child: child, cmd: launch.Cmd{Path: s.cfg.SidecarPath, Args: args, Credential: cred}}
+	bb := newBoundBroker(s.cfg.Broker)
 	// go-plugin makes a directory for the sockets of this sidecar inside
 	// the child's private directory, for both ends: the sidecar's
 	// (PLUGIN_UNIX_SOCKET_DIR) and the supervisor's own GRPCBroker
@@ -170,7 +231,7 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 	// host's environment out of the variables go-plugin hands the runner.
 	pc := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  sidecarplugin.Handshake,
-		Plugins:          sidecarplugin.ClientPlugins(bindBroker(s.cfg.Broker, t.SkillID)),
+		Plugins:          sidecarplugin.ClientPlugins(bb.plugin()),
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		SkipHostEnv:      true,
@@ -181,11 +242,12 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 		SyncStdout:       io.Discard,
 		SyncStderr:       io.Discard,
 	})
-	p := &proc{pc: pc, child: child, runner: r, loadKey: lk, log: log, dead: make(chan struct{})}
+	p := &proc{pc: pc, child: child, runner: r, broker: bb, log: log, dead: make(chan struct{})}
 	fail := func(err error) (*proc, error) {
 		s.endProc(p, false)
 		return nil, err
 	}
+	began := time.Now()
 	rpc, err := pc.Client()
 	p.pid = child.Pid()
 	if err != nil {
@@ -200,19 +262,35 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 		return fail(fmt.Errorf("%w: dispensed %T", ErrSidecarStart, raw))
 	}
 	p.client = cl
+	log.Debug("sidecar spawned", "pid", p.pid, "handshake", time.Since(began))
+	return p, nil
+}
+
+// load binds p to t's skill and loads t's module in it. On failure p is
+// ended.
+func (s *Supervisor) load(ctx context.Context, p *proc, t *Target, lk string) (*proc, error) {
+	p.loadKey = lk
+	p.log = p.log.With("skill_id", t.SkillID, "skill_version", t.Version)
+	p.broker.bind(t.SkillID)
+	fail := func(err error) (*proc, error) {
+		s.endProc(p, false)
+		return nil, err
+	}
+	began := time.Now()
 	lctx, cancel := context.WithTimeout(ctx, s.cfg.StartTimeout)
 	defer cancel()
-	lr, err := cl.LoadSkill(lctx, &sidecarv1.LoadSkillRequest{
-		SkillId:           t.SkillID,
-		SkillVersion:      t.Version,
-		Module:            &sidecarv1.LoadSkillRequest_ModulePath{ModulePath: t.ModulePath},
-		ModuleSha256:      t.ModuleSHA256,
-		CacheDir:          s.cfg.CacheDir,
-		Entrypoint:        t.Entrypoint,
-		Limits:            limitsProto(t.Limits, s.cfg.sidecarTimeoutExtra),
-		PreparedInstances: s.cfg.PreparedInstances,
-		Grants:            grantsProto(t.Grants),
-		Tools:             toolsProto(t.Tools),
+	lr, err := p.client.LoadSkill(lctx, &sidecarv1.LoadSkillRequest{
+		SkillId:            t.SkillID,
+		SkillVersion:       t.Version,
+		Module:             &sidecarv1.LoadSkillRequest_ModulePath{ModulePath: t.ModulePath},
+		ModuleSha256:       t.ModuleSHA256,
+		CacheDir:           s.cfg.CacheDir,
+		Entrypoint:         t.Entrypoint,
+		Limits:             limitsProto(t.Limits, s.cfg.sidecarTimeoutExtra),
+		PreparedInstances:  s.cfg.PreparedInstances,
+		Grants:             grantsProto(t.Grants),
+		Tools:              toolsProto(t.Tools),
+		HardenMaxDataBytes: s.hardenDataLimit(t),
 	})
 	if err != nil {
 		var se *sidecarplugin.Error
@@ -225,7 +303,7 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 	}
 	p.cacheHit = lr.GetCacheHit()
 	p.hardening = hardeningOf(lr.GetHardening())
-	log.Debug("sidecar started", "pid", p.pid, "cache_hit", p.cacheHit, "hardening", p.hardening.Level())
+	p.log.Debug("sidecar started", "pid", p.pid, "cache_hit", p.cacheHit, "load", time.Since(began), "hardening", p.hardening.Level())
 	return p, nil
 }
 

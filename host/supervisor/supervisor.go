@@ -23,6 +23,8 @@ type Supervisor struct {
 	mu       sync.Mutex
 	closed   bool
 	sidecars map[skey]*slot
+	spares   []*proc       // started sidecars with no skill yet (spare.go)
+	refill   chan struct{} // wakes the spare filler
 
 	calls     sync.WaitGroup // every Call, Start and Precompile in progress
 	wg        sync.WaitGroup // goroutines the supervisor owns
@@ -35,13 +37,16 @@ type skey struct{ id, version string }
 // slot is the state of one skill version. Its fields are guarded by
 // Supervisor.mu.
 type slot struct {
-	key      skey
-	proc     *proc
-	starting chan struct{} // non-nil while a start is under way
-	sem      chan struct{} // one token per running call
-	queued   int
-	inFlight int
-	lastUsed time.Time
+	key     skey
+	proc    *proc
+	standby *proc // loaded like proc, promoted when it dies (standby.go)
+	// standbyStarting is set while a standby is being made.
+	standbyStarting bool
+	starting        chan struct{} // non-nil while a start is under way
+	sem             chan struct{} // one token per running call
+	queued          int
+	inFlight        int
+	lastUsed        time.Time
 
 	starts      int
 	crashes     []time.Time // within the window
@@ -60,6 +65,7 @@ type proc struct {
 	child   *launch.Child
 	runner  *cmdRunner
 	client  *sidecarplugin.Client
+	broker  *boundBroker // nil without Config.Broker
 	pid     int
 	loadKey string
 	log     hclog.Logger
@@ -86,6 +92,7 @@ func New(cfg Config) (*Supervisor, error) {
 		log:      cfg.Logger.Named("supervisor"),
 		sidecars: map[skey]*slot{},
 		stop:     make(chan struct{}),
+		refill:   make(chan struct{}, 1),
 	}
 	if cfg.IdleTimeout > 0 {
 		s.wg.Add(1)
@@ -94,6 +101,10 @@ func New(cfg Config) (*Supervisor, error) {
 	if cfg.HealthInterval > 0 {
 		s.wg.Add(1)
 		go s.healthChecker()
+	}
+	if cfg.SpareSidecars > 0 {
+		s.wg.Add(1)
+		go s.spareFiller()
 	}
 	return s, nil
 }

@@ -222,7 +222,9 @@ func TestTimeoutInsideSidecar(t *testing.T) {
 }
 
 func TestTimeoutKillsStuckSidecar(t *testing.T) {
-	s := newSup(t, Config{CallGrace: 100 * time.Millisecond})
+	// No spare nor standby sidecar: the test checks that no sidecar child
+	// is left.
+	s := newSup(t, Config{CallGrace: 100 * time.Millisecond, SpareSidecars: -1, Standby: -1})
 	// The sidecar is told 30 s more than the supervisor's budget, so it
 	// does not answer in time: the supervisor kills it.
 	s.cfg.sidecarTimeoutExtra = 30 * time.Second
@@ -420,7 +422,10 @@ func TestSupervisorKilled(t *testing.T) {
 // health check times out, it is killed and counted as a crash, and the
 // next call runs in a fresh one.
 func TestHealthCheckKillsUnresponsive(t *testing.T) {
-	s := newSup(t, Config{HealthInterval: 50 * time.Millisecond, HealthTimeout: 200 * time.Millisecond, RestartBackoff: time.Millisecond})
+	// No spare nor standby: their starts would compete with the 200 ms
+	// health checks of the one sidecar under test.
+	s := newSup(t, Config{HealthInterval: 50 * time.Millisecond, HealthTimeout: 200 * time.Millisecond, RestartBackoff: time.Millisecond,
+		SpareSidecars: -1, Standby: -1})
 	ctx := ctxT(t)
 	tg := fixture(t, "health.answer", "answer.wasm")
 	tg.Entrypoint = "answer"

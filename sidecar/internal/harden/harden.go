@@ -42,6 +42,16 @@ type Config struct {
 	// MaxDataBytes, when not 0, is RLIMIT_DATA (writable private memory:
 	// the Go heap, wasmtime's committed linear memories).
 	MaxDataBytes uint64
+	// Later is for a serving sidecar started before its skill is known (a
+	// spare sidecar, which any skill's next start may take): Apply then
+	// sets the rlimits but RLIMIT_DATA, drops the capabilities and sets
+	// no_new_privs, and leaves to Restrict, which the sidecar calls when
+	// LoadSkill names the module and before it reads a byte of it,
+	// RLIMIT_DATA for the skill, the file-system rules (Landlock:
+	// ReadOnly, ReadWrite) and the seccomp filter. Nothing untrusted
+	// reaches the process before Restrict: only the supervisor's
+	// go-plugin handshake.
+	Later bool
 }
 
 // Landlock outcomes of Report.Landlock.
@@ -49,12 +59,14 @@ const (
 	LandlockFull    = "full"    // every restriction asked is enforced
 	LandlockPartial = "partial" // enforced with an older ABI: some rights not restricted
 	LandlockNone    = "none"    // the kernel has no Landlock
+	LandlockPending = "pending" // Config.Later: Restrict has not run yet
 )
 
 // Seccomp outcomes of Report.Seccomp.
 const (
 	SeccompFilter      = "filter"      // the allowlist is loaded on every thread
 	SeccompUnsupported = "unsupported" // the kernel or system has no seccomp
+	SeccompPending     = "pending"     // Config.Later: Restrict has not run yet
 )
 
 // Report is the outcome of Apply, read back from the kernel where it can

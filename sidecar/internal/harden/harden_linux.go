@@ -27,22 +27,21 @@ const landlockTarget = 7
 // must run before any untrusted byte is read. A failure of a step that
 // must hold is ErrHardenFailed, naming the step; the process must then
 // exit. Landlock is best effort: a kernel without it is reported, not an
-// error.
+// error. With cfg.Later, Apply stops after no_new_privs and Restrict does
+// the rest.
 func Apply(cfg Config) (Report, error) {
 	rep := Report{Supported: true, UID: os.Getuid(), GID: os.Getgid()}
 	// Load what the Go runtime reads lazily from the file system, while
 	// it still may: the local time zone (log timestamps).
 	_ = time.Now().Local().String()
-	status, err := os.Open("/proc/self/status")
-	if err != nil {
-		return rep, fmt.Errorf("%w: open /proc/self/status: %w", ErrHardenFailed, err)
-	}
-	defer status.Close()
 	lastCap, err := readLastCap()
 	if err != nil {
 		return rep, fmt.Errorf("%w: %w", ErrHardenFailed, err)
 	}
-
+	later := cfg
+	if cfg.Later {
+		cfg.MaxDataBytes = 0 // set by Restrict, for the skill
+	}
 	if rep.Rlimits, err = setRlimits(cfg); err != nil {
 		return rep, fmt.Errorf("%w: %w", ErrHardenFailed, err)
 	}
@@ -52,22 +51,52 @@ func Apply(cfg Config) (Report, error) {
 	if err := allThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
 		return rep, fmt.Errorf("%w: no_new_privs: %w", ErrHardenFailed, err)
 	}
+	if cfg.Later {
+		rep.Landlock, rep.Seccomp = LandlockPending, SeccompPending
+		return rep, nil
+	}
+	later.MaxDataBytes = 0 // set above
+	return rep, Restrict(later, &rep)
+}
+
+// Restrict applies what Apply left for later (Config.Later), and is
+// Apply's second half otherwise: RLIMIT_DATA of cfg.MaxDataBytes (when
+// not 0), the Landlock rules of cfg.ReadOnly and cfg.ReadWrite, the
+// seccomp allowlist; then it reads the outcome back from the kernel into
+// rep. It must run before the process reads a module byte, and runs once;
+// a failure is ErrHardenFailed and the module must not be read.
+func Restrict(cfg Config, rep *Report) error {
+	status, err := os.Open("/proc/self/status")
+	if err != nil {
+		return fmt.Errorf("%w: open /proc/self/status: %w", ErrHardenFailed, err)
+	}
+	defer status.Close()
+	if cfg.MaxDataBytes > 0 {
+		v, err := setRlimit(unix.RLIMIT_DATA, "data", cfg.MaxDataBytes)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrHardenFailed, err)
+		}
+		if rep.Rlimits == nil {
+			rep.Rlimits = map[string]uint64{}
+		}
+		rep.Rlimits["data"] = v
+	}
 	rep.LandlockABI, rep.Landlock, err = restrictFS(cfg)
 	if err != nil {
-		return rep, fmt.Errorf("%w: landlock: %w", ErrHardenFailed, err)
+		return fmt.Errorf("%w: landlock: %w", ErrHardenFailed, err)
 	}
 	if !seccomp.Supported() {
 		rep.Seccomp = SeccompUnsupported
 	} else {
 		n, err := loadSeccomp()
 		if err != nil {
-			return rep, fmt.Errorf("%w: seccomp: %w", ErrHardenFailed, err)
+			return fmt.Errorf("%w: seccomp: %w", ErrHardenFailed, err)
 		}
 		rep.Seccomp, rep.SeccompSyscalls = SeccompFilter, n
 	}
 
 	if rep.Status, err = readStatus(status); err != nil {
-		return rep, fmt.Errorf("%w: reading back /proc/self/status: %w", ErrHardenFailed, err)
+		return fmt.Errorf("%w: reading back /proc/self/status: %w", ErrHardenFailed, err)
 	}
 	rep.NoNewPrivs = rep.Status["NoNewPrivs"] == "1"
 	rep.SeccompMode, _ = strconv.Atoi(rep.Status["Seccomp"])
@@ -83,13 +112,13 @@ func Apply(cfg Config) (Report, error) {
 	}
 	switch {
 	case !rep.NoNewPrivs:
-		return rep, fmt.Errorf("%w: the kernel shows NoNewPrivs %q after setting it", ErrHardenFailed, rep.Status["NoNewPrivs"])
+		return fmt.Errorf("%w: the kernel shows NoNewPrivs %q after setting it", ErrHardenFailed, rep.Status["NoNewPrivs"])
 	case !rep.CapsDropped:
-		return rep, fmt.Errorf("%w: capabilities left after dropping them: CapEff %s CapPrm %s CapBnd %s", ErrHardenFailed, rep.Status["CapEff"], rep.Status["CapPrm"], rep.Status["CapBnd"])
+		return fmt.Errorf("%w: capabilities left after dropping them: CapEff %s CapPrm %s CapBnd %s", ErrHardenFailed, rep.Status["CapEff"], rep.Status["CapPrm"], rep.Status["CapBnd"])
 	case rep.Seccomp == SeccompFilter && rep.SeccompMode != 2:
-		return rep, fmt.Errorf("%w: the kernel shows Seccomp %q after loading the filter", ErrHardenFailed, rep.Status["Seccomp"])
+		return fmt.Errorf("%w: the kernel shows Seccomp %q after loading the filter", ErrHardenFailed, rep.Status["Seccomp"])
 	}
-	return rep, nil
+	return nil
 }
 
 // readLastCap reads the highest capability number the kernel knows.
@@ -132,20 +161,28 @@ func setRlimits(cfg Config) (map[string]uint64, error) {
 	}
 	out := make(map[string]uint64, len(lims))
 	for _, l := range lims {
-		var cur unix.Rlimit
-		if err := unix.Getrlimit(l.res, &cur); err != nil {
-			return out, fmt.Errorf("getrlimit %s: %w", l.name, err)
-		}
-		v := l.v
-		if cur.Max < v { // never raise: an unprivileged process cannot
-			v = cur.Max
-		}
-		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: v, Max: v}); err != nil {
-			return out, fmt.Errorf("setrlimit %s to %d: %w", l.name, v, err)
+		v, err := setRlimit(l.res, l.name, l.v)
+		if err != nil {
+			return out, err
 		}
 		out[l.name] = v
 	}
 	return out, nil
+}
+
+// setRlimit sets one limit (soft = hard) to v, or to the hard limit when
+// that is lower (never raise: an unprivileged process cannot), and
+// returns the value set.
+func setRlimit(res int, name string, v uint64) (uint64, error) {
+	var cur unix.Rlimit
+	if err := unix.Getrlimit(res, &cur); err != nil {
+		return 0, fmt.Errorf("getrlimit %s: %w", name, err)
+	}
+	v = min(v, cur.Max)
+	if err := unix.Setrlimit(res, &unix.Rlimit{Cur: v, Max: v}); err != nil {
+		return 0, fmt.Errorf("setrlimit %s to %d: %w", name, v, err)
+	}
+	return v, nil
 }
 
 // dropCaps empties every capability set of every thread: bounding and

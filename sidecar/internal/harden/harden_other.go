@@ -9,3 +9,6 @@ package harden
 func Apply(cfg Config) (Report, error) {
 	return Report{Supported: false, Seccomp: SeccompUnsupported, Landlock: LandlockNone}, nil
 }
+
+// Restrict applies nothing on this system (see Apply).
+func Restrict(cfg Config, rep *Report) error { return nil }

@@ -59,7 +59,11 @@
 // A Go guest's _initialize (its runtime start-up) costs far more than a
 // typical call. With [ModuleConfig].PreparedInstances > 0 a module keeps
 // that many instances instantiated and initialized ahead of calls, prepared
-// by a goroutine the module owns. Each serves exactly one call, then is
+// by a goroutine the module owns. Load does not wait for them, and no call
+// ever waits for the preparer: a call that finds no prepared instance (the
+// first calls after Load, a burst) instantiates its own, so a new sidecar
+// answers its first call while its spares are still being prepared
+// (TestFirstCallWhilePreparing). Each serves exactly one call, then is
 // discarded; nothing crosses calls. An instance prepared with other store
 // limits than a call's is not used for it. _initialize runs with its own fuel
 // and deadline ([ModuleConfig].InitFuel and InitTimeout) both when prepared

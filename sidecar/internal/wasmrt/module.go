@@ -512,6 +512,11 @@ func (m *Module) signalRefill() {
 	}
 }
 
+// prepareHook, when set (by tests, before Load), runs on the preparer's
+// goroutine before each preparation: a test blocks it to hold preparation
+// back while calls run.
+var prepareHook func()
+
 // prepareLoop keeps the pool full and closes retired instances. It is owned
 // by the Module and stopped by Close. It is woken after each call, so that
 // it works between calls rather than competing with them.
@@ -525,6 +530,9 @@ func (m *Module) prepareLoop() {
 			case <-m.stop:
 				return
 			default:
+			}
+			if prepareHook != nil {
+				prepareHook()
 			}
 			m.targetMu.Lock()
 			target := m.target

@@ -130,3 +130,52 @@ func TestPreparedConcurrentCalls(t *testing.T) {
 	// Close while the preparer is busy refilling: it must stop (goleak).
 	_ = m.Close()
 }
+
+// TestFirstCallWhilePreparing holds the preparer back (a hook blocks it
+// before its first preparation) and checks that calls are served at once,
+// each by a fresh instance, while no instance is prepared; released, the
+// preparer fills the pool and the next call is served prepared.
+func TestFirstCallWhilePreparing(t *testing.T) {
+	for _, name := range []string{"reactor", "go_guest"} {
+		t.Run(name, func(t *testing.T) {
+			release := make(chan struct{})
+			entered := make(chan struct{}, 64)
+			restore := wasmrt.SetPrepareHook(func() {
+				select {
+				case entered <- struct{}{}:
+				default:
+				}
+				<-release
+			})
+			e := newEngine(t, wasmrt.Config{})
+			var m *wasmrt.Module
+			inv := wasmrt.Invocation{}
+			if name == "go_guest" {
+				m = load(t, e, goGuest(t), wasmrt.ModuleConfig{PreparedInstances: 2})
+				inv.Input = op("echo")
+			} else {
+				m = loadFixture(t, e, "reactor", wasmrt.ModuleConfig{PreparedInstances: 2})
+			}
+			defer restore()
+			defer m.Close()
+			var once sync.Once
+			unblock := func() { once.Do(func() { close(release) }) }
+			defer unblock() // before Close, which waits for the preparer
+			<-entered       // the preparer is blocked before its first instance
+			for i := range 3 {
+				res := mustInvoke(t, m, inv)
+				if res.Stats.Prepared {
+					t.Fatalf("call %d served by a prepared instance while preparation is blocked", i+1)
+				}
+				if n := m.ReadyInstances(); n != 0 {
+					t.Fatalf("call %d: %d ready instances while preparation is blocked", i+1, n)
+				}
+			}
+			unblock()
+			waitReady(t, m, 2)
+			if res := mustInvoke(t, m, inv); !res.Stats.Prepared {
+				t.Error("call after preparation not served prepared")
+			}
+		})
+	}
+}

@@ -683,9 +683,14 @@ type LoadSkillRequest struct {
 	Tools []*Tool `protobuf:"bytes,13,rep,name=tools,proto3" json:"tools,omitempty"`
 	// GRPCBroker id on which the supervisor serves BrokerService; 0 means no
 	// broker (every capability-call returns "unavailable").
-	BrokerId      uint32 `protobuf:"varint,14,opt,name=broker_id,json=brokerId,proto3" json:"broker_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	BrokerId uint32 `protobuf:"varint,14,opt,name=broker_id,json=brokerId,proto3" json:"broker_id,omitempty"`
+	// RLIMIT_DATA the sidecar sets on itself before it reads the module, for
+	// a sidecar started before its skill was known (a spare, whose
+	// hardening waits for LoadSkill: the Landlock rules of module_path and
+	// cache_dir come with it too); 0 sets none.
+	HardenMaxDataBytes uint64 `protobuf:"varint,15,opt,name=harden_max_data_bytes,json=hardenMaxDataBytes,proto3" json:"harden_max_data_bytes,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *LoadSkillRequest) Reset() {
@@ -823,6 +828,13 @@ func (x *LoadSkillRequest) GetTools() []*Tool {
 func (x *LoadSkillRequest) GetBrokerId() uint32 {
 	if x != nil {
 		return x.BrokerId
+	}
+	return 0
+}
+
+func (x *LoadSkillRequest) GetHardenMaxDataBytes() uint64 {
+	if x != nil {
+		return x.HardenMaxDataBytes
 	}
 	return 0
 }
@@ -2158,7 +2170,7 @@ const file_palyra_sidecar_v1_sidecar_proto_rawDesc = "" +
 	"\x04Tool\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12!\n" +
 	"\finput_schema\x18\x02 \x01(\fR\vinputSchema\x12#\n" +
-	"\routput_schema\x18\x03 \x01(\fR\foutputSchema\"\xc2\x04\n" +
+	"\routput_schema\x18\x03 \x01(\fR\foutputSchema\"\xf5\x04\n" +
 	"\x10LoadSkillRequest\x12\x19\n" +
 	"\bskill_id\x18\x01 \x01(\tR\askillId\x12#\n" +
 	"\rskill_version\x18\x02 \x01(\tR\fskillVersion\x12!\n" +
@@ -2177,7 +2189,8 @@ const file_palyra_sidecar_v1_sidecar_proto_rawDesc = "" +
 	"\finit_timeout\x18\v \x01(\v2\x19.google.protobuf.DurationR\vinitTimeout\x121\n" +
 	"\x06grants\x18\f \x01(\v2\x19.palyra.sidecar.v1.GrantsR\x06grants\x12-\n" +
 	"\x05tools\x18\r \x03(\v2\x17.palyra.sidecar.v1.ToolR\x05tools\x12\x1b\n" +
-	"\tbroker_id\x18\x0e \x01(\rR\bbrokerIdB\b\n" +
+	"\tbroker_id\x18\x0e \x01(\rR\bbrokerId\x121\n" +
+	"\x15harden_max_data_bytes\x18\x0f \x01(\x04R\x12hardenMaxDataBytesB\b\n" +
 	"\x06module\"\x8f\x03\n" +
 	"\x11LoadSkillResponse\x12\x1d\n" +
 	"\n" +

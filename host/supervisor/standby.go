@@ -1,0 +1,87 @@
+package supervisor
+
+import (
+	"context"
+)
+
+// usableStandby returns sb when it can serve lk (loaded with the same
+// module and settings, still running); otherwise it ends sb in the
+// background and returns nil.
+func (s *Supervisor) usableStandby(sb *proc, lk string) *proc {
+	if sb == nil {
+		return nil
+	}
+	if sb.loadKey == lk && !sb.child.Exited() {
+		return sb
+	}
+	s.endInBackground(sb)
+	return nil
+}
+
+// endInBackground ends p on a goroutine the supervisor owns (Close waits
+// for it).
+func (s *Supervisor) endInBackground(p *proc) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.endProc(p, false)
+	}()
+}
+
+// makeStandby makes, in the background, the standby of sl for t (load key
+// lk) unless Config.Standby is off, sl has a usable one, one is being made
+// or the supervisor is closed. A standby loaded with another key is ended.
+// A failure is logged, not counted as a crash: the serving sidecar is
+// fine, and the next start tries again.
+func (s *Supervisor) makeStandby(sl *slot, t Target, lk string) {
+	if s.cfg.Standby <= 0 {
+		return
+	}
+	s.mu.Lock()
+	if s.closed || sl.standbyStarting {
+		s.mu.Unlock()
+		return
+	}
+	if sb := sl.standby; sb != nil {
+		if sb.loadKey == lk && !sb.child.Exited() {
+			s.mu.Unlock()
+			return
+		}
+		sl.standby = nil
+		s.endInBackground(sb)
+	}
+	sl.standbyStarting = true
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() { // Close cancels the start
+			select {
+			case <-s.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		p, err := s.start(ctx, &t, lk)
+		s.mu.Lock()
+		sl.standbyStarting = false
+		if err != nil {
+			s.mu.Unlock()
+			if !s.isClosed() {
+				s.log.Warn("starting a standby sidecar failed", "skill_id", t.SkillID, "skill_version", t.Version, "error", err)
+			}
+			return
+		}
+		// Keep it only while sl still serves lk.
+		if s.closed || sl.standby != nil || sl.proc == nil || sl.proc.loadKey != lk {
+			s.mu.Unlock()
+			s.endProc(p, false)
+			return
+		}
+		sl.standby = p
+		s.mu.Unlock()
+		p.log.Debug("standby sidecar ready", "pid", p.pid)
+	}()
+}

@@ -1,0 +1,129 @@
+package supervisor
+
+import (
+	"errors"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// standbyPID returns the pid of the standby of a skill version, 0 when
+// there is none.
+func standbyPID(s *Supervisor, tg Target) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sl := s.sidecars[skey{tg.SkillID, tg.Version}]; sl != nil && sl.standby != nil {
+		return sl.standby.pid
+	}
+	return 0
+}
+
+// waitStandby waits up to 30 s for a standby of tg other than not and
+// returns its pid.
+func waitStandby(t *testing.T, s *Supervisor, tg Target, not int) int {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if pid := standbyPID(s, tg); pid != 0 && pid != not {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no standby of %s within 30 s", tg.SkillID)
+		}
+	}
+}
+
+// callServed calls tg until a call succeeds, allowing one sidecar_crashed
+// (the call that finds the killed sidecar), and returns the serving pid.
+func callServed(t *testing.T, s *Supervisor, tg Target) int {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		res, err := s.Call(ctxT(t), tg, "t", nil, CallOptions{})
+		if err == nil {
+			return res.PID
+		}
+		if attempt > 0 || !errors.Is(err, ErrSidecarCrashed) {
+			t.Fatalf("call %d: %v", attempt+1, err)
+		}
+	}
+}
+
+// TestStandby checks the standby sidecar of a running skill version: made
+// after the start, promoted when the serving sidecar is killed (the next
+// call is served by the standby's pid, the kill counts as a crash and a
+// restart), replaced by a new one; a changed module retires it; Stop and
+// idleness end it; with Standby negative none is made.
+func TestStandby(t *testing.T) {
+	tg := fixture(t, "standby.a", "answer.wasm")
+	tg.Entrypoint = "answer"
+
+	t.Run("promoted on a crash and replaced", func(t *testing.T) {
+		s := newSup(t, Config{HealthInterval: -1, IdleTimeout: -1, CrashLoopThreshold: 100})
+		serving := callServed(t, s, tg)
+		for kill := 1; kill <= 3; kill++ {
+			sb := waitStandby(t, s, tg, 0)
+			if sb == serving {
+				t.Fatalf("the standby is the serving sidecar %d", sb)
+			}
+			if err := syscall.Kill(serving, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			waitGone(t, serving, "killed sidecar")
+			got := callServed(t, s, tg)
+			if got != sb {
+				t.Fatalf("kill %d: served by pid %d, want the standby %d", kill, got, sb)
+			}
+			if st := s.State(tg.SkillID, tg.Version); st.Crashes != kill || st.Restarts != kill || st.PID != sb {
+				t.Fatalf("kill %d: %+v", kill, st)
+			}
+			if next := waitStandby(t, s, tg, sb); next == serving {
+				t.Fatalf("kill %d: the killed sidecar is the new standby", kill)
+			}
+			serving = sb
+		}
+	})
+
+	t.Run("a changed module retires it", func(t *testing.T) {
+		s := newSup(t, Config{HealthInterval: -1, IdleTimeout: -1})
+		callServed(t, s, tg)
+		old := waitStandby(t, s, tg, 0)
+		tg2 := tg
+		tg2.Limits.Fuel = 1 << 30 // another load key
+		if got := callServed(t, s, tg2); got == old {
+			t.Fatalf("the changed target was served by the old standby %d", got)
+		}
+		waitGone(t, old, "old standby")
+		waitStandby(t, s, tg2, old)
+	})
+
+	t.Run("Stop ends it", func(t *testing.T) {
+		s := newSup(t, Config{HealthInterval: -1, IdleTimeout: -1})
+		serving := callServed(t, s, tg)
+		sb := waitStandby(t, s, tg, 0)
+		s.Stop(tg.SkillID, tg.Version)
+		waitGone(t, serving, "stopped sidecar")
+		waitGone(t, sb, "standby of a stopped skill")
+	})
+
+	t.Run("idleness ends it", func(t *testing.T) {
+		// Idleness is measured on the fake clock: nothing is idle until
+		// the test moves it, after the standby is there.
+		fc := newFakeClock()
+		s := newSup(t, Config{Clock: fc, HealthInterval: -1, IdleTimeout: 40 * time.Millisecond})
+		serving := callServed(t, s, tg)
+		sb := waitStandby(t, s, tg, 0)
+		fc.Advance(time.Second)
+		waitGone(t, serving, "idle sidecar")
+		waitGone(t, sb, "standby of an idle skill")
+	})
+
+	t.Run("off", func(t *testing.T) {
+		s := newSup(t, Config{Standby: -1, SpareSidecars: -1, HealthInterval: -1, IdleTimeout: -1})
+		callServed(t, s, tg)
+		if pid := standbyPID(s, tg); pid != 0 {
+			t.Errorf("a standby %d with Standby -1", pid)
+		}
+		if kids := sidecarChildren(); len(kids) != 1 {
+			t.Errorf("sidecar children %v, want the serving one", kids)
+		}
+	})
+}
