@@ -47,6 +47,15 @@
 //     primary key, not a directory walk and sort.
 //   - One file (plus its WAL) to back up, copy or inspect.
 //
+// # Compare-and-swap
+//
+// CompareAndSwap writes a value only if the key holds an expected one (or
+// is absent), reading and writing in one BEGIN IMMEDIATE transaction, so a
+// guest can update a value by read, compute, swap and retry, and no update
+// of a concurrent call (another instance of the skill, a hook running
+// while a tool call does) is lost. A swap is a write like Put: same key
+// rules, value limit and quota.
+//
 // # Quotas and usage
 //
 // The table usage(skill_id, keys, bytes) holds each skill's key count and
