@@ -4,7 +4,7 @@
 // # Its part in the whole
 //
 // A skill's guest code never touches the host's disk. A storage operation
-// of a guest (get, put, delete, list on a storage handle 30000+) travels
+// of a guest (get, put, cas, delete, list on a storage handle 30000+) travels
 // from the sidecar to the capability broker in the supervisor; the broker
 // checks the handle and the grant, maps the handle to the grant's prefix
 // ("counters"), joins prefix and guest key with JoinKey
