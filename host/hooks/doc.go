@@ -138,9 +138,10 @@
 // error, such as a missing or quarantined skill, with its errcode code; a
 // timeout, hook_timeout; a cancellation, hook_canceled; output over
 // MaxOutputBytes or not JSON, invalid_hook_output; a decision not allowed,
-// hook_decision_not_allowed; a full skill queue, hook_queue_full) is a failed outcome, not an error of Fire, and
-// does not vote in Resolve, as in Palyra; Resolution.Failed lists such hooks
-// for callers that must fail closed.
+// hook_decision_not_allowed; a full skill queue, hook_queue_full) is a
+// failed outcome, not an error of Fire, and does not vote in Resolve, as in
+// Palyra; Resolution.Failed lists such hooks for callers that must fail
+// closed.
 //
 // Where Palyra stops short (a gap between Palyra's docs and its code, item 8), Palyra-Go goes on: the
 // run phases are dispatched by whoever calls Fire for them, the event payload
