@@ -432,11 +432,16 @@ func (d *Dispatcher) runSkill(skill string, q *skillQueue) {
 		q.jobs = q.jobs[1:]
 		d.smu.Unlock()
 
+		acquired := false
 		select {
 		case d.slots <- struct{}{}:
+			acquired = true
 		case <-d.base.Done():
 		}
 		if d.base.Err() != nil {
+			if acquired {
+				<-d.slots
+			}
 			n := d.dropped.Add(1)
 			d.log.Warn("hook dispatcher closed; queued event dropped", "event", sj.event, "skill_id", skill, "dropped_total", n)
 			continue
