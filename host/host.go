@@ -104,8 +104,10 @@ type Config struct {
 	// DispatchHooks makes the host follow the inventory journal and run the
 	// hooks bound to each lifecycle event (skill:enabled,
 	// skill:quarantined, ...) as it is journaled, by this host or by any
-	// process working on the state dir. Without it hooks run only when
-	// fired (FireHooks).
+	// process working on the state dir. A skill's hooks see the events one
+	// at a time, in journal order; other skills' hooks run in parallel
+	// (see host/hooks, "Order of enqueued events"). Without it hooks run
+	// only when fired (FireHooks).
 	DispatchHooks bool
 	// HookTimeout is the time limit of a hook call whose binding sets none
 	// (hooks.DefaultTimeout when ≤ 0).

@@ -210,6 +210,55 @@ func TestStorageThroughBroker(t *testing.T) {
 	}
 }
 
+// TestStorageCAS: cas through the broker swaps only from the expected
+// value (absent when expected_base64 is absent or null), answers what the
+// key holds when it does not, and is refused as a put is (read root, bad
+// key, quota, missing value).
+func TestStorageCAS(t *testing.T) {
+	e := newEnv(t)
+	e.begin(t, "inv", nil)
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	steps := []struct {
+		name     string
+		handle   int32
+		grant    string
+		doc      string
+		want     string // the answer, when wantCode is 0
+		wantCode sidecarplugin.ABICode
+	}{
+		{"create from absent", 30000, "cache", `{"op":"cas","key":"n","value_base64":"` + b64("1") + `"}`, `{"swapped":true}`, 0},
+		{"absent expected, present", 30000, "cache", `{"op":"cas","key":"n","expected_base64":null,"value_base64":"` + b64("9") + `"}`, `{"swapped":false,"found":true,"value_base64":"` + b64("1") + `"}`, 0},
+		{"stale value", 30000, "cache", `{"op":"cas","key":"n","expected_base64":"` + b64("0") + `","value_base64":"` + b64("9") + `"}`, `{"swapped":false,"found":true,"value_base64":"` + b64("1") + `"}`, 0},
+		{"current value", 30000, "cache", `{"op":"cas","key":"n","expected_base64":"` + b64("1") + `","value_base64":"` + b64("2") + `"}`, `{"swapped":true}`, 0},
+		{"value expected, absent", 30000, "cache", `{"op":"cas","key":"m","expected_base64":"` + b64("1") + `","value_base64":"` + b64("2") + `"}`, `{"swapped":false,"found":false}`, 0},
+		{"to empty", 30000, "cache", `{"op":"cas","key":"n","expected_base64":"` + b64("2") + `","value_base64":""}`, `{"swapped":true}`, 0},
+		{"empty is not absent", 30000, "cache", `{"op":"cas","key":"n","value_base64":"` + b64("3") + `"}`, `{"swapped":false,"found":true}`, 0},
+		{"from empty", 30000, "cache", `{"op":"cas","key":"n","expected_base64":"","value_base64":"` + b64("3") + `"}`, `{"swapped":true}`, 0},
+		{"read root", 30001, "shared", `{"op":"cas","key":"n","value_base64":"` + b64("1") + `"}`, "", abi.CodeDenied},
+		{"bad key", 30000, "cache", `{"op":"cas","key":"../n","value_base64":"` + b64("1") + `"}`, "", abi.CodeInvalidRequest},
+		{"no value", 30000, "cache", `{"op":"cas","key":"n","expected_base64":"` + b64("3") + `"}`, "", abi.CodeInvalidRequest},
+		{"expected on put", 30000, "cache", `{"op":"put","key":"n","expected_base64":"","value_base64":""}`, "", abi.CodeInvalidRequest},
+		{"fill", 30000, "cache", `{"op":"cas","key":"k2","value_base64":""}`, `{"swapped":true}`, 0},
+		{"fill more", 30000, "cache", `{"op":"cas","key":"k3","value_base64":""}`, `{"swapped":true}`, 0},
+		{"keys quota", 30000, "cache", `{"op":"cas","key":"k4","value_base64":""}`, "", abi.CodeQuotaExceeded},
+	}
+	for _, s := range steps {
+		resp, ce := e.call("inv", "storage", s.handle, s.grant, s.doc)
+		switch {
+		case s.wantCode == 0 && (ce != nil || string(resp) != s.want):
+			t.Fatalf("%s: %s %v; want %s", s.name, resp, ce, s.want)
+		case s.wantCode != 0 && (ce == nil || ce.Code != s.wantCode):
+			t.Fatalf("%s: %s %v; want code %d", s.name, resp, ce, s.wantCode)
+		}
+	}
+	if v, _, _ := e.st.Get(context.Background(), "acme.x", "cache/n"); string(v) != "3" {
+		t.Fatalf("cache/n = %q, want 3", v)
+	}
+	if st := e.b.Stats("acme.x"); st.StorageKeys != 3 || st.Denials["storage_quota_keys"] != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
 func TestSecrets(t *testing.T) {
 	e := newEnv(t)
 	e.begin(t, "inv", nil)

@@ -18,6 +18,7 @@ import (
 func FuzzCall(f *testing.F) {
 	for _, s := range []string{`{"op":"get","key":"k"}`, `{"op":"put","key":"a/b","value_base64":"eA=="}`,
 		`{"op":"list","prefix":"a","limit":5,"cursor":"a"}`, `{"op":"describe"}`, `{"op":"send","text":"hi"}`,
+		`{"op":"cas","key":"k","expected_base64":"eA==","value_base64":"eQ=="}`, `{"op":"cas","key":"k","expected_base64":null,"value_base64":""}`,
 		`{"url":"http://127.0.0.1:1/","secret_headers":[{"name":"x","secret_handle":20000}]}`, `[]`, `{"op":null}`} {
 		for k := range 4 {
 			f.Add(s, uint8(k))

@@ -14,9 +14,12 @@ type storageRequestDoc struct {
 	Op          string  `json:"op"`
 	Key         string  `json:"key"`
 	ValueBase64 *[]byte `json:"value_base64"`
-	Prefix      string  `json:"prefix"`
-	Limit       int     `json:"limit"`
-	Cursor      string  `json:"cursor"`
+	// ExpectedBase64 is the value a cas expects; absent or null expects
+	// the key to be absent.
+	ExpectedBase64 *[]byte `json:"expected_base64"`
+	Prefix         string  `json:"prefix"`
+	Limit          int     `json:"limit"`
+	Cursor         string  `json:"cursor"`
 }
 
 type storageGetDoc struct {
@@ -26,6 +29,14 @@ type storageGetDoc struct {
 
 type storageDeleteDoc struct {
 	Deleted bool `json:"deleted"`
+}
+
+// storageCASDoc is the answer of a cas: whether it swapped, and, when it
+// did not, what the key holds (found and value_base64, as a get).
+type storageCASDoc struct {
+	Swapped     bool   `json:"swapped"`
+	Found       *bool  `json:"found,omitempty"`
+	ValueBase64 []byte `json:"value_base64,omitempty"`
 }
 
 type storageListDoc struct {
@@ -69,7 +80,7 @@ func (op *operation) storage(ctx context.Context, prefix string) ([]byte, error)
 			}
 		}
 		return mustJSON(out), nil
-	case "put", "delete":
+	case "put", "delete", "cas":
 		if readOnly {
 			return nil, deny("read_only", "storage prefix %q is a read root: %s is not allowed through it", prefix, doc.Op)
 		}
@@ -77,17 +88,45 @@ func (op *operation) storage(ctx context.Context, prefix string) ([]byte, error)
 		if err != nil {
 			return nil, err
 		}
+		if doc.ExpectedBase64 != nil && doc.Op != "cas" {
+			return nil, refuse(abi.CodeInvalidRequest, "invalid_request", "expected_base64 is a member of cas only, not of %s", doc.Op)
+		}
 		var resp []byte
-		if doc.Op == "put" {
+		q := storage.Quota{MaxKeys: in.Limits.MaxStorageKeys, MaxBytes: in.Limits.MaxStorageBytes}
+		switch doc.Op {
+		case "put":
 			if doc.ValueBase64 == nil {
 				return nil, refuse(abi.CodeInvalidRequest, "invalid_request", "put needs value_base64")
 			}
-			q := storage.Quota{MaxKeys: in.Limits.MaxStorageKeys, MaxBytes: in.Limits.MaxStorageBytes}
 			if err := st.Put(ctx, in.SkillID, k, *doc.ValueBase64, q); err != nil {
 				return nil, storageFailure(err)
 			}
 			resp = []byte("{}")
-		} else {
+		case "cas":
+			if doc.ValueBase64 == nil {
+				return nil, refuse(abi.CodeInvalidRequest, "invalid_request", "cas needs value_base64")
+			}
+			var expected []byte // nil: the key must be absent
+			if doc.ExpectedBase64 != nil {
+				expected = *doc.ExpectedBase64
+				if expected == nil {
+					expected = []byte{}
+				}
+			}
+			res, err := st.CompareAndSwap(ctx, in.SkillID, k, expected, *doc.ValueBase64, q)
+			if err != nil {
+				return nil, storageFailure(err)
+			}
+			out := storageCASDoc{Swapped: res.Swapped}
+			if !res.Swapped {
+				out.Found = &res.Found
+				out.ValueBase64 = res.Current
+			}
+			resp = mustJSON(out)
+			if !res.Swapped {
+				return resp, nil // nothing written: usage unchanged
+			}
+		default:
 			deleted, err := st.Delete(ctx, in.SkillID, k)
 			if err != nil {
 				return nil, storageFailure(err)
@@ -127,7 +166,7 @@ func (op *operation) storage(ctx context.Context, prefix string) ([]byte, error)
 		}
 		return mustJSON(out), nil
 	}
-	return nil, refuse(abi.CodeInvalidRequest, "invalid_request", "unknown storage op %q (get, put, delete, list)", doc.Op)
+	return nil, refuse(abi.CodeInvalidRequest, "invalid_request", "unknown storage op %q (get, put, cas, delete, list)", doc.Op)
 }
 
 func storageFailure(err error) error {

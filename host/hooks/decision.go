@@ -111,8 +111,9 @@ type Outcome struct {
 	Output json.RawMessage `json:"output,omitempty"`
 	// Err says why the hook failed; empty when it did not. Code is its
 	// stable code: hook_timeout, hook_canceled, hook_decision_not_allowed,
-	// invalid_hook_output, or the code of the CallFunc's error (for example
-	// the daemon's code for a missing or quarantined skill).
+	// invalid_hook_output, hook_queue_full, or the code of the CallFunc's
+	// error (for example the daemon's code for a missing or quarantined
+	// skill).
 	Err  string `json:"error,omitempty"`
 	Code string `json:"code,omitempty"`
 	// Duration is how long the call took (until it was cut, for a timeout).

@@ -19,12 +19,17 @@ const (
 	// DefaultTimeout is the time limit of a hook call when neither the
 	// binding (timeout_ms) nor DispatcherConfig.Timeout sets one.
 	DefaultTimeout = 10 * time.Second
-	// DefaultWorkers is the number of worker goroutines that run enqueued
-	// events when DispatcherConfig.Workers is not set.
-	DefaultWorkers = 2
-	// DefaultQueueDepth is the number of enqueued events that may wait for a
-	// worker when DispatcherConfig.QueueDepth is not set.
+	// DefaultWorkers is the number of skills whose hooks may run enqueued
+	// events at once when DispatcherConfig.Workers is not set.
+	DefaultWorkers = 4
+	// DefaultQueueDepth is the number of enqueued events that may wait to be
+	// sorted into the skills' queues when DispatcherConfig.QueueDepth is not
+	// set.
 	DefaultQueueDepth = 256
+	// DefaultSkillQueueDepth is the number of enqueued events that may wait
+	// for one skill's hooks when DispatcherConfig.SkillQueueDepth is not
+	// set. A burst past it is refused per skill with ErrHookQueueFull.
+	DefaultSkillQueueDepth = 1024
 	// MaxOutputBytes is the largest tool output an Outcome keeps; larger
 	// output makes the hook fail with ErrInvalidHookOutput.
 	MaxOutputBytes = 64 << 10
@@ -70,31 +75,47 @@ type DispatcherConfig struct {
 	// Logger receives a line for every dispatch, failure and dropped event;
 	// payloads and outputs are never logged. Default: no logging.
 	Logger hclog.Logger
-	// Workers is the number of goroutines that run enqueued events
-	// (DefaultWorkers when ≤ 0).
+	// Workers is the number of skills whose hooks may run enqueued events
+	// at once (DefaultWorkers when ≤ 0). One skill's hooks never run
+	// enqueued events concurrently, whatever Workers is.
 	Workers int
-	// QueueDepth is the number of enqueued events that may wait for a worker
-	// (DefaultQueueDepth when ≤ 0).
+	// QueueDepth is the number of enqueued events that may wait to be
+	// sorted into the skills' queues (DefaultQueueDepth when ≤ 0); past it
+	// Enqueue drops the event (see Dropped).
 	QueueDepth int
-	// OnOutcome, when set, is called with every outcome, of Fire and of
-	// enqueued events alike, after all the hooks of the event have finished,
-	// in hook id order. It is called from several goroutines at once and must
+	// SkillQueueDepth is the number of enqueued events that may wait for
+	// one skill's hooks (DefaultSkillQueueDepth when ≤ 0); past it the
+	// skill's hooks are not run for the event, and each gets an outcome of
+	// code hook_queue_full (see Overflowed).
+	SkillQueueDepth int
+	// OnOutcome, when set, is called with every outcome. For Fire, it is
+	// called after all the hooks of the event have finished, in hook id
+	// order; for an enqueued event, as each hook finishes, so that one
+	// skill's outcomes arrive in event order (and, within an event, in
+	// hook id order). It is called from several goroutines at once and must
 	// not block for long: the daemon journals the outcomes with it.
 	OnOutcome func(Outcome)
 }
 
-// Dispatcher runs the hooks bound to events. It starts its worker goroutines
-// in NewDispatcher; Close stops them and waits for every goroutine the
-// Dispatcher started, after which Fire fails with ErrDispatcherClosed and
-// Enqueue returns false. A Dispatcher is safe for concurrent use.
+// Dispatcher runs the hooks bound to events. It starts its router
+// goroutine in NewDispatcher; Close stops it and waits for every goroutine
+// the Dispatcher started, after which Fire fails with ErrDispatcherClosed
+// and Enqueue returns false. A Dispatcher is safe for concurrent use.
+//
+// Enqueued events flow through one FIFO (queue) to the router, which reads
+// the bindings and appends the event to the queue of every skill bound to
+// it; each skill with events waiting has one runner goroutine, which runs
+// them one at a time, in order, while it holds one of the Workers slots.
 type Dispatcher struct {
-	store     *Store
-	call      CallFunc
-	timeout   time.Duration
-	log       hclog.Logger
-	onOutcome func(Outcome)
+	store      *Store
+	call       CallFunc
+	timeout    time.Duration
+	log        hclog.Logger
+	onOutcome  func(Outcome)
+	skillDepth int
 
 	queue    chan job
+	slots    chan struct{} // one token per skill running hooks
 	stopping chan struct{} // closed by the first Close
 	// base is the context of the workers' dispatches; it is cancelled when
 	// Close's ctx ends (or when Close returns), and it cancels every call.
@@ -103,14 +124,34 @@ type Dispatcher struct {
 	// mu guards closed, and orders Fire's wg.Add before Close's wg.Wait.
 	mu     sync.Mutex
 	closed bool
-	// wg counts the workers, the Fire calls in progress and the tool calls.
-	wg      sync.WaitGroup
-	dropped atomic.Uint64
+	// wg counts the router, the runners, the Fire calls in progress and
+	// the tool calls.
+	wg sync.WaitGroup
+	// smu guards skills: the queues of the skills with events waiting or
+	// running. A skill has an entry exactly while its runner runs.
+	smu        sync.Mutex
+	skills     map[string]*skillQueue
+	dropped    atomic.Uint64
+	overflowed atomic.Uint64
 }
 
 type job struct {
 	event   string
 	payload json.RawMessage
+}
+
+// skillJob is an enqueued event for one skill: the skill's enabled
+// bindings for the event, in hook id order.
+type skillJob struct {
+	event    string
+	payload  json.RawMessage
+	bindings []Binding
+}
+
+// skillQueue is the FIFO of one skill's waiting events; its runner pops
+// from the head.
+type skillQueue struct {
+	jobs []skillJob
 }
 
 // NewDispatcher returns a Dispatcher with cfg's defaults filled in and its
@@ -133,26 +174,32 @@ func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
 	if cfg.QueueDepth <= 0 {
 		cfg.QueueDepth = DefaultQueueDepth
 	}
+	if cfg.SkillQueueDepth <= 0 {
+		cfg.SkillQueueDepth = DefaultSkillQueueDepth
+	}
 	d := &Dispatcher{
-		store:     cfg.Store,
-		call:      cfg.Call,
-		timeout:   cfg.Timeout,
-		log:       cfg.Logger,
-		onOutcome: cfg.OnOutcome,
-		queue:     make(chan job, cfg.QueueDepth),
-		stopping:  make(chan struct{}),
+		store:      cfg.Store,
+		call:       cfg.Call,
+		timeout:    cfg.Timeout,
+		log:        cfg.Logger,
+		onOutcome:  cfg.OnOutcome,
+		skillDepth: cfg.SkillQueueDepth,
+		queue:      make(chan job, cfg.QueueDepth),
+		slots:      make(chan struct{}, cfg.Workers),
+		stopping:   make(chan struct{}),
+		skills:     map[string]*skillQueue{},
 	}
 	d.base, d.cancel = context.WithCancel(context.Background())
-	d.wg.Add(cfg.Workers)
-	for range cfg.Workers {
-		go d.worker()
-	}
+	d.wg.Add(1)
+	go d.router()
 	return d
 }
 
 // Fire runs the enabled hooks bound to event now and returns their outcomes
 // (sorted by hook id) and the resolution of their decisions. The hooks run
-// concurrently, each under its own time limit; a hook that does not answer in
+// concurrently, each under its own time limit, and apart from the queues
+// of enqueued events (a caller of Fire waits for its answer, not behind
+// other events); a hook that does not answer in
 // time is cut off with an outcome of code hook_timeout, and Fire does not wait
 // for its tool beyond that (Close does). ctx bounds the whole call: when it ends, the
 // calls still running are cancelled (code hook_canceled).
@@ -185,12 +232,21 @@ func (d *Dispatcher) Fire(ctx context.Context, event string, payload any) ([]Out
 	return outs, Resolve(outs), nil
 }
 
-// Enqueue queues event for the workers and returns at once: it never blocks
-// its caller (the daemon's event follower). It returns false, and logs, when
-// the event is not one of Events() (so nothing can be bound to it), when the
-// payload cannot be encoded (see Fire), when the Dispatcher is closed, or when
-// the queue is full: the event is then dropped and counted (see Dropped).
-// Outcomes of enqueued events reach OnOutcome and the log only.
+// Enqueue queues event and returns at once: it never blocks its caller (the
+// daemon's event follower). The event's hooks then run skill by skill: the
+// hooks of one skill run one at a time, in the order of Enqueue calls
+// (and, within an event, in hook id order), while the hooks of different
+// skills run in parallel, up to Workers skills at once. So a skill whose
+// hook reads and writes its storage sees its events one after another.
+//
+// It returns false, and logs, when the event is not one of Events() (so
+// nothing can be bound to it), when the payload cannot be encoded (see
+// Fire), when the Dispatcher is closed, or when the queue is full: the
+// event is then dropped and counted (see Dropped). An event that finds
+// SkillQueueDepth events already waiting for a skill is not run by that
+// skill's hooks: each gets an outcome of code hook_queue_full, logged and
+// counted (see Overflowed). Outcomes of enqueued events reach OnOutcome
+// and the log only.
 func (d *Dispatcher) Enqueue(event string, payload any) bool {
 	ev, err := NormalizeEvent(event)
 	if err != nil {
@@ -239,10 +295,16 @@ func (d *Dispatcher) Follow(ctx context.Context, c <-chan events.Event) error {
 }
 
 // Dropped returns how many enqueued events were dropped because the queue
-// was full or the Dispatcher was closed before a worker reached them.
+// was full, or because Close's context ended before they ran (counted once
+// per skill whose hooks had not run them yet).
 func (d *Dispatcher) Dropped() uint64 { return d.dropped.Load() }
 
-// Close stops taking events, lets the workers finish the queued ones, and
+// Overflowed returns how many times an enqueued event was refused by a
+// skill whose queue held SkillQueueDepth events (once per skill and event;
+// each hook of the skill got an outcome of code hook_queue_full).
+func (d *Dispatcher) Overflowed() uint64 { return d.overflowed.Load() }
+
+// Close stops taking events, lets the skills' hooks run the queued ones, and
 // waits for every goroutine the Dispatcher started and for the Fire calls in
 // progress. When ctx ends first, the
 // hook calls still running are cancelled, the events still queued are
@@ -272,18 +334,21 @@ func (d *Dispatcher) Close(ctx context.Context) error {
 	}
 }
 
-func (d *Dispatcher) worker() {
+// router takes enqueued events in order and hands each to the queues of
+// the skills bound to it; it returns once Close was called and the queue
+// is empty.
+func (d *Dispatcher) router() {
 	defer d.wg.Done()
 	for {
 		select {
 		case j := <-d.queue:
-			d.runJob(j)
+			d.route(j)
 		case <-d.stopping:
-			// Finish the queue, unless Close's ctx ends first.
+			// Route what is queued, unless Close's ctx ends first.
 			for {
 				select {
 				case j := <-d.queue:
-					d.runJob(j)
+					d.route(j)
 				default:
 					return
 				}
@@ -292,16 +357,99 @@ func (d *Dispatcher) worker() {
 	}
 }
 
-// runJob dispatches an enqueued event, or drops it once Close's ctx has
-// ended.
-func (d *Dispatcher) runJob(j job) {
+// route appends an enqueued event to the queue of every skill with an
+// enabled binding for it, or drops it once Close's ctx has ended.
+func (d *Dispatcher) route(j job) {
 	if d.base.Err() != nil {
 		n := d.dropped.Add(1)
 		d.log.Warn("hook dispatcher closed; queued event dropped", "event", j.event, "dropped_total", n)
 		return
 	}
-	if _, err := d.dispatch(d.base, j.event, j.payload); err != nil {
+	bindings, err := d.store.List()
+	if err != nil {
 		d.log.Error("hook dispatch failed", "event", j.event, "error", err)
+		return
+	}
+	bySkill := map[string][]Binding{}
+	var order []string // skills in the order of their first hook id
+	for _, b := range bindings {
+		if !b.Enabled || b.Event != j.event {
+			continue
+		}
+		if _, ok := bySkill[b.PluginID]; !ok {
+			order = append(order, b.PluginID)
+		}
+		bySkill[b.PluginID] = append(bySkill[b.PluginID], b)
+	}
+	for _, skill := range order {
+		d.push(skill, skillJob{event: j.event, payload: j.payload, bindings: bySkill[skill]})
+	}
+}
+
+// push appends sj to skill's queue, starting the skill's runner when it
+// has none, or reports the overflow when the queue is full. The router
+// holds a count in d.wg, so the runner may add its own.
+func (d *Dispatcher) push(skill string, sj skillJob) {
+	d.smu.Lock()
+	q, running := d.skills[skill]
+	if running && len(q.jobs) >= d.skillDepth {
+		d.smu.Unlock()
+		n := d.overflowed.Add(1)
+		d.log.Warn("hook queue of skill full; event not run by its hooks", "skill_id", skill, "event", sj.event,
+			"skill_queue_depth", d.skillDepth, "overflowed_total", n)
+		for _, b := range sj.bindings {
+			input, _ := json.Marshal(HookInput{HookID: b.HookID, Event: sj.event, Payload: sj.payload}) // valid JSON
+			o := Outcome{HookID: b.HookID, PluginID: b.PluginID, ToolID: b.ToolID, Event: sj.event, Payload: input}
+			d.report(fail(o, fmt.Errorf("%w: skill %s has %d events waiting for its hooks, the limit (SkillQueueDepth); hook not run for %s",
+				ErrHookQueueFull, quote(skill), d.skillDepth, sj.event)))
+		}
+		return
+	}
+	if !running {
+		q = &skillQueue{}
+		d.skills[skill] = q
+		d.wg.Add(1)
+		go d.runSkill(skill, q)
+	}
+	q.jobs = append(q.jobs, sj)
+	d.smu.Unlock()
+}
+
+// runSkill runs the queued events of one skill, one at a time and in
+// order, each while it holds a Workers slot, and returns when the queue is
+// empty. Once Close's ctx has ended, it drops what is left.
+func (d *Dispatcher) runSkill(skill string, q *skillQueue) {
+	defer d.wg.Done()
+	for {
+		d.smu.Lock()
+		if len(q.jobs) == 0 {
+			delete(d.skills, skill)
+			d.smu.Unlock()
+			return
+		}
+		sj := q.jobs[0]
+		q.jobs[0] = skillJob{} // let the payload go
+		q.jobs = q.jobs[1:]
+		d.smu.Unlock()
+
+		acquired := false
+		select {
+		case d.slots <- struct{}{}:
+			acquired = true
+		case <-d.base.Done():
+		}
+		if d.base.Err() != nil {
+			if acquired {
+				<-d.slots
+			}
+			n := d.dropped.Add(1)
+			d.log.Warn("hook dispatcher closed; queued event dropped", "event", sj.event, "skill_id", skill, "dropped_total", n)
+			continue
+		}
+		for _, b := range sj.bindings {
+			d.report(d.runHook(d.base, sj.event, b, sj.payload))
+		}
+		<-d.slots
 	}
 }
 
@@ -329,16 +477,21 @@ func (d *Dispatcher) dispatch(ctx context.Context, ev string, p json.RawMessage)
 	}
 	wg.Wait()
 	for _, o := range outs {
-		if o.Failed() {
-			d.log.Warn("hook failed", "hook_id", o.HookID, "skill_id", o.PluginID, "event", o.Event, "code", o.Code, "error", o.Err, "duration", o.Duration)
-		} else {
-			d.log.Debug("hook dispatched", "hook_id", o.HookID, "skill_id", o.PluginID, "event", o.Event, "decision", o.Decision, "exit_code", o.ExitCode, "duration", o.Duration)
-		}
-		if d.onOutcome != nil {
-			d.onOutcome(o)
-		}
+		d.report(o)
 	}
 	return outs, nil
+}
+
+// report logs an outcome and hands it to OnOutcome.
+func (d *Dispatcher) report(o Outcome) {
+	if o.Failed() {
+		d.log.Warn("hook failed", "hook_id", o.HookID, "skill_id", o.PluginID, "event", o.Event, "code", o.Code, "error", o.Err, "duration", o.Duration)
+	} else {
+		d.log.Debug("hook dispatched", "hook_id", o.HookID, "skill_id", o.PluginID, "event", o.Event, "decision", o.Decision, "exit_code", o.ExitCode, "duration", o.Duration)
+	}
+	if d.onOutcome != nil {
+		d.onOutcome(o)
+	}
 }
 
 type callResult struct {

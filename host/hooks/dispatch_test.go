@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -372,38 +374,164 @@ func gate(started chan<- struct{}, release <-chan struct{}) toolFunc {
 	}
 }
 
-// TestEnqueueQueueFull fills a one-slot queue behind a busy worker and
-// checks that the next event is dropped and counted without blocking.
+// TestEnqueueQueueFull stalls the router (it waits for the skills' lock the
+// test holds) with a one-slot queue behind it, and checks that the next
+// event is dropped and counted without blocking.
 func TestEnqueueQueueFull(t *testing.T) {
 	log := newOutcomeLog()
-	started := make(chan struct{}, 4)
-	release := make(chan struct{})
-	d, _ := newTestDispatcher(t, DispatcherConfig{Workers: 1, QueueDepth: 1, OnOutcome: log.add},
-		map[string]toolFunc{"gate": gate(started, release)},
-		Binding{HookID: "h", Event: EventSkillInstalled, PluginID: "gate", Enabled: true})
+	d, _ := newTestDispatcher(t, DispatcherConfig{QueueDepth: 1, OnOutcome: log.add},
+		map[string]toolFunc{"s": exits(0, "")},
+		Binding{HookID: "h", Event: EventSkillInstalled, PluginID: "s", Enabled: true})
 
+	d.smu.Lock()
 	if !d.Enqueue(EventSkillInstalled, events.Event{Kind: EventSkillInstalled, SkillID: "one"}) {
 		t.Fatal("first Enqueue refused")
 	}
-	<-started // the worker is busy with the first event
+	for len(d.queue) != 0 { // until the router has taken it (and waits for smu)
+		runtime.Gosched()
+	}
 	if !d.Enqueue("skill.installed", events.Event{Kind: EventSkillInstalled, SkillID: "two"}) {
 		t.Fatal("second Enqueue refused: the queue has a free slot")
 	}
 	if d.Enqueue(EventSkillInstalled, events.Event{Kind: EventSkillInstalled, SkillID: "three"}) {
 		t.Fatal("third Enqueue accepted: the queue is full")
 	}
+	d.smu.Unlock()
 	if d.Dropped() != 1 {
 		t.Errorf("Dropped = %d, want 1", d.Dropped())
 	}
 	if d.Enqueue("skill:exploded", nil) || d.Dropped() != 1 {
 		t.Error("an unknown event was enqueued or counted as a drop")
 	}
-	close(release)
 	if err := d.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if log.len() != 2 {
 		t.Errorf("%d outcomes, want 2 (both queued events run before Close returns)", log.len())
+	}
+}
+
+// TestSkillQueueFull: with one event running and SkillQueueDepth waiting
+// for a skill, the next event is not run by the skill's hooks but reported
+// as an outcome of code hook_queue_full for each of them and counted; the
+// events that were queued still run. (TestEnqueueOrderPerSkill shows that
+// a held skill does not hold another.)
+func TestSkillQueueFull(t *testing.T) {
+	log := newOutcomeLog()
+	started := make(chan struct{}, 4)
+	release := make(chan struct{})
+	d, _ := newTestDispatcher(t, DispatcherConfig{Workers: 2, SkillQueueDepth: 1, OnOutcome: log.add},
+		map[string]toolFunc{"gate": gate(started, release)},
+		Binding{HookID: "a", Event: EventSkillEnabled, PluginID: "gate", Enabled: true},
+		Binding{HookID: "b", Event: EventSkillEnabled, PluginID: "gate", Enabled: true})
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	for i := range 3 {
+		if !d.Enqueue(EventSkillEnabled, events.Event{ID: int64(i + 1), Kind: EventSkillEnabled}) {
+			t.Fatalf("Enqueue %d refused", i+1)
+		}
+		if i == 0 {
+			<-started // gate runs event 1 (hook a); event 2 waits; event 3 overflows
+		}
+	}
+	// Before gate is released: hooks a and b of event 3, as
+	// hook_queue_full.
+	got := map[string]int{}
+	for range 2 {
+		o := <-log.c
+		switch {
+		case o.PluginID == "gate" && o.Code == "hook_queue_full" && strings.Contains(o.Err, "limit (SkillQueueDepth)"):
+			var in HookInput
+			var ev events.Event
+			if json.Unmarshal(o.Payload, &in) != nil || json.Unmarshal(in.Payload, &ev) != nil || ev.ID != 3 {
+				t.Errorf("overflow outcome for %s", o.Payload)
+			}
+			got["full "+o.HookID]++
+		default:
+			t.Errorf("outcome %+v", o)
+		}
+	}
+	if fmt.Sprint(got) != "map[full a:1 full b:1]" || d.Overflowed() != 1 {
+		t.Errorf("outcomes %v, Overflowed %d", got, d.Overflowed())
+	}
+	close(release)
+	if err := d.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := log.len(); n != 6 || d.Dropped() != 0 {
+		t.Errorf("%d outcomes, %d dropped; want 6 (hooks a and b of events 1 and 2 ran) and 0", n, d.Dropped())
+	}
+}
+
+// TestEnqueueOrderPerSkill: the hooks of one skill see its events one at a
+// time and in order, while another skill's hooks go on: skill "slow" is
+// held on its first event until skill "fast" has run all of them.
+func TestEnqueueOrderPerSkill(t *testing.T) {
+	const n = 200
+	type record struct {
+		mu       sync.Mutex
+		ids      []int64
+		inflight int
+		overlap  bool
+	}
+	recs := map[string]*record{"slow": {}, "fast": {}}
+	hold := make(chan struct{})
+	tool := func(skill string) toolFunc {
+		r := recs[skill]
+		return func(_ context.Context, _ string, input json.RawMessage) (int32, json.RawMessage, error) {
+			var in struct{ Payload events.Event }
+			if err := json.Unmarshal(input, &in); err != nil {
+				return 0, nil, err
+			}
+			r.mu.Lock()
+			r.inflight++
+			r.overlap = r.overlap || r.inflight > 1
+			r.ids = append(r.ids, in.Payload.ID)
+			r.mu.Unlock()
+			if skill == "slow" && in.Payload.ID == 1 {
+				<-hold
+			}
+			runtime.Gosched() // give an overlapping call its chance
+			r.mu.Lock()
+			r.inflight--
+			r.mu.Unlock()
+			return 0, nil, nil
+		}
+	}
+	log := &outcomeLog{c: make(chan Outcome, 2*n)}
+	d, _ := newTestDispatcher(t, DispatcherConfig{Workers: 2, OnOutcome: log.add},
+		map[string]toolFunc{"slow": tool("slow"), "fast": tool("fast")},
+		Binding{HookID: "s", Event: EventSkillUpdated, PluginID: "slow", Enabled: true},
+		Binding{HookID: "f", Event: EventSkillUpdated, PluginID: "fast", Enabled: true})
+	for i := int64(1); i <= n; i++ {
+		if !d.Enqueue(EventSkillUpdated, events.Event{ID: i, Kind: EventSkillUpdated}) {
+			t.Fatalf("Enqueue %d refused", i)
+		}
+	}
+	for range n {
+		if o := <-log.c; o.PluginID != "fast" || o.Failed() {
+			close(hold)
+			t.Fatalf("outcome %+v while slow is held", o)
+		}
+	}
+	close(hold)
+	if err := d.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for skill, r := range recs {
+		if len(r.ids) != n || r.overlap {
+			t.Errorf("%s: %d calls, overlapping %v", skill, len(r.ids), r.overlap)
+		}
+		for i, id := range r.ids {
+			if id != int64(i+1) {
+				t.Fatalf("%s: call %d had event %d; order %v", skill, i, id, r.ids)
+			}
+		}
 	}
 }
 

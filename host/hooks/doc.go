@@ -108,18 +108,40 @@
 // the resolution; "palyra hooks fire" and the code running a run phase use
 // it. Dispatcher.Enqueue is the path for the daemon's event follower
 // (Dispatcher.Follow reads a host/events subscription into it): it never
-// blocks; the event waits in a bounded queue for a worker goroutine, and when
-// the queue is full it is dropped, counted (Dispatcher.Dropped) and logged.
-// Dispatcher.Close stops the workers and waits for every goroutine the
-// Dispatcher started.
+// blocks; the event waits in a bounded queue (QueueDepth) for the router
+// goroutine, and when that queue is full it is dropped, counted
+// (Dispatcher.Dropped) and logged. Dispatcher.Close stops taking events,
+// lets the queued ones run, and waits for every goroutine the Dispatcher
+// started.
+//
+// # Order of enqueued events
+//
+// A skill's hooks run one at a time, in event order. The router reads the
+// bindings for each event and appends the event to a queue per hook skill;
+// each skill with events waiting has one runner, which runs them in order
+// (an event's hooks of that skill in hook id order), so a hook never runs
+// concurrently with another hook of the same skill for an enqueued event,
+// and a hook that reads and then writes the skill's storage sees every
+// earlier event's write. Different skills run in parallel, up to Workers
+// of them at once; a slow or stuck skill holds only its own queue. Memory
+// is bounded: at most SkillQueueDepth events wait per skill (and skills
+// are bounded by MaxEntries bindings). An event that finds a skill's
+// queue full is not run by that skill's hooks; that is never silent: each
+// of them gets an outcome of code hook_queue_full (ErrHookQueueFull, the
+// limit named in the message) through OnOutcome, so the daemon journals it
+// as a hook.failed event, and the dispatcher logs it and counts it
+// (Dispatcher.Overflowed). Fire is apart from the queues: a Fire and an
+// enqueued event may run a skill's hooks at the same time, which is one
+// reason the storage capability has compare-and-swap (sdk/ABI.md §5.3).
 //
 // Every hook call ends in an Outcome. A call that fails (the CallFunc's
 // error, such as a missing or quarantined skill, with its errcode code; a
 // timeout, hook_timeout; a cancellation, hook_canceled; output over
 // MaxOutputBytes or not JSON, invalid_hook_output; a decision not allowed,
-// hook_decision_not_allowed) is a failed outcome, not an error of Fire, and
-// does not vote in Resolve, as in Palyra; Resolution.Failed lists such hooks
-// for callers that must fail closed.
+// hook_decision_not_allowed; a full skill queue, hook_queue_full) is a
+// failed outcome, not an error of Fire, and does not vote in Resolve, as in
+// Palyra; Resolution.Failed lists such hooks for callers that must fail
+// closed.
 //
 // Where Palyra stops short (a gap between Palyra's docs and its code, item 8), Palyra-Go goes on: the
 // run phases are dispatched by whoever calls Fire for them, the event payload

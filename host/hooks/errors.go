@@ -47,6 +47,12 @@ var (
 	// ErrInvalidPayload: an event payload cannot be encoded as JSON, or
 	// encodes to more than MaxPayloadBytes.
 	ErrInvalidPayload = errcode.New("invalid_hook_payload", "invalid hook event payload")
+	// ErrHookQueueFull: an enqueued event found SkillQueueDepth events of
+	// its hook's skill already waiting, so the hook was not run for it.
+	// Outcome.Code is its code: the overflow is reported as each such
+	// hook's outcome (and counted, see Dispatcher.Overflowed), never lost
+	// in silence.
+	ErrHookQueueFull = errcode.New("hook_queue_full", "hook queue of the skill is full")
 	// ErrDispatcherClosed: Fire was called after Close.
 	ErrDispatcherClosed = errcode.New("hook_dispatcher_closed", "hook dispatcher is closed")
 )

@@ -4,7 +4,7 @@
 // # Its part in the whole
 //
 // A skill's guest code never touches the host's disk. A storage operation
-// of a guest (get, put, delete, list on a storage handle 30000+) travels
+// of a guest (get, put, cas, delete, list on a storage handle 30000+) travels
 // from the sidecar to the capability broker in the supervisor; the broker
 // checks the handle and the grant, maps the handle to the grant's prefix
 // ("counters"), joins prefix and guest key with JoinKey
@@ -46,6 +46,15 @@
 //   - An ordered listing with a cursor is an index range scan over the
 //     primary key, not a directory walk and sort.
 //   - One file (plus its WAL) to back up, copy or inspect.
+//
+// # Compare-and-swap
+//
+// CompareAndSwap writes a value only if the key holds an expected one (or
+// is absent), reading and writing in one BEGIN IMMEDIATE transaction, so a
+// guest can update a value by read, compute, swap and retry, and no update
+// of a concurrent call (another instance of the skill, a hook running
+// while a tool call does) is lost. A swap is a write like Put: same key
+// rules, value limit and quota.
 //
 // # Quotas and usage
 //

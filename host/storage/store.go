@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -238,6 +239,28 @@ func entrySize(key string, valueLen int) int64 { return int64(len(key)) + int64(
 // a smaller one, or delete. Values over MaxValueBytes fail with
 // ErrValueTooLarge. The write is durable when Put returns nil.
 func (s *Store) Put(ctx context.Context, skillID, fullKey string, value []byte, q Quota) error {
+	if err := s.checkWrite(skillID, fullKey, value, q); err != nil {
+		return err
+	}
+	if value == nil {
+		value = []byte{} // an empty value is a zero-length blob, never NULL
+	}
+	op := fmt.Sprintf("put key %q of skill %s", fullKey, skillID)
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var oldLen int64
+		switch err := tx.QueryRowContext(ctx,
+			`SELECT length(value) FROM entries WHERE skill_id = ? AND key = ?`, skillID, fullKey).Scan(&oldLen); {
+		case errors.Is(err, sql.ErrNoRows):
+			return s.store(ctx, tx, op, skillID, fullKey, value, q, false, 0)
+		case err != nil:
+			return s.fail(op, err)
+		}
+		return s.store(ctx, tx, op, skillID, fullKey, value, q, true, oldLen)
+	})
+}
+
+// checkWrite validates the arguments of a write of value under fullKey.
+func (s *Store) checkWrite(skillID, fullKey string, value []byte, q Quota) error {
 	if err := s.checkEntry(skillID, fullKey); err != nil {
 		return err
 	}
@@ -249,38 +272,97 @@ func (s *Store) Put(ctx context.Context, skillID, fullKey string, value []byte, 
 		return fmt.Errorf("%w: MaxKeys %d and MaxBytes %d of skill %s must not be negative (0 is unlimited)",
 			ErrInvalidQuota, q.MaxKeys, q.MaxBytes, skillID)
 	}
+	return nil
+}
+
+// store writes value under fullKey inside tx, judging the quota on the
+// usage after the write. existed and oldLen say what the key holds now.
+func (s *Store) store(ctx context.Context, tx *sql.Tx, op, skillID, fullKey string, value []byte, q Quota, existed bool, oldLen int64) error {
+	before, err := usageOf(ctx, tx, skillID)
+	if err != nil {
+		return s.fail(op, err)
+	}
+	after := before
+	if existed {
+		after.Bytes -= entrySize(fullKey, int(oldLen))
+	} else {
+		after.Keys++
+	}
+	after.Bytes += entrySize(fullKey, len(value))
+	if err := judge(skillID, q, before, after); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO entries (skill_id, key, value, updated_at)
+VALUES (?, ?, ?, ?)
+ON CONFLICT (skill_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+		skillID, fullKey, value, time.Now().UnixMilli()); err != nil {
+		return s.fail(op, err)
+	}
+	return s.fail(op, setUsage(ctx, tx, skillID, after))
+}
+
+// CASResult is what CompareAndSwap found and did.
+type CASResult struct {
+	// Swapped reports whether the new value was written.
+	Swapped bool
+	// Found reports whether the key holds a value after the call: always
+	// true when Swapped.
+	Found bool
+	// Current is the value under the key after the call (the new value
+	// when Swapped); nil when Found is false, and a non-nil empty slice for
+	// a found empty value.
+	Current []byte
+}
+
+// CompareAndSwap stores value under fullKey in the key space of skillID
+// only if the key holds expected now: a nil expected means "the key is
+// absent", a non-nil one (even empty) means "the key holds exactly these
+// bytes" (so a nil from Get of a missing key, and the non-nil value of a
+// found one, can be passed back as they are). The comparison and the write
+// are one write transaction (BEGIN IMMEDIATE), so of concurrent swaps from
+// the same expected value, in this process or another, exactly one
+// succeeds. The result says whether it swapped and what the key holds.
+//
+// A swap is a Put: the key rules and MaxValueBytes are checked first, as
+// Put checks them, and a swap that would pass q fails with a *QuotaError
+// and writes nothing. A comparison that fails is not an error: the result
+// has Swapped false and the value the key holds.
+func (s *Store) CompareAndSwap(ctx context.Context, skillID, fullKey string, expected, value []byte, q Quota) (CASResult, error) {
+	if err := s.checkWrite(skillID, fullKey, value, q); err != nil {
+		return CASResult{}, err
+	}
 	if value == nil {
 		value = []byte{} // an empty value is a zero-length blob, never NULL
 	}
-	op := fmt.Sprintf("put key %q of skill %s", fullKey, skillID)
-	return s.write(ctx, func(tx *sql.Tx) error {
-		before, err := usageOf(ctx, tx, skillID)
-		if err != nil {
-			return s.fail(op, err)
-		}
-		after := before
-		var oldLen int64
+	op := fmt.Sprintf("compare-and-swap key %q of skill %s", fullKey, skillID)
+	var res CASResult
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var cur []byte
+		existed := true
 		switch err := tx.QueryRowContext(ctx,
-			`SELECT length(value) FROM entries WHERE skill_id = ? AND key = ?`, skillID, fullKey).Scan(&oldLen); {
+			`SELECT value FROM entries WHERE skill_id = ? AND key = ?`, skillID, fullKey).Scan(&cur); {
 		case errors.Is(err, sql.ErrNoRows):
-			after.Keys++
+			existed = false
 		case err != nil:
 			return s.fail(op, err)
-		default:
-			after.Bytes -= entrySize(fullKey, int(oldLen))
 		}
-		after.Bytes += entrySize(fullKey, len(value))
-		if err := judge(skillID, q, before, after); err != nil {
+		if existed && cur == nil {
+			cur = []byte{}
+		}
+		if existed != (expected != nil) || existed && !bytes.Equal(cur, expected) {
+			res = CASResult{Found: existed, Current: cur}
+			return nil
+		}
+		if err := s.store(ctx, tx, op, skillID, fullKey, value, q, existed, int64(len(cur))); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO entries (skill_id, key, value, updated_at)
-VALUES (?, ?, ?, ?)
-ON CONFLICT (skill_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-			skillID, fullKey, value, time.Now().UnixMilli()); err != nil {
-			return s.fail(op, err)
-		}
-		return s.fail(op, setUsage(ctx, tx, skillID, after))
+		res = CASResult{Swapped: true, Found: true, Current: value}
+		return nil
 	})
+	if err != nil {
+		return CASResult{}, err
+	}
+	return res, nil
 }
 
 // judge refuses a write that raises a count of the skill above a

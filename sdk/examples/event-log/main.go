@@ -22,8 +22,17 @@
 // the oldest entries past maxEntries are deleted. palyra.recent returns the
 // stored values as they are, and at most maxRecentBytes of them.
 //
-// Calls that overlap may read the same "seq" and overwrite one another's
-// entry: hook dispatch calls a skill one event at a time.
+// # Concurrency
+//
+// on_event is safe however many calls overlap (hook dispatch sends a skill
+// its events one at a time, but the tool may also be called directly, or
+// by "palyra hooks fire"): a call claims the next number by writing its
+// entry with compare-and-swap from "absent" (sdk/ABI.md §5.3), so two calls
+// can never take the same number, and then moves "seq" forward with
+// compare-and-swap from the value it read. A call that finds the number
+// taken (by an overlapping call, or by an earlier call whose counter update
+// failed) moves "seq" past it for the other and tries the next one. No
+// event overwrites another, and no number is skipped.
 package main
 
 import (
@@ -66,6 +75,10 @@ const (
 	maxRecentBytes = 64 << 10
 	// listPage is the page size of a storage list, the ABI's maximum.
 	listPage = 1000
+	// maxClaimAttempts bounds the numbers one on_event call tries before it
+	// gives up (error "contended"): each attempt is two or three capability
+	// calls, and with the prune they stay within the ABI's 256 per call.
+	maxClaimAttempts = 60
 )
 
 // Event is the hook input of palyra.on_event, and one stored event.
@@ -109,17 +122,70 @@ func entryKey(seq int64) string {
 	return fmt.Sprintf("%s%0*d", entryPrefix, seqDigits, seq)
 }
 
-// loadSeq returns the last sequence number; 0 before the first event.
-func loadSeq(st *skill.Storage) (int64, error) {
+// loadSeq returns the last sequence number (0 before the first event) and
+// the stored bytes it was read from (nil before the first event), which a
+// compare-and-swap of the counter expects.
+func loadSeq(st *skill.Storage) (int64, []byte, error) {
 	v, found, err := st.Get(seqKey)
 	if err != nil || !found {
-		return 0, err
+		return 0, nil, err
 	}
+	n, err := parseSeq(v)
+	return n, v, err
+}
+
+// parseSeq reads a stored sequence number.
+func parseSeq(v []byte) (int64, error) {
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	if err != nil || n < 0 {
 		return 0, skill.Errorf("corrupt_counter", "key %q holds %q, not a sequence number", seqKey, v)
 	}
 	return n, nil
+}
+
+// claim stores entry under the next free sequence number and moves the
+// counter to it, with compare-and-swap only, and returns the number.
+func claim(st *skill.Storage, entry []byte) (int64, error) {
+	seq, raw, err := loadSeq(st)
+	if err != nil {
+		return 0, err
+	}
+	for range maxClaimAttempts {
+		if seq >= maxSeq {
+			return 0, skill.Errorf("sequence_exhausted", "sequence number %d is the last of %d digits", seq, seqDigits)
+		}
+		next := seq + 1
+		nextRaw := []byte(strconv.FormatInt(next, 10))
+		// The entry first, from "absent": the number is ours only if no
+		// other call has written an entry under it.
+		took, _, err := st.CompareAndSwap(entryKey(next), nil, entry)
+		if err != nil {
+			return 0, err
+		}
+		// Move the counter from what we read to next: for ourselves when
+		// we took the number, for the call that took it otherwise (it may
+		// have failed before doing so). Losing this swap means another
+		// call moved the counter: go on from what it holds.
+		moved, cur, err := st.CompareAndSwap(seqKey, raw, nextRaw)
+		if err != nil {
+			return 0, err
+		}
+		if took {
+			return next, nil
+		}
+		if moved {
+			seq, raw = next, nextRaw
+			continue
+		}
+		if cur == nil {
+			return 0, skill.Errorf("corrupt_counter", "key %q vanished while recording", seqKey)
+		}
+		if seq, err = parseSeq(cur); err != nil {
+			return 0, err
+		}
+		raw = cur
+	}
+	return 0, skill.Errorf("contended", "no free sequence number after %d attempts: other calls kept taking them", maxClaimAttempts)
 }
 
 // encodeEvent returns the compact JSON of ev, with no HTML escaping, so the
@@ -152,20 +218,8 @@ func onEvent(ctx *skill.Context, in Event) (RecordedOut, error) {
 	}
 
 	st := ctx.Storage(prefix)
-	seq, err := loadSeq(st)
+	seq, err := claim(st, entry)
 	if err != nil {
-		return RecordedOut{}, err
-	}
-	if seq >= maxSeq {
-		return RecordedOut{}, skill.Errorf("sequence_exhausted", "sequence number %d is the last of %d digits", seq, seqDigits)
-	}
-	seq++
-	// The entry first: should the counter's put fail, the next event takes
-	// the same number and overwrites it, and no number is ever skipped.
-	if err := st.Put(entryKey(seq), entry); err != nil {
-		return RecordedOut{}, err
-	}
-	if err := st.Put(seqKey, []byte(strconv.FormatInt(seq, 10))); err != nil {
 		return RecordedOut{}, err
 	}
 	if err := prune(st); err != nil {

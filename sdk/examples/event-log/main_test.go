@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/palyra-go/palyra/sdk/go/skill"
@@ -245,6 +246,76 @@ func TestPruneCatchesUp(t *testing.T) {
 	}
 	if _, ok := st.Value(prefix, entryKey(left+3)); !ok {
 		t.Fatal("the newest entry was deleted")
+	}
+}
+
+// TestConcurrentRecords: calls that overlap each take their own sequence
+// number (compare-and-swap), none is skipped or overwritten, and each
+// stored entry is the event of the call that was given its number.
+func TestConcurrentRecords(t *testing.T) {
+	st := skilltest.NewMemoryStorage()
+	const goroutines, each = 8, 25
+	var (
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		got = map[int64]int{} // sequence number → event id
+	)
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				id := g*each + i + 1
+				res := call(st, "palyra.on_event", json.RawMessage(hookInput("h", "skill:enabled", id)))
+				var out RecordedOut
+				if res.Status != 0 || res.Decode(&out) != nil {
+					t.Errorf("event %d: status %d %s: %s", id, res.Status, res.ErrorCode(), res.ErrorMessage())
+					return
+				}
+				mu.Lock()
+				if prev, dup := got[out.Recorded]; dup {
+					t.Errorf("events %d and %d both recorded as %d", prev, id, out.Recorded)
+				}
+				got[out.Recorded] = id
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	const n = goroutines * each
+	for seq := int64(1); seq <= n; seq++ {
+		if _, ok := got[seq]; !ok {
+			t.Fatalf("no event recorded as %d", seq)
+		}
+	}
+	if v, _ := st.Value(prefix, seqKey); string(v) != fmt.Sprint(n) {
+		t.Errorf("seq = %q, want %d", v, n)
+	}
+	for seq := int64(n - maxEntries + 1); seq <= n; seq++ {
+		v, ok := st.Value(prefix, entryKey(seq))
+		var e struct{ Payload struct{ ID int } }
+		if !ok || json.Unmarshal(v, &e) != nil || e.Payload.ID != got[seq] {
+			t.Errorf("entry %d = %s, want event %d", seq, v, got[seq])
+		}
+	}
+}
+
+// TestClaimHelpsALaggingCounter: an entry written under the next number by
+// a call that failed before moving the counter is neither overwritten nor
+// left behind the counter: the next call moves the counter past it and
+// takes the number after.
+func TestClaimHelpsALaggingCounter(t *testing.T) {
+	st := skilltest.NewMemoryStorage()
+	record(t, st, hookInput("h", "skill:enabled", 1))
+	put(t, st, entryKey(2), `{"hook_id":"h","event":"e","payload":{"id":2}}`) // counter still 1
+	if out := record(t, st, hookInput("h", "skill:enabled", 3)); out.Recorded != 3 {
+		t.Fatalf("recorded as %d, want 3", out.Recorded)
+	}
+	if v, _ := st.Value(prefix, entryKey(2)); !strings.Contains(string(v), `"id":2`) {
+		t.Errorf("entry 2 overwritten: %s", v)
+	}
+	if v, _ := st.Value(prefix, seqKey); string(v) != "3" {
+		t.Errorf("seq = %q, want 3", v)
 	}
 }
 

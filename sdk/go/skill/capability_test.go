@@ -129,6 +129,33 @@ func TestRequestEncoding(t *testing.T) {
 			want:   `{"op":"put","key":"k","value_base64":""}`,
 		},
 		{
+			name: "storage cas from absent",
+			op: func(ctx *skill.Context) error {
+				_, _, err := ctx.Storage("cache").CompareAndSwap("k", nil, []byte("v1"))
+				return err
+			},
+			handle: 30000,
+			want:   `{"op":"cas","key":"k","value_base64":"djE="}`,
+		},
+		{
+			name: "storage cas from a value",
+			op: func(ctx *skill.Context) error {
+				_, _, err := ctx.Storage("cache").CompareAndSwap("k", []byte("v1"), []byte("v2"))
+				return err
+			},
+			handle: 30000,
+			want:   `{"op":"cas","key":"k","expected_base64":"djE=","value_base64":"djI="}`,
+		},
+		{
+			name: "storage cas from empty to empty",
+			op: func(ctx *skill.Context) error {
+				_, _, err := ctx.Storage("cache").CompareAndSwap("k", []byte{}, nil)
+				return err
+			},
+			handle: 30000,
+			want:   `{"op":"cas","key":"k","expected_base64":"","value_base64":""}`,
+		},
+		{
 			name:   "storage delete",
 			op:     func(ctx *skill.Context) error { _, err := ctx.Storage("/counters/").Delete("k"); return err },
 			handle: 30001,
@@ -216,6 +243,14 @@ func TestResponseDecoding(t *testing.T) {
 			return skilltest.OK(json.RawMessage(`{"found":false}`))
 		case r.Op == "put":
 			return skilltest.OK(json.RawMessage(`{}`))
+		case r.Op == "cas" && r.Key == "swaps":
+			return skilltest.OK(json.RawMessage(`{"swapped":true}`))
+		case r.Op == "cas" && r.Key == "present":
+			return skilltest.OK(json.RawMessage(`{"swapped":false,"found":true,"value_base64":"AAE="}`))
+		case r.Op == "cas" && r.Key == "empty":
+			return skilltest.OK(json.RawMessage(`{"swapped":false,"found":true}`))
+		case r.Op == "cas":
+			return skilltest.OK(json.RawMessage(`{"swapped":false,"found":false}`))
 		case r.Op == "delete":
 			return skilltest.OK(json.RawMessage(`{"deleted":true}`))
 		case r.Op == "list":
@@ -246,6 +281,13 @@ func TestResponseDecoding(t *testing.T) {
 		if err := st.Put("k", []byte("x")); err != nil {
 			return err
 		}
+		for _, k := range []string{"swaps", "present", "empty", "absent"} {
+			swapped, cur, err := st.CompareAndSwap(k, nil, []byte{7})
+			if err != nil {
+				return err
+			}
+			add("cas %s %v %v nil=%v", k, swapped, cur, cur == nil)
+		}
 		deleted, err := st.Delete("k")
 		if err != nil {
 			return err
@@ -275,6 +317,10 @@ func TestResponseDecoding(t *testing.T) {
 		`get present true [0 1] nil=false`,
 		`get empty true [] nil=false`,
 		`get absent false [] nil=true`,
+		`cas swaps true [7] nil=false`,
+		`cas present false [0 1] nil=false`,
+		`cas empty false [] nil=false`,
+		`cas absent false [] nil=true`,
 		`delete true list [p/a p/b] "p/b"`,
 		`secret {Scope:skill:acme.skill Key:api_token Present:true}`,
 		`send {Delivered:true MessageID:m-1}`,
@@ -501,5 +547,42 @@ func TestMemoryStorage(t *testing.T) {
 	res := skilltest.Run(mux, skilltest.Call{ToolID: "acme.increment", Input: in{"../x"}, Grants: skilltest.Grants{Storage: []string{"counters"}}, Backend: store})
 	if res.Status == 0 || res.ErrorCode() != "capability_invalid_request" || !strings.Contains(res.ErrorMessage(), "invalid_request") {
 		t.Fatalf("bad key: %d %s", res.Status, res.Output)
+	}
+}
+
+// TestMemoryStorageCAS: the in-memory fake answers cas as the host does:
+// it swaps from the expected value or from absence, and otherwise hands
+// back what the key holds.
+func TestMemoryStorageCAS(t *testing.T) {
+	store := skilltest.NewMemoryStorage()
+	var lines []string
+	err, _ := runProbe(t, store, func(ctx *skill.Context) error {
+		st := ctx.Storage("cache")
+		steps := []struct{ expected, value []byte }{
+			{nil, []byte("1")},         // absent: swaps
+			{nil, []byte("2")},         // present: no swap, current 1
+			{[]byte("0"), []byte("2")}, // stale: no swap, current 1
+			{[]byte("1"), []byte("")},  // swaps to empty
+			{nil, []byte("3")},         // empty is not absent: current empty
+			{[]byte{}, []byte("3")},    // swaps from empty
+		}
+		for _, s := range steps {
+			swapped, cur, err := st.CompareAndSwap("n", s.expected, s.value)
+			if err != nil {
+				return err
+			}
+			lines = append(lines, fmt.Sprintf("%v %q nil=%v", swapped, cur, cur == nil))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `true "1" nil=false|false "1" nil=false|false "1" nil=false|true "" nil=false|false "" nil=false|true "3" nil=false`
+	if got := strings.Join(lines, "|"); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if v, ok := store.Value("cache", "n"); !ok || string(v) != "3" {
+		t.Fatalf("stored %q %v", v, ok)
 	}
 }

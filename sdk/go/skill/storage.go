@@ -36,6 +36,13 @@ type storagePutRequest struct {
 	ValueBase64 []byte `json:"value_base64"`
 }
 
+type storageCASRequest struct {
+	Op             string  `json:"op"`
+	Key            string  `json:"key"`
+	ExpectedBase64 *[]byte `json:"expected_base64,omitempty"`
+	ValueBase64    []byte  `json:"value_base64"`
+}
+
 type storageListRequest struct {
 	Op     string `json:"op"`
 	Prefix string `json:"prefix"`
@@ -80,6 +87,48 @@ func (s *Storage) Put(key string, value []byte) error {
 		value = []byte{} // "" rather than null
 	}
 	return s.c.callJSON(abi.KindStorage, "put", s.handle, storagePutRequest{"put", key, value}, nil)
+}
+
+// CompareAndSwap stores value under key only if key holds expected now,
+// as one step of the host: no other call's write can come between the
+// comparison and the write. A nil expected means "key is absent"; a non-nil
+// one, even empty, means "key holds exactly these bytes", so the value (or
+// nil) that Get returned can be passed back as it is. swapped reports
+// whether value was written; current is what key holds after the call
+// (value when swapped, nil when absent, a non-nil empty slice for a found
+// empty value). The key rules and the quota apply as for Put.
+//
+// Update a value that other calls may change at the same time with a
+// loop: Get, compute, CompareAndSwap from what Get returned, and on
+// swapped == false compute again from current.
+func (s *Storage) CompareAndSwap(key string, expected, value []byte) (swapped bool, current []byte, err error) {
+	if err := s.check("cas"); err != nil {
+		return false, nil, err
+	}
+	if value == nil {
+		value = []byte{} // "" rather than null
+	}
+	req := storageCASRequest{Op: "cas", Key: key, ValueBase64: value}
+	if expected != nil {
+		req.ExpectedBase64 = &expected
+	}
+	var resp struct {
+		Swapped     bool   `json:"swapped"`
+		Found       bool   `json:"found"`
+		ValueBase64 []byte `json:"value_base64"`
+	}
+	if err := s.c.callJSON(abi.KindStorage, "cas", s.handle, req, &resp); err != nil {
+		return false, nil, err
+	}
+	switch {
+	case resp.Swapped:
+		return true, value, nil
+	case !resp.Found:
+		return false, nil, nil
+	case resp.ValueBase64 == nil:
+		return false, []byte{}, nil
+	}
+	return false, resp.ValueBase64, nil
 }
 
 // Delete removes key; deleted is false when it was absent.

@@ -1,6 +1,7 @@
 package skilltest
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -10,7 +11,7 @@ import (
 )
 
 // MemoryStorage is a Backend that implements the storage operations of
-// sdk/ABI.md §5.3 in memory, one key space per granted prefix, and answers
+// sdk/ABI.md §5.3 (get, put, cas, delete, list) in memory, one key space per granted prefix, and answers
 // any other kind with -3 (invalid_request). Keep one across Runs to test
 // state that survives calls. It is safe for concurrent use.
 type MemoryStorage struct {
@@ -40,6 +41,7 @@ func (m *MemoryStorage) Capability(req Request) Response {
 		Op          string  `json:"op"`
 		Key         string  `json:"key"`
 		ValueBase64 *[]byte `json:"value_base64"`
+		Expected    *[]byte `json:"expected_base64"`
 		Prefix      string  `json:"prefix"`
 		Limit       int     `json:"limit"`
 		Cursor      string  `json:"cursor"`
@@ -70,6 +72,19 @@ func (m *MemoryStorage) Capability(req Request) Response {
 		}
 		space[r.Key] = append([]byte{}, (*r.ValueBase64)...)
 		return OK(struct{}{})
+	case "cas":
+		if r.ValueBase64 == nil {
+			return Fail(abi.CodeInvalidRequest, "invalid_request", "cas needs value_base64")
+		}
+		cur, ok := space[r.Key]
+		if ok != (r.Expected != nil) || ok && !bytes.Equal(cur, *r.Expected) {
+			if !ok {
+				return OK(map[string]bool{"swapped": false, "found": false})
+			}
+			return OK(map[string]any{"swapped": false, "found": true, "value_base64": cur})
+		}
+		space[r.Key] = append([]byte{}, (*r.ValueBase64)...)
+		return OK(map[string]bool{"swapped": true})
 	case "delete":
 		_, ok := space[r.Key]
 		delete(space, r.Key)
