@@ -191,7 +191,7 @@ func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
 	case "precompile":
 		return runPrecompile(args[1:], cfg, stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "palyra-sidecar: unknown command %q (usage: palyra-sidecar [precompile --wasm FILE --cache-dir DIR [--sha256 HEX]])\n", args[0])
+		fmt.Fprintf(stderr, "palyra-sidecar: unknown command %q (usage: palyra-sidecar [precompile --wasm FILE --cache-dir DIR [--sha256 HEX] [--cpu-seconds N] [--memory-bytes N]])\n", args[0])
 		return 2
 	}
 }
@@ -222,11 +222,17 @@ func runPrecompile(args []string, cfg ServeConfig, stdout, stderr io.Writer) int
 	wasmPath := fs.String("wasm", "", "module `file` to compile")
 	cacheDir := fs.String("cache-dir", "", "precompiled-module cache `dir`")
 	want := fs.String("sha256", "", "expected lower-case hex sha256 of the module (optional)")
+	cpuSeconds := fs.Uint64("cpu-seconds", 0, "CPU-time cap in `seconds` (RLIMIT_CPU; 0: none)")
+	memoryBytes := fs.Uint64("memory-bytes", 0, "memory cap in `bytes` (RLIMIT_DATA; 0: none)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *wasmPath == "" || *cacheDir == "" || fs.NArg() != 0 {
 		fmt.Fprintln(stderr, "palyra-sidecar precompile: --wasm and --cache-dir are required")
+		return 2
+	}
+	if err := applyCompileBudget(*cpuSeconds, *memoryBytes); err != nil {
+		fmt.Fprintln(stderr, "palyra-sidecar precompile:", err)
 		return 2
 	}
 	start := time.Now()

@@ -32,6 +32,8 @@ func main() {
 	wasm := fs.String("wasm", "", "")
 	fs.String("cache-dir", "", "")
 	fs.String("sha256", "", "")
+	fs.Uint64("cpu-seconds", 0, "")
+	fs.Uint64("memory-bytes", 0, "")
 	_ = fs.Parse(os.Args[2:])
 	mode, err := os.ReadFile(*wasm)
 	if err != nil {

@@ -1,0 +1,84 @@
+package supervisor
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/wasmgen"
+	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
+)
+
+// writeModule writes module to a file of its own and returns its path.
+func writeModule(t testing.TB, module []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "module.wasm")
+	if err := os.WriteFile(p, module, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestPrecompileBudget runs the real sidecar on a module that costs more
+// to compile than the caps allow (50,000 functions: about 6 s of CPU and
+// 300 MB): each cap ends the child, and Precompile reports
+// compile_budget_exceeded naming the cap; under the default caps a Go
+// guest compiles.
+func TestPrecompileBudget(t *testing.T) {
+	costly := writeModule(t, wasmgen.EmptyFunctions(50_000))
+	goGuest := examplebuild.MustBuild(t, "echo")
+	for _, tt := range []struct {
+		name   string
+		cfg    Config
+		module string
+		want   string // "" for success
+	}{
+		{"CPU-time cap", Config{PrecompileCPUTime: time.Second, PrecompileMemoryBytes: -1}, costly, "over the CPU-time cap of 1 s"},
+		{"memory cap", Config{PrecompileCPUTime: -1, PrecompileMemoryBytes: 64 << 20}, costly, "memory cap of 67108864 bytes (64 MiB)"},
+		{"a Go guest under the default caps", Config{}, goGuest, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.cfg
+			cfg.SidecarPath, cfg.CacheDir, cfg.HealthInterval, cfg.IdleTimeout = binPath, filepath.Join(shortDir(t), "cache"), -1, -1
+			s := newSup(t, cfg)
+			err := s.Precompile(ctxT(t), tt.module, "")
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("Precompile: %v", err)
+			case tt.want != "":
+				if !errors.Is(err, ErrCompileBudgetExceeded) || errcode.Of(err) != "compile_budget_exceeded" || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("Precompile = %v (code %s), want compile_budget_exceeded naming %q", err, errcode.Of(err), tt.want)
+				}
+				if entries, _ := os.ReadDir(cfg.CacheDir); len(entries) > 0 {
+					t.Errorf("cache holds %d entries after a refused compile", len(entries))
+				}
+			}
+			if left := sidecarChildren(); len(left) > 0 {
+				t.Errorf("children left after Precompile: %v", left)
+			}
+		})
+	}
+}
+
+// TestCompileBudgetArgs: the caps reach the child as flags, the CPU time
+// rounded up to whole seconds; a negative cap passes none.
+func TestCompileBudgetArgs(t *testing.T) {
+	for _, tt := range []struct {
+		cfg  Config
+		want compileBudget
+	}{
+		{Config{}, compileBudget{cpuSeconds: 30, memoryBytes: 448 << 20}},
+		{Config{PrecompileCPUTime: 1500 * time.Millisecond, PrecompileMemoryBytes: 1 << 30}, compileBudget{cpuSeconds: 2, memoryBytes: 1 << 30}},
+		{Config{PrecompileCPUTime: -1, PrecompileMemoryBytes: -1}, compileBudget{}},
+	} {
+		tt.cfg.setDefaults()
+		s := &Supervisor{cfg: tt.cfg}
+		if got := s.compileBudget(); got != tt.want {
+			t.Errorf("compileBudget() of %v, %d = %+v, want %+v", tt.cfg.PrecompileCPUTime, tt.cfg.PrecompileMemoryBytes, got, tt.want)
+		}
+	}
+}
