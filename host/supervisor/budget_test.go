@@ -1,10 +1,14 @@
 package supervisor
 
 import (
+	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -80,5 +84,68 @@ func TestCompileBudgetArgs(t *testing.T) {
 		if got := s.compileBudget(); got != tt.want {
 			t.Errorf("compileBudget() of %v, %d = %+v, want %+v", tt.cfg.PrecompileCPUTime, tt.cfg.PrecompileMemoryBytes, got, tt.want)
 		}
+	}
+}
+
+// BenchmarkPrecompileBudget compiles, with the real palyra-sidecar under
+// the default compile budget, a Go guest and the modules that cost most
+// to compile within the audit's limits, and reports figures of the child:
+// its peak RSS (rusage maxrss), its CPU time, and whether the budget
+// stopped it (over-budget: 0 no, 1 the CPU-time cap, 2 the memory cap).
+// Modules: the echo example; 50,000 empty
+// functions (the audit's max_functions); 50,000 functions of 150-byte
+// bodies of calls (an 8 MiB module); 63 bodies of 128 KiB of calls.
+func BenchmarkPrecompileBudget(b *testing.B) {
+	var def Config
+	def.setDefaults()
+	budget := (&Supervisor{cfg: def}).compileBudget()
+	for _, bc := range []struct {
+		name   string
+		module func() []byte
+	}{
+		{"go-guest", nil},
+		{"50k-empty-functions", func() []byte { return wasmgen.EmptyFunctions(50_000) }},
+		{"50k-call-bodies", func() []byte { return wasmgen.Module(wasmgen.Spec{Functions: 50_000, BodyBytes: 150, Calls: true}) }},
+		{"63-max-call-bodies", func() []byte { return wasmgen.Module(wasmgen.Spec{Functions: 63, BodyBytes: 128<<10 - 4, Calls: true}) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var path string
+			if bc.module == nil {
+				path = examplebuild.MustBuild(b, "echo")
+			} else {
+				path = writeModule(b, bc.module())
+			}
+			var cpu time.Duration
+			var maxRSS int64
+			over := 0
+			for b.Loop() {
+				cache := b.TempDir()
+				var stderr bytes.Buffer
+				cmd := exec.CommandContext(b.Context(), binPath, "precompile", "--wasm", path, "--cache-dir", cache,
+					"--cpu-seconds", strconv.FormatUint(budget.cpuSeconds, 10), "--memory-bytes", strconv.FormatUint(budget.memoryBytes, 10))
+				cmd.Stderr = &stderr
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+				err := cmd.Run()
+				if err != nil {
+					berr := budget.exceeded(err, "", stderr.Bytes())
+					switch {
+					case berr == nil:
+						b.Fatalf("precompile: %v: %.300s", err, stderr.String())
+					case strings.Contains(berr.Error(), "CPU-time cap"):
+						over = 1
+					default:
+						over = 2
+					}
+				}
+				st := cmd.ProcessState
+				if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+					maxRSS = max(maxRSS, ru.Maxrss*1024)
+				}
+				cpu = max(cpu, st.UserTime()+st.SystemTime())
+			}
+			b.ReportMetric(float64(maxRSS)/(1<<20), "peak-rss-MiB")
+			b.ReportMetric(cpu.Seconds(), "cpu-s")
+			b.ReportMetric(float64(over), "over-budget")
+		})
 	}
 }
