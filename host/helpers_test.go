@@ -13,6 +13,15 @@ import (
 
 // buildEcho packages and signs the echo example with a fixed key.
 func buildEcho() (data []byte, publisherKeyHex string, err error) {
+	wasm, err := os.ReadFile(echoWasm)
+	if err != nil {
+		return nil, "", err
+	}
+	return buildEchoWith(wasm)
+}
+
+// buildEchoWith is buildEcho with wasm as the module.
+func buildEchoWith(wasm []byte) (data []byte, publisherKeyHex string, err error) {
 	dir, err := examplebuild.Dir("echo")
 	if err != nil {
 		return nil, "", err
@@ -24,8 +33,7 @@ func buildEcho() (data []byte, publisherKeyHex string, err error) {
 		}
 		return b
 	}
-	manifest, sbom, prov, wasm := read("skill.toml"), read("sbom.cdx.json"), read("provenance.json"), []byte(nil)
-	wasm, err = os.ReadFile(echoWasm)
+	manifest, sbom, prov := read("skill.toml"), read("sbom.cdx.json"), read("provenance.json")
 	if err != nil {
 		return nil, "", err
 	}

@@ -18,10 +18,15 @@
 //
 // With no arguments (or only hardening flags) the process serves go-plugin (AutoMTLS is negotiated by
 // go-plugin when the supervisor asks for it). With
-// `precompile --wasm FILE --cache-dir DIR [--sha256 HEX]` it compiles the module
-// into the runtime's precompiled cache, prints a PrecompileResult as JSON and
-// exits: the supervisor runs this at install time, so compiling untrusted code
-// never happens in the supervisor process.
+// `precompile --wasm FILE --cache-dir DIR [--sha256 HEX] [--cpu-seconds N]
+// [--memory-bytes N]` it compiles the module into the runtime's precompiled
+// cache, prints a PrecompileResult as JSON and exits: the supervisor runs this
+// at install time, so compiling untrusted code never happens in the supervisor
+// process. --cpu-seconds and --memory-bytes are the compile budget: before it
+// reads the module the process sets RLIMIT_CPU (soft = hard, so the kernel
+// kills it with SIGKILL when the time is spent) and RLIMIT_DATA (an
+// allocation past it fails and wasmtime aborts), which the supervisor turns
+// into compile_budget_exceeded.
 //
 // # Hardening
 //

@@ -227,7 +227,7 @@ func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
 		if c := extraCommands[args[0]]; c != nil {
 			return c(args[1:], cfg, stdout, stderr)
 		}
-		fmt.Fprintf(stderr, "palyra-sidecar: unknown command %q (usage: palyra-sidecar [--harden...] | precompile [--harden...] --wasm FILE --cache-dir DIR [--sha256 HEX])\n", args[0])
+		fmt.Fprintf(stderr, "palyra-sidecar: unknown command %q (usage: palyra-sidecar [--harden...] | precompile [--harden...] --wasm FILE --cache-dir DIR [--sha256 HEX] [--cpu-seconds N] [--memory-bytes N])\n", args[0])
 		return 2
 	}
 }
@@ -263,11 +263,17 @@ func runPrecompile(args []string, cfg ServeConfig, stdout, stderr io.Writer) int
 	want := fs.String("sha256", "", "expected lower-case hex sha256 of the module (optional)")
 	var hf hardenFlags
 	hf.register(fs, false)
+	cpuSeconds := fs.Uint64("cpu-seconds", 0, "CPU-time cap in `seconds` (RLIMIT_CPU; 0: none)")
+	memoryBytes := fs.Uint64("memory-bytes", 0, "memory cap in `bytes` (RLIMIT_DATA; 0: none)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *wasmPath == "" || *cacheDir == "" || fs.NArg() != 0 {
 		fmt.Fprintln(stderr, "palyra-sidecar precompile: --wasm and --cache-dir are required")
+		return 2
+	}
+	if err := applyCompileBudget(*cpuSeconds, *memoryBytes); err != nil {
+		fmt.Fprintln(stderr, "palyra-sidecar precompile:", err)
 		return 2
 	}
 	start := time.Now()

@@ -57,6 +57,9 @@ type Options struct {
 	// MaxExportedFunctions bounds the functions each module exports.
 	// Default DefaultMaxExportedFunctions (128). Negative is invalid.
 	MaxExportedFunctions int
+	// ModuleLimits are the structural limits of the wasm_module_complexity
+	// check; zero fields take DefaultModuleLimits.
+	ModuleLimits ModuleLimits
 	// VulnFeedHook is the vulnerability feed hook (Palyra's
 	// $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, VulnFeedHookEnv); the
 	// vulnerability_feed_hook check passes when it is set, and warns
@@ -122,6 +125,7 @@ func Audit(ctx context.Context, in Input) (*Report, error) {
 		decision: decision,
 		// Evaluate validated the profile, so the cap is at least one page.
 		profileMaxMemory: uint64(prof.Quotas.MaxMemoryBytes),
+		moduleLimits:     opts.ModuleLimits.withDefaults(),
 		policy: Policy{
 			MaxModuleBytes:            opts.MaxModuleBytes,
 			MaxExportedFunctions:      opts.MaxExportedFunctions,
@@ -173,6 +177,7 @@ type auditor struct {
 	decision *policy.Decision
 	// profileMaxMemory is the profile's quotas.max_memory_bytes.
 	profileMaxMemory uint64
+	moduleLimits     ModuleLimits
 	policy           Policy
 	report           *Report
 }

@@ -50,6 +50,9 @@
 //
 //	wasm_module_size_limit           fail: the module is larger than MaxModuleBytes
 //	wasm_module_validation           fail: not a well-formed binary module (WAT text included)
+//	wasm_module_complexity           fail: a structural count over ModuleLimits (see "Compile budget"), code
+//	                                       module_too_complex; also when the parser stops at one of the
+//	                                       engine's own limits (wasm_module_validation is then skipped)
 //	wasm_exported_function_limit     fail: more function exports than MaxExportedFunctions
 //	wasm_wasi_filesystem_imports     fail: filesystem imports (wasi:filesystem*, or WASI preview 1 path_* and friends) without a declared filesystem root
 //	wasm_import_modules              fail: an import from a module other than the three of sdk/ABI.md §2
@@ -91,6 +94,42 @@
 // count × max_table_elements elements outside the memory limit. A memory
 // declaring a maximum over the limit is a warning too: the runtime caps it.
 //
+// # Compile budget
+//
+// The audit cannot see what a module's code does, but it can bound what
+// compiling it costs: wasmtime's compile time and memory grow with the
+// number of functions, the size of each body and the locals each declares
+// (300,000 empty functions, a 1.2 MB module that compresses to a few KB,
+// take about 27 s and 1.6 GB to compile). wasm_module_complexity refuses a
+// module past any of these limits (Options.ModuleLimits; the defaults,
+// each at or under wasmparser's MAX_WASM_* of limits.rs, against what the
+// Go guests of sdk/examples declare):
+//
+//	limit                    default    wasmparser  Go guest (echo)  why
+//	max_functions            50,000     1,000,000   2,431            ~100 µs and ~6 KB of compile per empty function
+//	max_function_body_bytes  131,072    131,072     29,238           one body is compiled at once, in memory
+//	max_function_locals      10,000     50,000      20               every local is zeroed at entry
+//	max_locals               1,000,000  -           9,870            50M locals (1,000 × 50,000) take 4.5 s
+//	max_types                10,000     1,000,000   14
+//	max_imports              1,000      100,000     20
+//	max_exports              1,000      100,000     3
+//	max_globals              10,000     1,000,000   8
+//	max_tables               100        100         1
+//	max_data_segments        100,000    100,000     41,722           Go emits one segment per symbol
+//	max_element_segments     10,000     100,000     1
+//
+// Functions, globals and tables count imports and definitions. A larger Go
+// program (8.6 MB, just over max_module_bytes: net/http, go/types,
+// crypto/x509 and more) has 4,836 functions, a 50,636-byte largest body and
+// 85,495 data segments, and compiles in about 12.5 s of CPU and 280 MB.
+//
+// A module within every limit can still be costly (8 MiB of bodies made of
+// calls compile for about 46 CPU seconds and 940 MB), so the precompile
+// child runs under a CPU-time and a memory cap (host/supervisor
+// Config.PrecompileCPUTime and PrecompileMemoryBytes), and a module that
+// exceeds either is quarantined with compile_budget_exceeded, naming the
+// cap. A version the audit quarantines is not compiled at all.
+//
 // # Differences from Palyra
 //
 //   - WAT text fails wasm_module_validation (Palyra's wasmtime compiles it).
@@ -101,6 +140,8 @@
 //   - The policy's allow_device_capabilities and allow_wildcard_capabilities
 //     come from the operator profile, so the audit and the grants cannot
 //     disagree; Options carry only the two limits.
+//   - wasm_module_complexity is not Palyra's: it bounds compile cost
+//     (see "Compile budget").
 //   - vulnerability_feed_hook does not copy the variable's value into the
 //     report (it may hold a credential), and says no feed is consulted.
 //   - wasm_module_size_limit's pass is reported before validation, so a

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/palyra-go/palyra/host/errcode"
@@ -19,12 +20,20 @@ var (
 	// manifest, without the trust decision of verification, or with
 	// negative limits in Options.
 	ErrInvalidInput = errcode.New("invalid_audit_input", "invalid audit input")
+	// ErrModuleTooComplex: a module declares more of something that drives
+	// compile cost (functions, body size, locals, types, imports, exports,
+	// globals, tables, segments) than ModuleLimits allow. It is the code
+	// of a failed wasm_module_complexity check (details["error_code"]), and
+	// a *FailedError of such a report matches it with errors.Is (its
+	// errcode.Of stays audit_failed).
+	ErrModuleTooComplex = errcode.New("module_too_complex", "module too complex to compile within the compile budget")
 )
 
 // FailedError is the error of a report that did not pass: it names the
 // skill and carries the failed check ids and the quarantine reasons, in
 // check order. It unwraps to ErrAuditFailed, so errcode.Of reports
-// audit_failed.
+// audit_failed (and to ErrModuleTooComplex as well when a module failed
+// wasm_module_complexity).
 type FailedError struct {
 	SkillID, Version string
 	// FailedChecks are the ids of the failed checks (Report.FailedChecks).
@@ -50,5 +59,13 @@ func (e *FailedError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns ErrAuditFailed.
-func (e *FailedError) Unwrap() error { return ErrAuditFailed }
+// Unwrap returns ErrAuditFailed, then ErrModuleTooComplex when the
+// wasm_module_complexity check failed; errcode.Of reports the first,
+// audit_failed.
+func (e *FailedError) Unwrap() []error {
+	errs := []error{ErrAuditFailed}
+	if slices.Contains(e.FailedChecks, "wasm_module_complexity") {
+		errs = append(errs, ErrModuleTooComplex)
+	}
+	return errs
+}

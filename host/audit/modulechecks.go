@@ -27,6 +27,7 @@ const (
 // parsed module; they are reported as skipped when a module is too large or
 // fails to parse.
 var moduleChecks = []string{
+	"wasm_module_complexity",
 	"wasm_exported_function_limit",
 	"wasm_wasi_filesystem_imports",
 	"wasm_import_modules",
@@ -68,6 +69,17 @@ func (a *auditor) analyseModule(p string, data []byte) *moduleInfo {
 		fmt.Sprintf("module '%s' is within max_module_bytes (%d <= %d)", mp(p), size, a.policy.MaxModuleBytes), sizeDetails))
 
 	mod, err := wasmbin.Parse(data, wasmbin.Limits{})
+	var le *wasmbin.LimitError
+	if errors.As(err, &le) {
+		// Over one of the engine's own limits, which the parser applies:
+		// too complex, with the same code as the limits of
+		// wasm_module_complexity.
+		why := "it exceeds a structural limit"
+		a.skipRest(p, []string{"wasm_module_validation"}, why)
+		a.limitExceeded(p, le)
+		a.skipRest(p, moduleChecks[1:], why)
+		return &moduleInfo{why: why}
+	}
 	if err != nil {
 		a.add(fail("wasm_module_validation", fmt.Sprintf("module '%s' failed validation: %v", mp(p), err), parseErrorDetails(p, err)))
 		why := "it failed validation"
@@ -83,6 +95,7 @@ func (a *auditor) analyseModule(p string, data []byte) *moduleInfo {
 			"functions":   len(mod.Functions),
 		}))
 
+	a.moduleComplexity(p, mod)
 	a.exportedFunctions(p, mod)
 	a.wasiFilesystem(p, mod)
 	a.importModules(p, mod)

@@ -22,7 +22,7 @@ var palyraChecks = []string{
 	"forbidden_device_capabilities", "forbidden_wildcard_capabilities",
 	"policy_compliance",
 	"wasm_module_presence",
-	"wasm_module_size_limit", "wasm_module_validation", "wasm_exported_function_limit",
+	"wasm_module_size_limit", "wasm_module_validation", "wasm_module_complexity", "wasm_exported_function_limit",
 	"wasm_wasi_filesystem_imports", "wasm_import_modules", "wasm_import_surface",
 	"wasm_memory_limits", "wasm_data_segments", "wasm_table_limits", "wasm_start_function",
 	"wasm_entrypoint",

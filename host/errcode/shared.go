@@ -24,4 +24,8 @@ var (
 	// ErrOutputTooLarge: a tool's output is over the cap of the runtime or
 	// of the host.
 	ErrOutputTooLarge = New("output_too_large", "tool output too large")
+	// ErrCompileBudgetExceeded: compiling a module at admission ran past
+	// the CPU-time or memory cap of the precompile child (host/supervisor
+	// reports it, host/install quarantines the version with it).
+	ErrCompileBudgetExceeded = New("compile_budget_exceeded", "compiling the module exceeded the compile budget")
 )

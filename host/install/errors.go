@@ -62,6 +62,12 @@ var (
 	// "precompile_failed: <message>", and returns the result with this
 	// error. Code precompile_failed.
 	ErrPrecompileFailed = errcode.New("precompile_failed", "precompiling a module failed")
+	// ErrCompileBudgetExceeded: Config.Precompile failed because compiling
+	// a module ran past its CPU-time or memory cap (the hook's error wraps
+	// it). Install keeps the skill, quarantined with the reason
+	// "compile_budget_exceeded: <module>: <message naming the cap>", and
+	// returns an error with this code instead of precompile_failed.
+	ErrCompileBudgetExceeded = errcode.ErrCompileBudgetExceeded
 	// ErrClosed: the Installer was closed.
 	ErrClosed = errcode.New("installer_closed", "installer is closed")
 )

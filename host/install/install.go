@@ -135,8 +135,9 @@ type InstallResult struct {
 //     trust store file, in memory (a key pinned meanwhile refuses now,
 //     before anything is written);
 //  6. stageFiles, precompile, place: stage the version directory, fsync
-//     it, run Config.Precompile on it, rename it into place (a forced
-//     reinstall first moves the old directory aside);
+//     it, run Config.Precompile on it unless admit quarantined it, rename
+//     it into place (a forced reinstall first moves the old directory
+//     aside);
 //  7. commit: one inventory transaction: the record, the current version
 //     (the highest that is not held back; a version that fails its checks
 //     while an active version is current is held back instead), the
@@ -415,7 +416,14 @@ func (t *installation) stageFiles(context.Context) error {
 
 // precompile runs Config.Precompile on the staged modules; a failure of
 // the hook quarantines the version, only cancellation fails the install.
+// A version the admission quarantines already is not compiled: its code
+// may not run, and compiling it is the cost the audit's
+// wasm_module_complexity refuses to pay (the module of issue 19 took 27 s
+// and 1.6 GB).
 func (t *installation) precompile(ctx context.Context) error {
+	if t.adm.quarantine() {
+		return nil
+	}
 	return t.in.precompileStaged(ctx, t.staged, t.vr.Inspection.Entries, t.adm)
 }
 
@@ -689,7 +697,9 @@ func (t *installation) finish(ctx context.Context) (*InstallResult, error) {
 
 // precompileStaged runs Config.Precompile on every module of a staged
 // version directory. A failure of the hook quarantines the version (it is
-// recorded in adm); only the caller's cancellation fails the install.
+// recorded in adm), with code compile_budget_exceeded when the hook's error
+// wraps ErrCompileBudgetExceeded and precompile_failed otherwise; only the
+// caller's cancellation fails the install.
 func (in *Installer) precompileStaged(ctx context.Context, staged string, entries map[string][]byte, adm *admission) error {
 	if in.precompile == nil {
 		return nil
@@ -707,11 +717,18 @@ func (in *Installer) precompileStaged(ctx context.Context, staged string, entrie
 			return fmt.Errorf("install: precompile %s: %w", name, cerr)
 		}
 		reason := "precompile_failed: " + name + ": " + err.Error()
+		qerr := fmt.Errorf("%w: %s: %w", ErrPrecompileFailed, name, err)
+		if errors.Is(err, ErrCompileBudgetExceeded) {
+			// Its own code: the module costs too much to compile, which
+			// no retry changes.
+			reason = "compile_budget_exceeded: " + name + ": " + err.Error()
+			qerr = fmt.Errorf("install: precompile %s: %w", name, err)
+		}
 		adm.reasons = append(adm.reasons, reason)
 		if adm.err == nil {
-			adm.err = fmt.Errorf("%w: %s: %w", ErrPrecompileFailed, name, err)
+			adm.err = qerr
 		} else {
-			adm.err = errors.Join(adm.err, fmt.Errorf("%w: %s: %w", ErrPrecompileFailed, name, err))
+			adm.err = errors.Join(adm.err, qerr)
 		}
 	}
 	return nil

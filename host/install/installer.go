@@ -74,7 +74,9 @@ type Config struct {
 	// untrusted code never happens in the host process. A failure does not
 	// stop the install: the version is kept quarantined with the reason
 	// "precompile_failed: <message>" and Install returns an error wrapping
-	// ErrPrecompileFailed. A cancelled ctx fails the install instead.
+	// ErrPrecompileFailed, or, when the hook's error wraps
+	// ErrCompileBudgetExceeded, "compile_budget_exceeded: <message>" and
+	// that code. A cancelled ctx fails the install instead.
 	Precompile func(ctx context.Context, modulePath, sha256 string) error
 	// SecretPresent, when set, tells whether the vault holds a value for
 	// a secret (as Palyra's install does): Install records every secret the manifest

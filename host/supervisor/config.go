@@ -28,6 +28,16 @@ const (
 	DefaultHealthInterval     = 30 * time.Second
 	DefaultHealthTimeout      = 5 * time.Second
 	DefaultPrecompileTimeout  = 2 * time.Minute
+	// DefaultPrecompileCPUTime is the CPU time one Precompile child may
+	// use: a Go guest of sdk/examples (3.8 MB) compiles in about 5 s of
+	// CPU, an 8 MiB one in about 12 s.
+	DefaultPrecompileCPUTime = 30 * time.Second
+	// DefaultPrecompileMemoryBytes caps the writable private memory of
+	// one Precompile child (RLIMIT_DATA): 448 MiB, so that with the
+	// sidecar binary's code (under 50 MB) and its main stack its peak RSS
+	// stays under 512 MiB. A Go guest of sdk/examples needs about 230 MiB
+	// of it (150 MB RSS).
+	DefaultPrecompileMemoryBytes = 448 << 20
 )
 
 // Config configures a Supervisor. Zero values select the defaults.
@@ -107,6 +117,16 @@ type Config struct {
 	HealthTimeout time.Duration
 	// PrecompileTimeout bounds one Precompile (default 2 min).
 	PrecompileTimeout time.Duration
+	// PrecompileCPUTime caps the CPU time of a Precompile child, in whole
+	// seconds rounded up (default DefaultPrecompileCPUTime; negative: no
+	// cap). Unlike PrecompileTimeout it does not depend on the machine's
+	// load: it is what the module costs.
+	PrecompileCPUTime time.Duration
+	// PrecompileMemoryBytes caps the writable private memory of a
+	// Precompile child (default DefaultPrecompileMemoryBytes; negative: no
+	// cap). A module whose compile exceeds either cap fails with
+	// ErrCompileBudgetExceeded.
+	PrecompileMemoryBytes int64
 	// Clock is the time source of crash accounting, restart backoff and
 	// idleness (default: the real clock). Call deadlines, health checks
 	// and the loops' periods run on real time: they race real processes.
@@ -181,6 +201,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.PrecompileTimeout <= 0 {
 		c.PrecompileTimeout = DefaultPrecompileTimeout
+	}
+	if c.PrecompileCPUTime == 0 {
+		c.PrecompileCPUTime = DefaultPrecompileCPUTime
+	}
+	if c.PrecompileMemoryBytes == 0 {
+		c.PrecompileMemoryBytes = DefaultPrecompileMemoryBytes
 	}
 	if c.Clock == nil {
 		c.Clock = RealClock()

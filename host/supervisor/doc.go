@@ -2,7 +2,9 @@
 // per (skill, version), over hashicorp/go-plugin gRPC. It is the one owner
 // of the host's child processes: the serving sidecars and the
 // `palyra-sidecar precompile` runs (Precompile) that compile untrusted
-// modules at install.
+// modules at install, each under a compile budget (Config.PrecompileCPUTime
+// and PrecompileMemoryBytes, set as RLIMIT_CPU and RLIMIT_DATA by the child;
+// exceeding either is ErrCompileBudgetExceeded, compile_budget_exceeded).
 //
 // Every child is started by the host's one launcher (host/internal/launch):
 // an environment built from an allowlist (Go runtime settings, PATH, TZ,

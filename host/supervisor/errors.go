@@ -16,4 +16,8 @@ var (
 	ErrInvalidTarget   = errcode.New("invalid_target", "the call target is incomplete")
 	ErrSidecarNotFound = errcode.New("sidecar_not_found", "the palyra-sidecar binary was not found")
 	ErrCanceled        = errcode.ErrCanceled
+	// ErrCompileBudgetExceeded: Precompile's child ran out of its CPU-time
+	// or memory cap (Config.PrecompileCPUTime, PrecompileMemoryBytes); the
+	// message names the cap.
+	ErrCompileBudgetExceeded = errcode.ErrCompileBudgetExceeded
 )

@@ -287,6 +287,18 @@ type Module struct {
 	// CodeBodies is the number of function bodies in the code section; it
 	// always equals len(Functions).
 	CodeBodies int
+	// CodeBytes is the size of the code section's contents, in bytes (0
+	// without a code section).
+	CodeBytes int
+	// MaxBodyBytes is the size of the largest function body, in bytes, and
+	// MaxBodyLocals the most locals one function body declares (parameters
+	// not included). They are what a compiler's cost per function grows
+	// with; the audit bounds them.
+	MaxBodyBytes  int
+	MaxBodyLocals int
+	// Locals is the number of locals all function bodies declare
+	// together (parameters not included).
+	Locals int64
 	// CustomSections lists the custom sections, in order.
 	CustomSections []CustomSection
 }

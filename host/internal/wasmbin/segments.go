@@ -118,6 +118,7 @@ func (p *parser) dataCount(r *reader) error {
 
 func (p *parser) code(r *reader) error {
 	p.sawCode = true
+	p.m.CodeBytes = len(r.buf)
 	at := r.off()
 	n, err := r.count("function body count", "MaxFunctions", p.lim.MaxFunctions, 3)
 	if err != nil {
@@ -151,6 +152,7 @@ func (p *parser) body(r *reader) error {
 	}
 	b := &reader{buf: r.buf[r.pos : r.pos+int(size)], base: r.off(), section: r.section, lim: r.lim}
 	r.pos += int(size)
+	p.m.MaxBodyBytes = max(p.m.MaxBodyBytes, int(size))
 
 	groups, err := b.count("local declaration count", "MaxFunctionLocals", p.lim.MaxFunctionLocals, 2)
 	if err != nil {
@@ -171,6 +173,8 @@ func (p *parser) body(r *reader) error {
 			return err
 		}
 	}
+	p.m.MaxBodyLocals = max(p.m.MaxBodyLocals, int(locals))
+	p.m.Locals += int64(locals)
 	if b.left() == 0 || b.buf[len(b.buf)-1] != 0x0B {
 		return b.failAt(b.base+int64(len(b.buf)), "body does not end with an end opcode")
 	}

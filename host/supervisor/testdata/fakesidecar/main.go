@@ -37,6 +37,8 @@ func main() {
 	fs.Uint64("harden-nofile", 0, "")
 	fs.Uint64("harden-nproc", 0, "")
 	fs.Uint64("harden-data", 0, "")
+	fs.Uint64("cpu-seconds", 0, "")
+	fs.Uint64("memory-bytes", 0, "")
 	_ = fs.Parse(os.Args[2:])
 	mode, err := os.ReadFile(*wasm)
 	if err != nil {
