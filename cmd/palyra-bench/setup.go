@@ -68,10 +68,13 @@ type env struct {
 	sidecar    string // palyra-sidecar binary
 	rawPlugin  string // the raw go-plugin baseline (host/supervisor/testdata/rawplugin)
 	densityApp string // the host-embedding app of scenario E (internal/densityapp)
+	hostBin    string // palyra-host (reliability suite only)
+	cliBin     string // palyra, the CLI (reliability suite only)
 
 	echoWasm       []byte // sdk/examples/echo, the current SDK
 	echoBeforeWasm []byte // the same example built with -tags palyra_sdk_json_envelope (the SDK before the scenario-A change)
 	extismWasm     []byte // internal/peers/extismguest
+	fetchWasm      []byte // sdk/examples/http-fetch (reliability suite only)
 
 	key  ed25519.PrivateKey
 	opts options
@@ -100,6 +103,12 @@ func newEnv(ctx context.Context, o options, progress func(string, ...any)) (_ *e
 	copy(seed, "palyra-bench signing key seed..")
 	e.key = ed25519.NewKeyFromSeed(seed)
 
+	if o.reliability {
+		if err := e.buildReliability(ctx, progress); err != nil {
+			return nil, err
+		}
+		return e, nil
+	}
 	bin := filepath.Join(work, "bin")
 	progress("building palyra-sidecar, the raw go-plugin baseline and the density app")
 	for _, b := range []struct {
@@ -142,6 +151,47 @@ func newEnv(ctx context.Context, o options, progress func(string, ...any)) (_ *e
 		return nil, err
 	}
 	return e, nil
+}
+
+// buildReliability builds what the reliability suite needs: palyra-sidecar,
+// palyra-host, the palyra CLI, the echo example and the http-fetch example.
+func (e *env) buildReliability(ctx context.Context, progress func(string, ...any)) error {
+	bin := filepath.Join(e.work, "bin")
+	progress("building palyra-sidecar, palyra-host and palyra")
+	for _, b := range []struct {
+		out *string
+		pkg string
+	}{
+		{&e.sidecar, "./cmd/palyra-sidecar"},
+		{&e.hostBin, "./cmd/palyra-host"},
+		{&e.cliBin, "./cmd/palyra"},
+	} {
+		*b.out = filepath.Join(bin, filepath.Base(b.pkg))
+		if err := e.goBuild(ctx, "-o", *b.out, b.pkg); err != nil {
+			return err
+		}
+	}
+	progress("building the echo and http-fetch examples")
+	for _, m := range []struct {
+		out     *[]byte
+		example string
+	}{
+		{&e.echoWasm, "echo"},
+		{&e.fetchWasm, "http-fetch"},
+	} {
+		dir, err := examplebuild.Dir(m.example)
+		if err != nil {
+			return err
+		}
+		p := filepath.Join(e.work, "wasm", m.example+".wasm")
+		if err := examplebuild.BuildWasip1(ctx, dir, p); err != nil {
+			return err
+		}
+		if *m.out, err = os.ReadFile(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (e *env) close() { os.RemoveAll(e.work) }
