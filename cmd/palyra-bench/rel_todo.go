@@ -4,7 +4,6 @@ import "context"
 
 func relKillDaemon(ctx context.Context, e *env) ([]relRow, error)       { return nil, nil }
 func relHostileArtifacts(ctx context.Context, e *env) ([]relRow, error) { return nil, nil }
-func relHostileGuests(ctx context.Context, e *env) ([]relRow, error)    { return nil, nil }
 func relKillInstall(ctx context.Context, e *env) ([]relRow, error)      { return nil, nil }
 func relSSRF(ctx context.Context, e *env) ([]relRow, error)             { return nil, nil }
 func relSecretLeak(ctx context.Context, e *env) ([]relRow, error)       { return nil, nil }

@@ -237,7 +237,7 @@ func counts(m map[string]int) string {
 }
 
 // fixtureManifest is the manifest of a testdata/wasm fixture skill: one
-// tool rel.run, the given quota lines.
+// tool bench.run, the given quota lines.
 const fixtureManifest = `manifest_version = 2
 skill_id = %q
 name = "Fixture"
@@ -245,7 +245,7 @@ version = %q
 publisher = "bench"
 
 [[entrypoints.tools]]
-id = "rel.run"
+id = "bench.run"
 name = "run"
 description = "Runs the fixture"
 input_schema = { type = "object" }
