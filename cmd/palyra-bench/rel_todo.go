@@ -5,5 +5,4 @@ import "context"
 func relKillDaemon(ctx context.Context, e *env) ([]relRow, error)       { return nil, nil }
 func relHostileArtifacts(ctx context.Context, e *env) ([]relRow, error) { return nil, nil }
 func relKillInstall(ctx context.Context, e *env) ([]relRow, error)      { return nil, nil }
-func relSSRF(ctx context.Context, e *env) ([]relRow, error)             { return nil, nil }
 func relSecretLeak(ctx context.Context, e *env) ([]relRow, error)       { return nil, nil }
