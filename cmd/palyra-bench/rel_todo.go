@@ -2,7 +2,6 @@ package main
 
 import "context"
 
-func relKillDaemon(ctx context.Context, e *env) ([]relRow, error)       { return nil, nil }
-func relHostileArtifacts(ctx context.Context, e *env) ([]relRow, error) { return nil, nil }
-func relKillInstall(ctx context.Context, e *env) ([]relRow, error)      { return nil, nil }
-func relSecretLeak(ctx context.Context, e *env) ([]relRow, error)       { return nil, nil }
+func relKillDaemon(ctx context.Context, e *env) ([]relRow, error)  { return nil, nil }
+func relKillInstall(ctx context.Context, e *env) ([]relRow, error) { return nil, nil }
+func relSecretLeak(ctx context.Context, e *env) ([]relRow, error)  { return nil, nil }

@@ -277,7 +277,12 @@ func (e *env) trivialArtifact(name string) ([]byte, error) {
 // closeHost closes it and removes its socket directory. withSidecar false
 // gives an install-only host (no precompile, no calls).
 func (e *env) openHost(ctx context.Context, name string, withSidecar bool, sc supervisor.Config) (h *host.Host, state string, closeHost func(), err error) {
-	state = filepath.Join(e.work, "state-"+name)
+	return e.openHostAt(ctx, filepath.Join(e.work, "state-"+name), withSidecar, sc)
+}
+
+// openHostAt is openHost on the state directory state.
+func (e *env) openHostAt(ctx context.Context, state string, withSidecar bool, sc supervisor.Config) (h *host.Host, _ string, closeHost func(), err error) {
+	name := filepath.Base(state)
 	sock, err := os.MkdirTemp("", "pb")
 	if err != nil {
 		return nil, "", nil, err
