@@ -2,6 +2,5 @@ package main
 
 import "context"
 
-func relKillDaemon(ctx context.Context, e *env) ([]relRow, error)  { return nil, nil }
-func relKillInstall(ctx context.Context, e *env) ([]relRow, error) { return nil, nil }
-func relSecretLeak(ctx context.Context, e *env) ([]relRow, error)  { return nil, nil }
+func relKillDaemon(ctx context.Context, e *env) ([]relRow, error) { return nil, nil }
+func relSecretLeak(ctx context.Context, e *env) ([]relRow, error) { return nil, nil }
