@@ -27,7 +27,7 @@ type r5Op struct {
 
 // relKillInstall is R5: the palyra CLI installs, upgrades and removes a
 // skill on a state dir and is SIGKILLed after a random delay (up to the
-// time the shortest unkilled operation takes); afterwards the state dir, opened by a host,
+// time the same operation takes unkilled); afterwards the state dir, opened by a host,
 // must show the state before the operation or the state after it, nothing
 // else. A second part kills `install --allow-tofu` of an unknown publisher
 // on fresh state dirs: afterwards either both the skill and the pinned key
@@ -72,13 +72,13 @@ func relKillInstall(ctx context.Context, e *env) ([]relRow, error) {
 	opFrom := map[string]r5Op{}
 	next := map[string]string{}
 	cur := "absent"
-	span := time.Duration(1<<63 - 1) // the shortest unkilled operation
+	span := map[string]time.Duration{} // by starting state: how long the unkilled operation took
 	for _, op := range ops {
 		t0 := time.Now()
 		if out, err := e.runCLI(ctx, state, op.args...); err != nil {
 			return nil, fmt.Errorf("%s: %w\n%s", op.name, err, out)
 		}
-		span = min(span, time.Since(t0))
+		span[cur] = time.Since(t0)
 		after, err := observeR5(ctx, state)
 		if err != nil {
 			return nil, err
@@ -102,7 +102,7 @@ func relKillInstall(ctx context.Context, e *env) ([]relRow, error) {
 			}
 			cur, op = "absent", opFrom["absent"]
 		}
-		delay := time.Duration(rng.Int64N(int64(span) + 1))
+		delay := time.Duration(rng.Int64N(int64(span[cur]) + 1))
 		exited, err := e.runCLIKilledAfter(ctx, state, delay, op.args...)
 		if err != nil {
 			return nil, err
@@ -126,9 +126,10 @@ func relKillInstall(ctx context.Context, e *env) ([]relRow, error) {
 	}
 	row.Figures = append(row.Figures,
 		fmt.Sprintf("old-or-new: %d / %d (%s)", row.Held, row.Tried, counts(outcomes)),
-		fmt.Sprintf("kill delays uniform in 0–%s (the shortest unkilled operation)", span.Round(time.Millisecond)))
+		fmt.Sprintf("kill delays uniform in 0 to the unkilled operation's time (install %s, upgrade %s, remove %s)",
+			span["absent"].Round(time.Millisecond), span[next["absent"]].Round(time.Millisecond), span[next[next["absent"]]].Round(time.Millisecond)))
 
-	tofu, err := e.tofuKills(ctx, dir, arts["1.0.0"], rng, span)
+	tofu, err := e.tofuKills(ctx, dir, arts["1.0.0"], rng, span["absent"])
 	if err != nil {
 		return nil, err
 	}
