@@ -66,7 +66,7 @@
 //     (kill → the victim's next successful call, on a new sidecar) median
 //     and max per guest kind, against the 100 ms goal.
 //   - R2, SIGKILL the daemon: a real palyra-host (private TMPDIR) with two
-//     running sidecars is killed 5 times (2 in quick mode), restarted each
+//     running sidecars is killed 5 times (1 in quick mode), restarted each
 //     time; no sidecar may be alive 1 s after a kill, and after a final
 //     restart and clean stop nothing may be left in TMPDIR or in the state
 //     dir's run/socket dirs. Entries left after each kill are figures.
@@ -86,10 +86,10 @@
 //     while two callers call a good skill that must see no failure.
 //   - R5, kill -9 during install/remove: the palyra CLI installs, upgrades
 //     and removes a skill and is SIGKILLed after a random delay up to the
-//     operation's unkilled time (60 trials, 12 in quick mode); the state
+//     operation's unkilled time (60 trials, 8 in quick mode); the state
 //     dir must then show the old or the new state. Then `install
-//     --allow-tofu` on fresh state dirs: the publisher's pin must exist
-//     exactly when the skill does.
+//     --allow-tofu` on fresh state dirs (20 trials, 4 in quick mode): the
+//     publisher's pin must exist exactly when the skill does.
 //   - R6, SSRF: about 55 URLs (loopback, private, CGNAT, link-local and
 //     metadata, multicast and broadcast in IPv4, IPv6, mapped, decimal,
 //     octal, hex and short forms; names resolving to them; redirects to

@@ -156,7 +156,7 @@ func relKillDaemon(ctx context.Context, e *env) ([]relRow, error) {
 	}
 	row := relRow{Scenario: "R2", Title: "SIGKILL the palyra-host daemon with running sidecars"}
 	var leftAfter []string
-	kills := e.opts.n(2, 5)
+	kills := e.opts.n(1, 5)
 	for k := range kills {
 		p, err := e.startDaemon(ctx, state, tmp)
 		if err != nil {

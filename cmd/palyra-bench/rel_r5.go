@@ -93,7 +93,7 @@ func relKillInstall(ctx context.Context, e *env) ([]relRow, error) {
 	row := relRow{Scenario: "R5", Title: "SIGKILL of `palyra skills install/remove` at a random point"}
 	outcomes := map[string]int{}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 5))
-	trials := e.opts.n(12, 60)
+	trials := e.opts.n(8, 60)
 	for k := range trials {
 		op, ok := opFrom[cur]
 		if !ok { // a trial that did not hold left a third state: start over
@@ -142,7 +142,7 @@ func (e *env) tofuKills(ctx context.Context, dir, art string, rng *rand.Rand, sp
 	row := relRow{Scenario: "R5", Title: "SIGKILL of `palyra skills install --allow-tofu`: the pin only with the install"}
 	outcomes := map[string]int{}
 	pub := e.publicKeyHex()
-	for k := range e.opts.n(6, 20) {
+	for k := range e.opts.n(4, 20) {
 		state := filepath.Join(dir, fmt.Sprintf("tofu-%d", k))
 		delay := time.Duration(rng.Int64N(int64(span) + 1))
 		if _, err := e.runCLIKilledAfter(ctx, state, delay, "skills", "install", "--artifact", art, "--allow-tofu"); err != nil {
