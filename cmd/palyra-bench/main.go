@@ -20,11 +20,12 @@ import (
 
 // options are the command's flags.
 type options struct {
-	quick      bool
-	json       bool
-	out        string
-	only       []string
-	cpuProfile string
+	quick       bool
+	reliability bool
+	json        bool
+	out         string
+	only        []string
+	cpuProfile  string
 }
 
 // n picks the quick or the full count.
@@ -82,13 +83,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var only string
 	fs := flag.NewFlagSet("palyra-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.BoolVar(&o.quick, "quick", false, "smoke run: few iterations, under a minute")
+	fs.BoolVar(&o.quick, "quick", false, "smoke run: few iterations, under a minute (with --reliability: under two minutes)")
+	fs.BoolVar(&o.reliability, "reliability", false, "run the reliability suite (R1 to R8: kills, hostile input, SSRF, secrets) instead of the performance bench")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON instead of Markdown")
 	fs.StringVar(&o.out, "out", "", "also write report.md, report.json and ratios.svg into this directory")
 	fs.StringVar(&only, "only", "", "run only these scenarios, e.g. A,B")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (the supervisor side) to this file")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: palyra-bench [--quick] [--json] [--out DIR] [--only A,B,...] [--cpuprofile FILE]")
+		fmt.Fprintln(stderr, "usage: palyra-bench [--reliability] [--quick] [--json] [--out DIR] [--only A,B,...|R1,R2,...] [--cpuprofile FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -102,7 +104,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if id == "" {
 			continue
 		}
-		if !slices.ContainsFunc(scenarios, func(s scenario) bool { return s.id == id }) {
+		if o.reliability {
+			if !slices.ContainsFunc(relScenarios, func(s relScenario) bool { return s.id == id }) {
+				return o, fmt.Errorf("--only: no reliability scenario %q (scenarios are %s to %s)", id, relScenarios[0].id, relScenarios[len(relScenarios)-1].id)
+			}
+		} else if !slices.ContainsFunc(scenarios, func(s scenario) bool { return s.id == id }) {
 			return o, fmt.Errorf("--only: no scenario %q (scenarios are %s to %s)", id, scenarios[0].id, scenarios[len(scenarios)-1].id)
 		}
 		o.only = append(o.only, id)
@@ -133,6 +139,9 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer e.close()
+	if o.reliability {
+		return runReliability(ctx, e, start, progress, stdout)
+	}
 
 	rep := &report.Report{
 		Machine: report.DetectMachine(moduleVersions()),

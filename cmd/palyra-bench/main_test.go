@@ -10,7 +10,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 func TestParseFlags(t *testing.T) {
 	for _, c := range []struct {
@@ -23,6 +29,9 @@ func TestParseFlags(t *testing.T) {
 		{args: []string{"-only", " a, c ,"}, want: options{only: []string{"A", "C"}}},
 		{args: []string{"--only", "Z"}, wantErr: `--only: no scenario "Z" (scenarios are A to G)`},
 		{args: []string{"extra"}, wantErr: `unexpected argument "extra"`},
+		{args: []string{"--only", "r1, R8", "--reliability", "--quick"}, want: options{reliability: true, quick: true, only: []string{"R1", "R8"}}},
+		{args: []string{"--reliability", "--only", "A"}, wantErr: `--only: no reliability scenario "A" (scenarios are R1 to R8)`},
+		{args: []string{"--only", "R1"}, wantErr: `--only: no scenario "R1" (scenarios are A to G)`},
 		{args: []string{"--nope"}, wantErr: "flag provided but not defined: -nope"},
 	} {
 		got, err := parseFlags(c.args, io.Discard)
@@ -32,7 +41,7 @@ func TestParseFlags(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got.quick != c.want.quick || got.json != c.want.json || got.out != c.want.out || !slices.Equal(got.only, c.want.only) {
+		if err != nil || got.quick != c.want.quick || got.reliability != c.want.reliability || got.json != c.want.json || got.out != c.want.out || !slices.Equal(got.only, c.want.only) {
 			t.Errorf("parseFlags(%q) = %+v, %v; want %+v", c.args, got, err, c.want)
 		}
 	}

@@ -68,10 +68,13 @@ type env struct {
 	sidecar    string // palyra-sidecar binary
 	rawPlugin  string // the raw go-plugin baseline (host/supervisor/testdata/rawplugin)
 	densityApp string // the host-embedding app of scenario E (internal/densityapp)
+	hostBin    string // palyra-host (reliability suite only)
+	cliBin     string // palyra, the CLI (reliability suite only)
 
 	echoWasm       []byte // sdk/examples/echo, the current SDK
 	echoBeforeWasm []byte // the same example built with -tags palyra_sdk_json_envelope (the SDK before the scenario-A change)
 	extismWasm     []byte // internal/peers/extismguest
+	fetchWasm      []byte // sdk/examples/http-fetch (reliability suite only)
 
 	key  ed25519.PrivateKey
 	opts options
@@ -100,6 +103,12 @@ func newEnv(ctx context.Context, o options, progress func(string, ...any)) (_ *e
 	copy(seed, "palyra-bench signing key seed..")
 	e.key = ed25519.NewKeyFromSeed(seed)
 
+	if o.reliability {
+		if err := e.buildReliability(ctx, progress); err != nil {
+			return nil, err
+		}
+		return e, nil
+	}
 	bin := filepath.Join(work, "bin")
 	progress("building palyra-sidecar, the raw go-plugin baseline and the density app")
 	for _, b := range []struct {
@@ -142,6 +151,39 @@ func newEnv(ctx context.Context, o options, progress func(string, ...any)) (_ *e
 		return nil, err
 	}
 	return e, nil
+}
+
+// buildReliability builds what the reliability suite needs: palyra-sidecar,
+// palyra-host, the palyra CLI, the echo example and the http-fetch example.
+func (e *env) buildReliability(ctx context.Context, progress func(string, ...any)) error {
+	bin := filepath.Join(e.work, "bin")
+	progress("building palyra-sidecar, palyra-host and palyra")
+	// One go build for the three: their links run in parallel.
+	if err := e.goBuild(ctx, "-o", bin+string(filepath.Separator), "./cmd/palyra-sidecar", "./cmd/palyra-host", "./cmd/palyra"); err != nil {
+		return err
+	}
+	e.sidecar, e.hostBin, e.cliBin = filepath.Join(bin, "palyra-sidecar"), filepath.Join(bin, "palyra-host"), filepath.Join(bin, "palyra")
+	progress("building the echo and http-fetch examples")
+	for _, m := range []struct {
+		out     *[]byte
+		example string
+	}{
+		{&e.echoWasm, "echo"},
+		{&e.fetchWasm, "http-fetch"},
+	} {
+		dir, err := examplebuild.Dir(m.example)
+		if err != nil {
+			return err
+		}
+		p := filepath.Join(e.work, "wasm", m.example+".wasm")
+		if err := examplebuild.BuildWasip1(ctx, dir, p); err != nil {
+			return err
+		}
+		if *m.out, err = os.ReadFile(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (e *env) close() { os.RemoveAll(e.work) }
@@ -227,7 +269,12 @@ func (e *env) trivialArtifact(name string) ([]byte, error) {
 // closeHost closes it and removes its socket directory. withSidecar false
 // gives an install-only host (no precompile, no calls).
 func (e *env) openHost(ctx context.Context, name string, withSidecar bool, sc supervisor.Config) (h *host.Host, state string, closeHost func(), err error) {
-	state = filepath.Join(e.work, "state-"+name)
+	return e.openHostAt(ctx, filepath.Join(e.work, "state-"+name), withSidecar, sc)
+}
+
+// openHostAt is openHost on the state directory state.
+func (e *env) openHostAt(ctx context.Context, state string, withSidecar bool, sc supervisor.Config) (h *host.Host, _ string, closeHost func(), err error) {
+	name := filepath.Base(state)
 	sock, err := os.MkdirTemp("", "pb")
 	if err != nil {
 		return nil, "", nil, err
