@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/report"
 	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/internal/escapeprobe"
 )
 
 // relRow is one line of the reliability table: a scenario (or one part of
@@ -289,58 +291,80 @@ func (e *env) fixtureArtifactVersion(id, version, module, quotas string, asset [
 	return b.Bytes, nil
 }
 
-// errProbesUnavailable is escapeProbes' answer in a build without the
-// probe sidecar.
-var errProbesUnavailable = errors.New("escape probes: not available in this build")
-
 // probeResult is one escape attempt of the probe sidecar: what it tried,
-// whether the attempt failed (Blocked: what must hold) and how.
+// whether its outcome is the one hardening requires (Held: an escape
+// attempt failed, a control attempt succeeded) and how.
 type probeResult struct {
-	Attempt string // "open /etc/passwd", "connect 127.0.0.1:P", "execve /bin/sh", ...
-	Blocked bool
-	Detail  string // the error the attempt got, or what it reached
+	Attempt string // "serve: open_etc_passwd /etc/passwd", ...
+	Control bool   // reading its module, writing its private dir: must succeed
+	Held    bool
+	Detail  string // the error the attempt got, or "succeeded"
 }
 
-// escapeProbes runs the escape probes of point 1 (a sidecar built with the
-// probe build tag, hardened, then trying to open /etc/passwd and a file in
-// the state dir, connect to a 127.0.0.1 listener, execve /bin/sh, ptrace
-// its parent and write outside its dir) and returns each attempt's result
-// and the sidecar's /proc/<pid>/status lines NoNewPrivs and Seccomp.
-//
-// STUB: the probe sidecar lives on the sidecar-hardening branch; until it
-// is merged this returns errProbesUnavailable. This is the only stub of
-// the suite; the lead wires it in after the merge.
-func escapeProbes(ctx context.Context, e *env) (results []probeResult, status []string, err error) {
-	return nil, nil, errProbesUnavailable
+// escapeProbes runs the escape probes of point 1 (internal/escapeprobe: a
+// sidecar built with the palyraprobe tag hardens itself as a serving
+// sidecar and as a precompile child do, then tries to open /etc/passwd and
+// a file in the state dir, connect to and listen on TCP, open a netlink
+// socket, execve /bin/sh, fork, ptrace and process_vm_readv its parent,
+// signal it and write outside its dir) and returns each attempt's result
+// and each child's /proc/<pid>/status hardening lines.
+func escapeProbes(ctx context.Context, e *env) ([]probeResult, escapeprobe.StatusLines, error) {
+	bin, err := escapeprobe.Build(ctx, e.work)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, status, err := escapeprobe.Run(ctx, escapeprobe.Options{Probe: bin, Dir: e.work})
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]probeResult, 0, len(res))
+	for _, r := range res {
+		d := r.Err
+		if r.Succeeded {
+			d = "succeeded"
+		}
+		out = append(out, probeResult{Attempt: r.Child + ": " + r.Name + " " + r.Target, Control: r.Control, Held: r.Held, Detail: d})
+	}
+	return out, status, nil
 }
 
 // relEscapeProbes is R8: every escape attempt must be blocked, and the
 // sidecar must report NoNewPrivs 1 and Seccomp 2.
 func relEscapeProbes(ctx context.Context, e *env) ([]relRow, error) {
 	row := relRow{Scenario: "R8", Title: "sidecar escape probes (open /etc/passwd and the state dir, TCP connect, execve, ptrace, write outside)"}
-	results, status, err := escapeProbes(ctx, e)
-	if errors.Is(err, errProbesUnavailable) {
+	if runtime.GOOS != "linux" {
 		row.Unavailable = true
-		row.Figures = []string{"not available in this build"}
-		row.Note = "the probe sidecar comes with the sidecar hardening (point 1)"
+		row.Figures = []string{"not available on " + runtime.GOOS}
+		row.Note = "sidecar hardening is Linux's (seccomp, Landlock)"
 		return []relRow{row}, nil
 	}
+	results, status, err := escapeProbes(ctx, e)
 	if err != nil {
 		return nil, err
 	}
+	var blocked, escapes, allowed, controls int
 	for _, r := range results {
-		row.check(r.Blocked, "%s: not blocked (%s)", r.Attempt, r.Detail)
-		row.Figures = append(row.Figures, fmt.Sprintf("%s → %s", r.Attempt, r.Detail))
-	}
-	want := map[string]bool{"NoNewPrivs:\t1": false, "Seccomp:\t2": false}
-	for _, line := range status {
-		if _, ok := want[line]; ok {
-			want[line] = true
+		row.check(r.Held, "%s: outcome not the one required (control %v: %s)", r.Attempt, r.Control, r.Detail)
+		switch {
+		case r.Control:
+			controls++
+			if r.Held {
+				allowed++
+			}
+		default:
+			escapes++
+			if r.Held {
+				blocked++
+			}
 		}
 	}
-	for line, seen := range want {
-		row.check(seen, "/proc status lacks %q (has %q)", line, status)
+	row.Figures = append(row.Figures, fmt.Sprintf("escape attempts blocked %d/%d, controls allowed %d/%d", blocked, escapes, allowed, controls))
+	for _, child := range escapeprobe.Children {
+		st := status[child]
+		row.check(st["NoNewPrivs"] == "1", "%s child: /proc status NoNewPrivs %q, want 1", child, st["NoNewPrivs"])
+		row.check(st["Seccomp"] == "2", "%s child: /proc status Seccomp %q, want 2", child, st["Seccomp"])
+		row.check(st["CapEff"] == "0000000000000000", "%s child: /proc status CapEff %q, want none", child, st["CapEff"])
+		row.Figures = append(row.Figures, fmt.Sprintf("%s: NoNewPrivs %s, Seccomp %s, CapEff %s", child, st["NoNewPrivs"], st["Seccomp"], st["CapEff"]))
 	}
-	row.Figures = append(row.Figures, "/proc/<pid>/status: "+strings.Join(status, ", "))
 	return []relRow{row}, nil
 }

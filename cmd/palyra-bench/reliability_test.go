@@ -203,7 +203,7 @@ func TestReliabilityQuick(t *testing.T) {
 			t.Errorf("row %s %q: tried %d, held %d, figures %q", r.Scenario, r.Title, r.Tried, r.Held, r.Figures)
 		}
 		switch r.Scenario {
-		case "R1", "R4", "R6", "R7":
+		case "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8":
 			if !r.holds() {
 				t.Errorf("%s %q did not hold: %q", r.Scenario, r.Title, r.Failures)
 			}
