@@ -187,3 +187,51 @@ func FuzzReadReplyFields(f *testing.F) {
 		}
 	})
 }
+
+// TestReadReplyRefuses: what readReply makes of replies only a broken or
+// compromised sidecar sends (the regression seeds of FuzzReadReply are
+// among them: before readReply, a failed call's non-JSON output reached
+// the API, which could not encode it).
+func TestReadReplyRefuses(t *testing.T) {
+	many := make([]*sidecarv1.LogRecord, 100)
+	for i := range many {
+		many[i] = &sidecarv1.LogRecord{Level: sidecarv1.LogLevel_LOG_LEVEL_INFO, Message: strings.Repeat("x", 1000)}
+	}
+	tests := []struct {
+		name     string
+		reply    *sidecarv1.InvokeResponse
+		code     string
+		check    func(*Result) bool
+		describe string
+	}{
+		{"non-JSON output with a tool error", &sidecarv1.InvokeResponse{ErrorCode: "tool_error", Output: []byte("not json"), ToolError: &sidecarv1.ToolError{Code: "bad_thing"}},
+			"invalid_output", func(r *Result) bool { return r.Output == nil && r.ToolError.Code == "bad_thing" }, "output dropped, tool error kept"},
+		{"non-JSON output on success", &sidecarv1.InvokeResponse{Output: []byte(`{"a":`)},
+			"invalid_output", func(r *Result) bool { return r.Output == nil }, "output dropped"},
+		{"output over the ABI limit", &sidecarv1.InvokeResponse{Output: []byte(`"` + strings.Repeat("a", abi.MaxOutputBytes) + `"`)},
+			"output_too_large", func(r *Result) bool { return r.Output == nil }, "output dropped"},
+		{"error code that is not a code", &sidecarv1.InvokeResponse{ErrorCode: "Internal Error", Output: []byte(`{}`)},
+			"sidecar_bad_reply", func(r *Result) bool { return r.Output == nil }, "output dropped"},
+		{"tool error code that is not a code", &sidecarv1.InvokeResponse{ErrorCode: "tool_error", ToolError: &sidecarv1.ToolError{Code: strings.Repeat("a", 65)}},
+			"sidecar_bad_reply", func(r *Result) bool { return r.ToolError == nil }, "tool error dropped"},
+		{"long tool error message", &sidecarv1.InvokeResponse{ErrorCode: "tool_error", ToolError: &sidecarv1.ToolError{Code: "bad", Message: strings.Repeat("é", abi.MaxErrorMessageBytes)}},
+			"tool_error", func(r *Result) bool {
+				return len(r.ToolError.Message) <= abi.MaxErrorMessageBytes && utf8.ValidString(r.ToolError.Message)
+			}, "message cut on a rune boundary"},
+		{"logs over the budget", &sidecarv1.InvokeResponse{Output: []byte(`{}`), Logs: many, LogsDropped: 3},
+			"", func(r *Result) bool {
+				return len(r.Logs) == abi.MaxLogBytes/1000 && r.LogsDropped == 3+100-abi.MaxLogBytes/1000
+			}, "64 records kept, the rest counted dropped"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := readReply("id", tt.reply, errorOf(tt.reply))
+			if errcode.Of(err) != tt.code && !(tt.code == "" && err == nil) {
+				t.Fatalf("error %v (code %q), want code %q", err, errcode.Of(err), tt.code)
+			}
+			if !tt.check(res) {
+				t.Errorf("result %+v: want %s", res, tt.describe)
+			}
+		})
+	}
+}
