@@ -55,6 +55,7 @@ var statusByCode = map[string]struct {
 	"canceled":                   {499, codes.Canceled},
 	"sidecar_crashed":            {http.StatusBadGateway, codes.Unavailable},
 	"invalid_output":             {http.StatusBadGateway, codes.Internal},
+	"sidecar_bad_reply":          {http.StatusBadGateway, codes.Internal},
 	"output_too_large":           {http.StatusBadGateway, codes.ResourceExhausted},
 	"a2ui_invalid":               {http.StatusBadGateway, codes.Internal},
 	"a2ui_limit_exceeded":        {http.StatusBadGateway, codes.ResourceExhausted},

@@ -210,6 +210,7 @@ func (p *proc) do(method, path string, body any, out any) (int, []byte) {
 	if err != nil {
 		p.t.Fatal(err)
 	}
+	recordAPISeed(p.t, method, path, req)
 	req.Header.Set("Authorization", "Bearer "+p.token)
 	req.Header.Set("X-Palyra-Principal", "user:tester")
 	resp, err := http.DefaultClient.Do(req)

@@ -157,7 +157,7 @@ func connect(t testing.TB, s *mcpserver.Server, opts *mcp.ClientOptions) *mcp.Cl
 	if _, err := s.Connect(ctx, st); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, recordingTransport(t, ct), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

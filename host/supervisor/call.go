@@ -109,13 +109,14 @@ func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, t
 	stopCtx := context.AfterFunc(ctx, cancel)
 	defer stopCtx()
 	resp, err := p.client.Invoke(rpcCtx, req)
-	res := resultOf(req.InvocationId, resp)
+	res, err := readReply(req.InvocationId, resp, err)
 	if res != nil {
 		res.SkillID, res.Version, res.PID = t.SkillID, t.Version, p.pid
 	}
 	var se *sidecarplugin.Error
-	if err == nil || errors.As(err, &se) {
-		// Success, or an outcome the sidecar reported: the sidecar is fine.
+	if err == nil || errors.As(err, &se) || res != nil {
+		// Success, or an outcome the sidecar reported (in a reply the
+		// supervisor may have refused): the sidecar answered.
 		s.mu.Lock()
 		sl.consecutive = 0
 		s.mu.Unlock()

@@ -37,6 +37,12 @@ func TestMain(m *testing.M) {
 		helperProcess()
 		return
 	}
+	if fuzzWorker() {
+		// go test -fuzz runs the fuzz function in worker processes: the
+		// supervisor's fuzz targets start no sidecar, and a worker's files
+		// must not land in the TMPDIR the parent checks for leftovers.
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "palyra-sup-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -87,6 +93,16 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		return code
 	}})
+}
+
+// fuzzWorker reports whether this process is a worker of go test -fuzz.
+func fuzzWorker() bool {
+	for _, a := range os.Args[1:] {
+		if strings.HasPrefix(a, "-test.fuzzworker") {
+			return true
+		}
+	}
+	return false
 }
 
 type wrap struct {

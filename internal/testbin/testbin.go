@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -23,7 +24,15 @@ const Module = "github.com/palyra-go/palyra/cmd/"
 // Main builds the commands named (palyra-host, palyra-sidecar: the
 // directories under cmd/) into a fresh directory, runs m with dir set to
 // it, and returns the exit code for os.Exit.
+//
+// A worker process of go test -fuzz (which runs only the fuzz function)
+// reuses its parent's binaries, named by the environment variable
+// EnvDir that Main sets for its children, instead of building them again.
 func Main(m *testing.M, dir *string, commands ...string) int {
+	if d := os.Getenv(EnvDir); d != "" && fuzzWorker() {
+		*dir = d
+		return m.Run()
+	}
 	d, err := os.MkdirTemp("", "palyra-testbin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -41,6 +50,7 @@ func Main(m *testing.M, dir *string, commands ...string) int {
 		return 1
 	}
 	*dir = d
+	os.Setenv(EnvDir, d)
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
@@ -49,4 +59,18 @@ func Main(m *testing.M, dir *string, commands ...string) int {
 		}
 	}
 	return code
+}
+
+// EnvDir names the directory of the built binaries for the fuzz workers
+// of a test process (set by Main; read only by a fuzz worker).
+const EnvDir = "PALYRA_TESTBIN_DIR"
+
+// fuzzWorker reports whether this process is a worker of go test -fuzz.
+func fuzzWorker() bool {
+	for _, a := range os.Args[1:] {
+		if strings.HasPrefix(a, "-test.fuzzworker") {
+			return true
+		}
+	}
+	return false
 }
