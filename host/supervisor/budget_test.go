@@ -42,7 +42,7 @@ func TestPrecompileBudget(t *testing.T) {
 		want   string // "" for success
 	}{
 		{"CPU-time cap", Config{PrecompileCPUTime: time.Second, PrecompileMemoryBytes: -1}, costly, "over the CPU-time cap of 1 s"},
-		{"memory cap", Config{PrecompileCPUTime: -1, PrecompileMemoryBytes: 64 << 20}, costly, "memory cap of 67108864 bytes (64 MiB)"},
+		{"memory cap", Config{PrecompileCPUTime: -1, PrecompileMemoryBytes: 160 << 20}, costly, "memory cap of 167772160 bytes (160 MiB)"},
 		{"a Go guest under the default caps", Config{}, goGuest, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
