@@ -60,7 +60,7 @@
 //
 //   - R1, kill a sidecar: 8 callers over 4 skills (two Go-guest echo, two
 //     WAT) while each skill's sidecar, in turn, is SIGKILLed (its pid from
-//     host.Sidecars; 20 kills, 4 in quick mode). Cases: after each kill the
+//     host.Sidecars; 40 kills, 20 of each kind, 4 in quick mode). Cases: after each kill the
 //     victim answers again, no call of another skill failed and every
 //     failure carried a code. Figures: the victim's codes, recovery time
 //     (kill → the victim's next successful call, on a new sidecar) median

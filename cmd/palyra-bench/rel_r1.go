@@ -107,7 +107,7 @@ func relKillSidecar(ctx context.Context, e *env) ([]relRow, error) {
 	}
 	defer func() { stopLoad(); wg.Wait() }()
 
-	kills := e.opts.n(4, 20)
+	kills := e.opts.n(4, 40) // full: 20 of each kind (Go guest, WAT)
 	recovery := map[string]*stats.Sample{"Go-guest": {}, "WAT": {}}
 	row := relRow{Scenario: "R1", Title: fmt.Sprintf("SIGKILL a sidecar under %d callers × %d skills", throughputCallers, len(skills))}
 	failedRecoveries := 0
