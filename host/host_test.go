@@ -308,6 +308,18 @@ display_name = "Liar"
 // signed by a test key, with the given quotas.
 func installWAT(t *testing.T, h *host.Host, id, module, quotas string) {
 	t.Helper()
+	built := watArtifact(t, id, "1.0.0", module, quotas)
+	pub := hex.EncodeToString(testskill.Key(7).Public().(ed25519.PublicKey))
+	if _, err := h.Install(context.Background(), host.InstallRequest{Artifact: built, TrustedPublishers: []host.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// watArtifact signs, by testskill.Key(7) for publisher acme, a one-tool
+// skill id (tool id+".t") at version whose module is
+// testdata/wasm/<module>.wasm, with the given quotas ("" for none).
+func watArtifact(t *testing.T, id, version, module, quotas string) []byte {
+	t.Helper()
 	wasm, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", module+".wasm"))
 	if err != nil {
 		t.Fatal(err)
@@ -315,7 +327,7 @@ func installWAT(t *testing.T, h *host.Host, id, module, quotas string) {
 	manifest := `manifest_version = 2
 skill_id = "` + id + `"
 name = "Test"
-version = "1.0.0"
+version = "` + version + `"
 publisher = "acme"
 
 [[entrypoints.tools]]
@@ -343,12 +355,7 @@ min_palyra_version = "0.1.0"
 [operator]
 display_name = "Test"
 `
-	key := testskill.Key(7)
-	built := testskill.Build(t, manifest, wasm, key)
-	pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
-	if _, err := h.Install(context.Background(), host.InstallRequest{Artifact: built, TrustedPublishers: []host.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
-		t.Fatal(err)
-	}
+	return testskill.Build(t, manifest, wasm, testskill.Key(7))
 }
 
 // TestCrashLoopRecorded crashes a skill's sidecar until the supervisor

@@ -5,8 +5,6 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/palyra-go/palyra/host"
@@ -17,40 +15,7 @@ import (
 // buildVersion signs a one-tool WAT skill "acme.up" at version with the
 // module testdata/wasm/<module>.wasm, by testskill.Key(7).
 func buildVersion(t *testing.T, version, module string) []byte {
-	t.Helper()
-	wasm, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", module+".wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	manifest := `manifest_version = 2
-skill_id = "acme.up"
-name = "Upgraded"
-version = "` + version + `"
-publisher = "acme"
-
-[[entrypoints.tools]]
-id = "acme.up.t"
-name = "t"
-description = "test"
-
-[entrypoints.tools.input_schema]
-type = "object"
-
-[entrypoints.tools.output_schema]
-type = "object"
-
-[entrypoints.tools.risk]
-default_sensitive = false
-requires_approval = false
-
-[compat]
-required_protocol_major = 1
-min_palyra_version = "0.1.0"
-
-[operator]
-display_name = "Upgraded"
-`
-	return testskill.Build(t, manifest, wasm, testskill.Key(7))
+	return watArtifact(t, "acme.up", version, module, "")
 }
 
 // TestFailedUpgradeKeepsServing is the reproduction of issue 19 point 3:

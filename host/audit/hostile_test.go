@@ -8,44 +8,13 @@ import (
 
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/manifest"
+	"github.com/palyra-go/palyra/internal/wasmgen"
 )
-
-// uleb appends v as unsigned LEB128.
-func uleb(b []byte, v uint64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v == 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
-
-func section(b []byte, id byte, body []byte) []byte {
-	b = append(b, id)
-	b = uleb(b, uint64(len(body)))
-	return append(b, body...)
-}
-
-func name(b []byte, s string) []byte {
-	b = uleb(b, uint64(len(s)))
-	return append(b, s...)
-}
 
 // manyImports returns a module importing n functions () -> () named by
 // imp(i).
 func manyImports(n int, imp func(i int) (module, field string)) []byte {
-	b := []byte("\x00asm\x01\x00\x00\x00")
-	b = section(b, 1, []byte{1, 0x60, 0, 0})
-	body := uleb(nil, uint64(n))
-	for i := range n {
-		m, f := imp(i)
-		body = name(body, m)
-		body = name(body, f)
-		body = append(body, 0x00, 0x00)
-	}
-	return section(b, 2, body)
+	return wasmgen.Module(wasmgen.Spec{Imports: n, ImportName: imp})
 }
 
 // TestHostileImports: a module with the most imports wasmbin admits, each

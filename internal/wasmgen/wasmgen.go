@@ -37,6 +37,8 @@ type Spec struct {
 	// "palyra_gen" "f<i>" (a module the host does not provide, so the
 	// audit's wasm_import_modules fails too).
 	Imports int
+	// ImportName, when set, names import i instead.
+	ImportName func(i int) (module, field string)
 	// Exports is the number of extra function exports ("f<i>", of
 	// defined functions, one each; at most Functions).
 	Exports int
@@ -87,8 +89,12 @@ func Module(s Spec) []byte {
 	if s.Imports > 0 {
 		imp := uleb(nil, uint64(s.Imports))
 		for i := range s.Imports {
-			imp = name(imp, "palyra_gen")
-			imp = name(imp, "f"+strconv.Itoa(i))
+			mod, field := "palyra_gen", "f"+strconv.Itoa(i)
+			if s.ImportName != nil {
+				mod, field = s.ImportName(i)
+			}
+			imp = name(imp, mod)
+			imp = name(imp, field)
 			imp = append(imp, 0x00, 0x00)
 		}
 		m = section(m, 2, imp)
