@@ -56,6 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 	var listen, configPath string
 	var hf hostFlags
+	var cf clusterFlags
 	c := &cobra.Command{
 		Use:   "serve [--listen ADDR] [--policy FILE] [--config FILE] [--sidecar PATH]",
 		Short: "Serve the state directory's skills until SIGTERM or SIGINT",
@@ -77,6 +78,10 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
+			cc, err := cf.config()
+			if err != nil {
+				return err
+			}
 			hs, err := hf.resolve(*stateDir, stderr)
 			if err != nil {
 				return err
@@ -86,7 +91,7 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 			d, err := daemon.Open(ctx, daemon.Options{
 				StateDir: state, Config: cfg, PolicyPath: hf.policyPath, SidecarPath: hs.sidecar, Logger: hs.log,
 				TrustStore: hs.trustStore, VaultKey: hs.vaultKey, VaultKeyCommand: hs.vaultKeyCommand, VulnFeedHook: hs.vulnFeedHook,
-				Supervisor: hs.sup,
+				Supervisor: hs.sup, Cluster: cc,
 			})
 			if err != nil {
 				return err
@@ -104,6 +109,7 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&listen, "listen", "", "address to serve on (default "+daemon.DefaultListen+"; off loopback only with [tls] configured)")
 	f.StringVar(&configPath, "config", "", "daemon configuration file (TOML; see host/daemon.Config)")
 	hf.register(f)
+	cf.register(f)
 	return c
 }
 

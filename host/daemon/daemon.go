@@ -20,6 +20,7 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/channels"
+	"github.com/palyra-go/palyra/host/cluster"
 	"github.com/palyra-go/palyra/host/daemon/internal/telemetry"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/events"
@@ -59,6 +60,13 @@ type Options struct {
 	Logger hclog.Logger
 	// Supervisor tunes the supervisor (tests shorten its timeouts).
 	Supervisor supervisor.Config
+	// Cluster, when set, makes the daemon a node of a NATS cluster
+	// (host/cluster): it joins before the host opens, and every verb goes
+	// through the node. Its Embedded.StoreDir defaults to
+	// <state>/cluster/nats.
+	Cluster *cluster.Config
+	// Version is the palyra-host version the daemon reports.
+	Version string
 }
 
 // Daemon is a running palyra-host: the one process that owns a state
@@ -69,6 +77,10 @@ type Daemon struct {
 	log      hclog.Logger
 	lock     *os.File
 
+	// link and node are the daemon's cluster membership (nil when not
+	// clustered): node is then svc.
+	link *cluster.Link
+	node *cluster.Node
 	// host is the daemon's library host: opened and closed here, and the
 	// source of the capability registry and the Prometheus figures.
 	host *host.Host
@@ -146,23 +158,49 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	// source is the host once it is open.
 	src := &metricsSource{}
 	d.metrics = telemetry.New(src)
+	if opts.Cluster != nil {
+		cc := *opts.Cluster
+		if cc.Logger == nil {
+			cc.Logger = log
+		}
+		if cc.Embedded != nil && cc.Embedded.StoreDir == "" {
+			e := *cc.Embedded
+			e.StoreDir = filepath.Join(state, "cluster", "nats")
+			cc.Embedded = &e
+		}
+		if d.link, err = cluster.Dial(ctx, cc); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if !ok && d.link != nil {
+			d.link.Close()
+		}
+	}()
 	hcfg := host.Config{
 		StateDir: state, PolicyPath: opts.PolicyPath, Logger: log, SidecarPath: opts.SidecarPath,
 		TrustStore: opts.TrustStore, VaultKey: opts.VaultKey, VaultKeyCommand: opts.VaultKeyCommand, VulnFeedHook: opts.VulnFeedHook,
 		Supervisor: opts.Supervisor, Anomaly: cfg.Anomaly,
 		OnCall: d.observeCall, OnHook: d.observeHook,
-		DispatchHooks: true, HookTimeout: cfg.HookTimeout.Duration,
+		DispatchHooks: d.link == nil, HookTimeout: cfg.HookTimeout.Duration,
 	}
 	if d.host, err = host.Open(ctx, hcfg); err != nil {
 		return nil, err
 	}
 	src.h, d.svc = d.host, d.host
+	if d.link != nil {
+		if d.node, err = cluster.NewNode(ctx, d.link, d.host, cluster.NodeOptions{Version: opts.Version, Logger: log}); err != nil {
+			d.host.Close(ctx)
+			return nil, err
+		}
+		d.svc = d.node
+	}
 	if err := d.registerChannels(); err != nil {
-		d.host.Close(ctx)
+		d.closeHost(ctx)
 		return nil, err
 	}
 	if err := d.newMCP(); err != nil {
-		d.host.Close(ctx)
+		d.closeHost(ctx)
 		return nil, err
 	}
 	d.grpc = d.newGRPCServer()
@@ -330,14 +368,28 @@ func (d *Daemon) Close(ctx context.Context) error {
 	return d.close(ctx)
 }
 
+// closeHost leaves the cluster (other nodes stop routing here), closes
+// the host, then the cluster link.
+func (d *Daemon) closeHost(ctx context.Context) error {
+	var errs []error
+	if d.node != nil {
+		errs = append(errs, d.node.Close(ctx))
+	}
+	if d.host != nil {
+		errs = append(errs, d.host.Close(ctx))
+	}
+	if d.link != nil {
+		errs = append(errs, d.link.Close())
+	}
+	return errors.Join(errs...)
+}
+
 func (d *Daemon) close(ctx context.Context) error {
 	var errs []error
-	if d.host != nil {
-		// The sidecars stop even when the drain used up ctx.
-		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		errs = append(errs, d.host.Close(hctx))
-		cancel()
-	}
+	// The sidecars stop even when the drain used up ctx.
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	errs = append(errs, d.closeHost(hctx))
+	cancel()
 	if err := os.Remove(InfoPath(d.stateDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		errs = append(errs, err)
 	}

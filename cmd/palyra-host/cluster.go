@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/cluster"
+)
+
+// EnvClusterToken is the environment variable holding the secret every
+// embedded server's routes and clients present (never a flag: it would
+// show in ps).
+const EnvClusterToken = "PALYRA_CLUSTER_TOKEN"
+
+// clusterFlags are serve's cluster flags (host/cluster.Config).
+type clusterFlags struct {
+	urls                   []string
+	embedded               bool
+	routes                 []string
+	listen, routeListen    string
+	nodeName, clusterName  string
+	creds                  string
+	tlsCA, tlsCert, tlsKey string
+	skills                 []string
+	replicas               int
+}
+
+func (c *clusterFlags) register(f *pflag.FlagSet) {
+	f.StringSliceVar(&c.urls, "cluster", nil, "join the cluster behind these NATS servers (nats://HOST:PORT[,...])")
+	f.BoolVar(&c.embedded, "cluster-embedded", false, "run an embedded nats-server with JetStream in this node (data under <state>/cluster/nats)")
+	f.StringSliceVar(&c.routes, "cluster-routes", nil, "with --cluster-embedded: every node's route listener (nats-route://HOST:PORT[,...]; listing this node too is fine)")
+	f.StringVar(&c.listen, "cluster-listen", "127.0.0.1:4222", "with --cluster-embedded: the embedded server's client listener")
+	f.StringVar(&c.routeListen, "cluster-route-listen", "127.0.0.1:6222", "with --cluster-embedded: the embedded server's route listener")
+	f.StringVar(&c.nodeName, "node-name", "", "this node's name in the cluster (default: the host name)")
+	f.StringVar(&c.clusterName, "cluster-name", cluster.DefaultClusterName, "the cluster's name")
+	f.StringVar(&c.creds, "cluster-creds", "", "NATS credentials file (user JWT and nkey seed) for --cluster")
+	f.StringVar(&c.tlsCA, "cluster-tls-ca", "", "CA that verifies the NATS servers (and, embedded, the peers)")
+	f.StringVar(&c.tlsCert, "cluster-tls-cert", "", "this node's NATS client certificate")
+	f.StringVar(&c.tlsKey, "cluster-tls-key", "", "the key of --cluster-tls-cert")
+	f.StringSliceVar(&c.skills, "cluster-skills", nil, "serve only these skills on this node (calls to others are routed)")
+	f.IntVar(&c.replicas, "cluster-replicas", 0, "replicas of the cluster's streams (default min(3, nodes) embedded, 1 with --cluster)")
+}
+
+// config is the cluster configuration the flags ask for; nil without
+// --cluster or --cluster-embedded.
+func (c *clusterFlags) config() (*cluster.Config, error) {
+	if len(c.urls) == 0 && !c.embedded {
+		if len(c.routes) > 0 {
+			return nil, fmt.Errorf("%w: --cluster-routes needs --cluster-embedded", cluster.ErrInvalidConfig)
+		}
+		return nil, nil
+	}
+	cfg := &cluster.Config{
+		ClusterName: c.clusterName, NodeName: c.nodeName, URLs: c.urls, CredsFile: c.creds,
+		TLS:    cluster.TLSConfig{CAFile: c.tlsCA, CertFile: c.tlsCert, KeyFile: c.tlsKey},
+		Skills: c.skills, Replicas: c.replicas,
+	}
+	if cfg.NodeName == "" {
+		cfg.NodeName = host.LocalNodeName()
+	}
+	if c.embedded {
+		cfg.Embedded = &cluster.EmbeddedConfig{Listen: c.listen, RouteListen: c.routeListen, Routes: c.routes, Token: os.Getenv(EnvClusterToken)}
+	}
+	// The store directory is filled in by the daemon; Validate wants one.
+	probe := *cfg
+	if probe.Embedded != nil {
+		e := *probe.Embedded
+		e.StoreDir = "-"
+		probe.Embedded = &e
+	}
+	if err := probe.Validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}

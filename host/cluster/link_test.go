@@ -1,0 +1,59 @@
+package cluster
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+func TestDialSingleEmbedded(t *testing.T) {
+	ctx := context.Background()
+	l, err := Dial(ctx, Config{NodeName: "solo", Embedded: &EmbeddedConfig{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.JetStream().Publish(ctx, OpsSubjectPrefix+"test", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDialThreeEmbedded(t *testing.T) {
+	ctx := context.Background()
+	cfgs := embeddedConfigs(t, 3)
+	start := time.Now()
+	var wg sync.WaitGroup
+	links := make([]*Link, 3)
+	errs := make([]error, 3)
+	for i := range cfgs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := cfgs[i]; c.Logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Info, Name: c.NodeName}); links[i], errs[i] = Dial(ctx, c)
+		}()
+	}
+	wg.Wait()
+	for i := range links {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		defer links[i].Close()
+	}
+	t.Logf("3 nodes up in %s", time.Since(start))
+	if got := links[0].Config().Replicas; got != 3 {
+		t.Fatalf("replicas %d, want 3", got)
+	}
+	if _, err := links[1].JetStream().Publish(ctx, OpsSubjectPrefix+"test", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	info, err := links[2].Ops().Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Cluster.Replicas) != 2 {
+		t.Fatalf("ops stream replicas %+v", info.Cluster)
+	}
+}

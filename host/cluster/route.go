@@ -1,0 +1,34 @@
+package cluster
+
+// PLACEHOLDER (owned by the routing part): calls run on the local host
+// only until routing lands.
+
+import (
+	"context"
+
+	"github.com/palyra-go/palyra/host"
+)
+
+func (n *Node) startRouting(ctx context.Context) error { return nil }
+func (n *Node) stopRouting(ctx context.Context) error  { return nil }
+
+// Call implements host.Service.
+func (n *Node) Call(ctx context.Context, req host.CallRequest) (*host.CallResult, error) {
+	return n.host.Call(ctx, req)
+}
+
+// SubmitForm implements host.Service.
+func (n *Node) SubmitForm(ctx context.Context, req host.SubmitRequest) (*host.CallResult, error) {
+	return n.host.SubmitForm(ctx, req)
+}
+
+// Cluster reports the cluster as this node sees it.
+func (n *Node) Cluster(ctx context.Context) (*host.ClusterStatus, error) {
+	st, err := n.host.Cluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st.Clustered, st.Cluster, st.Node = true, n.link.cfg.ClusterName, n.Name()
+	st.Nodes[0].Name = n.Name()
+	return st, nil
+}
