@@ -5,6 +5,7 @@ package cluster
 
 import (
 	"context"
+	"time"
 
 	"github.com/palyra-go/palyra/host"
 )
@@ -16,3 +17,7 @@ func (n *Node) stopEvents(ctx context.Context) error  { return nil }
 func (n *Node) Events(ctx context.Context, req host.EventsRequest, fn func(host.Event) error) error {
 	return n.host.Events(ctx, req, fn)
 }
+
+// opApplied is called by the ops applier after this node applied op seq
+// (appended at at) with the events the local host journaled for it.
+func (n *Node) opApplied(ctx context.Context, seq uint64, at time.Time, evs []host.Event) {}

@@ -32,7 +32,9 @@ func TestDialThreeEmbedded(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := cfgs[i]; c.Logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Info, Name: c.NodeName}); links[i], errs[i] = Dial(ctx, c)
+			c := cfgs[i]
+			c.Logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Info, Name: c.NodeName})
+			links[i], errs[i] = Dial(ctx, c)
 		}()
 	}
 	wg.Wait()

@@ -54,3 +54,6 @@ func (n *Node) SetHookEnabled(ctx context.Context, hookID string, enabled bool) 
 func (n *Node) RemoveHook(ctx context.Context, hookID string) error {
 	return n.host.RemoveHook(ctx, hookID)
 }
+
+// Applied is the last ops-stream sequence this node applied.
+func (n *Node) Applied() uint64 { return 0 }

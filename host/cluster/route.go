@@ -21,14 +21,3 @@ func (n *Node) Call(ctx context.Context, req host.CallRequest) (*host.CallResult
 func (n *Node) SubmitForm(ctx context.Context, req host.SubmitRequest) (*host.CallResult, error) {
 	return n.host.SubmitForm(ctx, req)
 }
-
-// Cluster reports the cluster as this node sees it.
-func (n *Node) Cluster(ctx context.Context) (*host.ClusterStatus, error) {
-	st, err := n.host.Cluster(ctx)
-	if err != nil {
-		return nil, err
-	}
-	st.Clustered, st.Cluster, st.Node = true, n.link.cfg.ClusterName, n.Name()
-	st.Nodes[0].Name = n.Name()
-	return st, nil
-}
