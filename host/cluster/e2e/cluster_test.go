@@ -1,0 +1,352 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/cluster"
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/clusterproc"
+)
+
+// loadSkills are the four skills the callers call while a node dies.
+var loadSkills = []string{"test.s1", "test.s2", "test.s3", "test.s4"}
+
+// TestCluster walks a three-node cluster of real processes through the
+// issue's cases, in order, on one cluster (each step builds on the state
+// the previous ones left, as an operator's cluster would): install through
+// A and call through B and C; quarantine through B, refused on A and C;
+// kv-counter counting across nodes; hooks once per event; kill -9 of C
+// under load; C restarted catches up; two of three dead; a fresh node D.
+func TestCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster of real processes")
+	}
+	c := startCluster(t, "a", "b", "c")
+	a, b, cn := c.Node("a"), c.Node("b"), c.Node("c")
+
+	step := func(name string, fn func(t *testing.T)) {
+		if !t.Run(name, fn) {
+			t.FailNow()
+		}
+	}
+
+	step("install on A is callable through B and C", func(t *testing.T) {
+		for _, id := range loadSkills {
+			start := time.Now()
+			install(t, a, echoArtifact(t, id))
+			for _, n := range []*clusterproc.Node{a, b, cn} {
+				eventually(t, id+" through "+n.Name, func(ctx context.Context) error { return echoCall(ctx, n, id) })
+				t.Logf("%s: first success through %s %v after the install began", id, n.Name, time.Since(start).Round(time.Millisecond))
+			}
+		}
+	})
+
+	step("quarantine on B is refused on A and C", func(t *testing.T) {
+		const id = "test.q"
+		install(t, a, echoArtifact(t, id))
+		callable := func(n *clusterproc.Node) {
+			eventually(t, id+" callable through "+n.Name, func(ctx context.Context) error { return echoCall(ctx, n, id) })
+		}
+		refused := func(n *clusterproc.Node) time.Duration {
+			return eventually(t, id+" refused through "+n.Name, func(ctx context.Context) error {
+				err := echoCall(ctx, n, id)
+				if errors.Is(err, host.ErrQuarantined) {
+					return nil
+				}
+				return fmt.Errorf("call: %v", err)
+			})
+		}
+		callable(a)
+		callable(cn)
+		var took []time.Duration
+		for round := range 10 {
+			if _, err := b.Client.Quarantine(context.Background(), host.StatusRequest{SkillID: id, Reason: fmt.Sprintf("round %d", round)}); err != nil {
+				t.Fatalf("quarantine through B: %v", err)
+			}
+			took = append(took, refused(a), refused(cn))
+			if _, err := b.Client.Enable(context.Background(), host.EnableRequest{SkillID: id, Reason: "next round", Override: true}); err != nil {
+				t.Fatalf("enable through B: %v", err)
+			}
+			callable(a)
+			callable(cn)
+		}
+		t.Logf("quarantine through B refused on A and C: median %v, max %v over %d refusals", clusterproc.Median(took), slicesMax(took), len(took))
+	})
+
+	step("kv-counter: 3 nodes x 100 concurrent increments count 300", func(t *testing.T) {
+		install(t, a, exampleArtifact(t, "kv-counter", counterWasm))
+		get := func(ctx context.Context, n *clusterproc.Node) (int, error) {
+			res, err := n.Client.Call(ctx, host.CallRequest{SkillID: "palyra.kv_counter", ToolID: "palyra.get", Input: json.RawMessage(`{"name":"cluster"}`)})
+			if err != nil {
+				return 0, err
+			}
+			var out struct{ Count int }
+			return out.Count, json.Unmarshal(res.Output, &out)
+		}
+		for _, n := range []*clusterproc.Node{a, b, cn} {
+			eventually(t, "kv-counter through "+n.Name, func(ctx context.Context) error { _, err := get(ctx, n); return err })
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 300)
+		for _, n := range []*clusterproc.Node{a, b, cn} {
+			for range 10 { // 10 workers x 10 increments per node
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 10 {
+						_, err := n.Client.Call(context.Background(), host.CallRequest{SkillID: "palyra.kv_counter", ToolID: "palyra.increment",
+							Input: json.RawMessage(`{"name":"cluster","by":1}`), Timeout: 30 * time.Second})
+						if err != nil {
+							errs <- fmt.Errorf("increment through %s: %w", n.Name, err)
+						}
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		for _, n := range []*clusterproc.Node{a, b, cn} {
+			got, err := get(context.Background(), n)
+			if err != nil || got != 300 {
+				t.Errorf("counter through %s: %d, %v; want 300", n.Name, got, err)
+			}
+		}
+	})
+
+	step("hooks fire once per event with three nodes", func(t *testing.T) {
+		install(t, a, exampleArtifact(t, "event-log", eventLogWasm))
+		for _, id := range []string{"test.hk", "test.mark"} {
+			install(t, a, echoArtifact(t, id))
+		}
+		if _, err := a.Client.BindHook(context.Background(), host.HookBinding{HookID: "cluster.log", Event: "skill:quarantined",
+			PluginID: "palyra.event_log", ToolID: "palyra.on_event", Enabled: true}); err != nil {
+			t.Fatalf("bind: %v", err)
+		}
+		// Three quarantines of test.hk, through each node in turn, then one
+		// of test.mark: once the mark is recorded, every earlier event's
+		// hooks have run (events are dispatched in stream order).
+		for i, n := range []*clusterproc.Node{a, b, cn} {
+			eventually(t, "test.hk enabled on "+n.Name, func(ctx context.Context) error { return echoCall(ctx, n, "test.hk") })
+			if _, err := n.Client.Quarantine(context.Background(), host.StatusRequest{SkillID: "test.hk", Reason: fmt.Sprint("hook round ", i)}); err != nil {
+				t.Fatal(err)
+			}
+			if i < 2 {
+				if _, err := n.Client.Enable(context.Background(), host.EnableRequest{SkillID: "test.hk", Override: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, err := b.Client.Quarantine(context.Background(), host.StatusRequest{SkillID: "test.mark", Reason: "mark"}); err != nil {
+			t.Fatal(err)
+		}
+		type rec struct {
+			Event   string
+			Payload struct {
+				ID      int64  `json:"id"`
+				SkillID string `json:"skill_id"`
+			}
+		}
+		var recs []rec
+		eventually(t, "the mark's hook", func(ctx context.Context) error {
+			res, err := cn.Client.Call(ctx, host.CallRequest{SkillID: "palyra.event_log", ToolID: "palyra.recent", Input: json.RawMessage(`{"limit":100}`)})
+			if err != nil {
+				return err
+			}
+			var out struct{ Events []rec }
+			if err := json.Unmarshal(res.Output, &out); err != nil {
+				return err
+			}
+			for _, r := range out.Events {
+				if r.Payload.SkillID == "test.mark" {
+					recs = out.Events
+					return nil
+				}
+			}
+			return errors.New("the mark is not recorded yet")
+		})
+		seen := map[int64]int{}
+		hk := 0
+		for _, r := range recs {
+			seen[r.Payload.ID]++
+			if r.Payload.SkillID == "test.hk" && r.Event == "skill:quarantined" {
+				hk++
+			}
+		}
+		for id, k := range seen {
+			if k != 1 {
+				t.Errorf("event %d fired its hook %d times", id, k)
+			}
+		}
+		if hk != 3 {
+			t.Errorf("test.hk quarantined: %d hook runs, want 3 (%+v)", hk, recs)
+		}
+	})
+
+	step("kill -9 C under load: 8 callers x 4 skills through A and B", func(t *testing.T) {
+		var targets []clusterproc.Target
+		for _, id := range loadSkills {
+			targets = append(targets, clusterproc.Target{Skill: id, Tool: "test.echo", Input: json.RawMessage(`{"text":"load"}`)})
+		}
+		for _, n := range []*clusterproc.Node{a, b} {
+			for _, id := range loadSkills {
+				eventually(t, id+" through "+n.Name, func(ctx context.Context) error { return echoCall(ctx, n, id) })
+			}
+		}
+		load := clusterproc.Load{Nodes: []*clusterproc.Node{a, b}, Targets: targets, Callers: 8, Deadline: 5 * time.Second, Grace: 5 * time.Second}
+		ctx, stop := context.WithCancel(context.Background())
+		outc := make(chan []clusterproc.Outcome, 1)
+		go func() { outc <- load.Run(ctx) }()
+		time.Sleep(1500 * time.Millisecond)
+		killed := time.Now()
+		if err := c.Kill("c"); err != nil {
+			stop()
+			<-outc
+			t.Fatal(err)
+		}
+		time.Sleep(4 * time.Second)
+		stop()
+		outs := <-outc
+		var lastBad time.Time
+		for _, o := range outs {
+			switch {
+			case o.Code == "ok":
+			case o.Code == cluster.ErrNodeLost.Code() && o.Start.Before(killed) && o.End.After(killed):
+				// In flight on C when it died.
+				lastBad = maxTime(lastBad, o.End)
+			default:
+				t.Errorf("call %s through %s (caller %d, %v after the kill): %s: %v", o.Target.Skill, o.Node, o.Caller, o.Start.Sub(killed).Round(time.Millisecond), o.Code, o.Err)
+				lastBad = maxTime(lastBad, o.End)
+			}
+		}
+		window := time.Duration(0)
+		if !lastBad.IsZero() {
+			window = lastBad.Sub(killed)
+		}
+		t.Logf("%d calls: %s; last failed call ended %v after the kill (the routing window)", len(outs), clusterproc.FormatCounts(clusterproc.Counts(outs)), window.Round(time.Millisecond))
+		after := 0
+		for _, o := range outs {
+			if o.Start.After(killed) {
+				after++
+			}
+		}
+		if after == 0 {
+			t.Error("no call started after the kill")
+		}
+	})
+
+	step("C restarted catches up and serves again", func(t *testing.T) {
+		// A change C missed while it was down.
+		install(t, a, echoArtifact(t, "test.s5"))
+		if _, err := a.Client.Quarantine(context.Background(), host.StatusRequest{SkillID: "test.s4", Reason: "while C was down"}); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if err := c.Restart(context.Background(), "c"); err != nil {
+			t.Fatal(err)
+		}
+		ready := time.Since(start)
+		caught := eventually(t, "C caught up", func(ctx context.Context) error {
+			info, err := cn.Client.Info(ctx, host.SkillRef{SkillID: "test.s4"})
+			if err != nil {
+				return err
+			}
+			if info.Inventory.Status != "quarantined" {
+				return fmt.Errorf("test.s4 on C is %s", info.Inventory.Status)
+			}
+			return echoCall(ctx, cn, "test.s5")
+		})
+		t.Logf("C restarted: ready %v after the start, caught up (test.s5 callable, test.s4 quarantined) %v after ready", ready.Round(time.Millisecond), caught.Round(time.Millisecond))
+		if _, err := a.Client.Enable(context.Background(), host.EnableRequest{SkillID: "test.s4", Override: true}); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	step("two of three dead: writes fail with cluster_unavailable, local calls work", func(t *testing.T) {
+		for _, name := range []string{"b", "c"} {
+			if err := c.Kill(name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		_, err := a.Client.Quarantine(ctx, host.StatusRequest{SkillID: "test.s3", Reason: "no quorum"})
+		if !errors.Is(err, cluster.ErrClusterUnavailable) {
+			t.Errorf("a write with two of three dead: %v (code %s), want %s", err, errcode.Of(err), cluster.ErrClusterUnavailable.Code())
+		}
+		eventually(t, "test.s1 through A alone", func(ctx context.Context) error { return echoCall(ctx, a, "test.s1") })
+		for _, name := range []string{"b", "c"} {
+			if err := c.Restart(context.Background(), name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		eventually(t, "writes after the quorum came back", func(ctx context.Context) error {
+			_, err := a.Client.Enable(ctx, host.EnableRequest{SkillID: "test.s3", Reason: "quorum back", Override: true})
+			return err
+		})
+	})
+
+	step("a fresh node D joins and serves every active skill", func(t *testing.T) {
+		start := time.Now()
+		d, err := c.Add(context.Background(), "d")
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := a.Client.List(context.Background(), host.ListRequest{CurrentOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var active []string
+		for _, s := range list.Entries {
+			if s.Status == "active" {
+				active = append(active, s.SkillID)
+			}
+		}
+		if len(active) < len(loadSkills) {
+			t.Fatalf("active on A: %v", active)
+		}
+		for _, id := range active {
+			eventually(t, id+" active on D", func(ctx context.Context) error {
+				info, err := d.Client.Info(ctx, host.SkillRef{SkillID: id})
+				if err != nil {
+					return err
+				}
+				if info.Inventory.Status != "active" {
+					return fmt.Errorf("%s on D is %s", id, info.Inventory.Status)
+				}
+				return nil
+			})
+		}
+		for _, id := range active {
+			if id == "palyra.kv_counter" || id == "palyra.event_log" {
+				continue
+			}
+			eventually(t, id+" through D", func(ctx context.Context) error { return echoCall(ctx, d, id) })
+		}
+		t.Logf("D: every active skill (%d) served %v after its start", len(active), time.Since(start).Round(time.Millisecond))
+	})
+}
+
+func slicesMax(ds []time.Duration) time.Duration {
+	var m time.Duration
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
