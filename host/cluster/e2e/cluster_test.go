@@ -49,33 +49,10 @@ func TestCluster(t *testing.T) {
 	})
 
 	step("quarantine on B is refused on A and C", func(t *testing.T) {
-		const id = "test.q"
-		install(t, a, echoArtifact(t, id))
-		callable := func(n *clusterproc.Node) {
-			eventually(t, id+" callable through "+n.Name, func(ctx context.Context) error { return echoCall(ctx, n, id) })
-		}
-		refused := func(n *clusterproc.Node) time.Duration {
-			return eventually(t, id+" refused through "+n.Name, func(ctx context.Context) error {
-				err := echoCall(ctx, n, id)
-				if errors.Is(err, host.ErrQuarantined) {
-					return nil
-				}
-				return fmt.Errorf("call: %v", err)
-			})
-		}
-		callable(a)
-		callable(cn)
-		var took []time.Duration
-		for round := range 10 {
-			if _, err := b.Client.Quarantine(context.Background(), host.StatusRequest{SkillID: id, Reason: fmt.Sprintf("round %d", round)}); err != nil {
-				t.Fatalf("quarantine through B: %v", err)
-			}
-			took = append(took, refused(a), refused(cn))
-			if _, err := b.Client.Enable(context.Background(), host.EnableRequest{SkillID: id, Reason: "next round", Override: true}); err != nil {
-				t.Fatalf("enable through B: %v", err)
-			}
-			callable(a)
-			callable(cn)
+		install(t, a, echoArtifact(t, "test.q"))
+		took, err := clusterproc.QuarantineRounds(context.Background(), b, []*clusterproc.Node{a, cn}, echoTarget("test.q"), 10, time.Minute)
+		if err != nil {
+			t.Fatal(err)
 		}
 		t.Logf("quarantine through B refused on A and C: median %v, max %v over %d refusals", clusterproc.Median(took), slicesMax(took), len(took))
 	})
@@ -195,51 +172,21 @@ func TestCluster(t *testing.T) {
 	step("kill -9 C under load: 8 callers x 4 skills through A and B", func(t *testing.T) {
 		var targets []clusterproc.Target
 		for _, id := range loadSkills {
-			targets = append(targets, clusterproc.Target{Skill: id, Tool: "test.echo", Input: json.RawMessage(`{"text":"load"}`)})
-		}
-		for _, n := range []*clusterproc.Node{a, b} {
-			for _, id := range loadSkills {
+			targets = append(targets, echoTarget(id))
+			for _, n := range []*clusterproc.Node{a, b} {
 				eventually(t, id+" through "+n.Name, func(ctx context.Context) error { return echoCall(ctx, n, id) })
 			}
 		}
 		load := clusterproc.Load{Nodes: []*clusterproc.Node{a, b}, Targets: targets, Callers: 8, Deadline: 5 * time.Second, Grace: 5 * time.Second}
-		ctx, stop := context.WithCancel(context.Background())
-		outc := make(chan []clusterproc.Outcome, 1)
-		go func() { outc <- load.Run(ctx) }()
-		time.Sleep(1500 * time.Millisecond)
-		killed := time.Now()
-		if err := c.Kill("c"); err != nil {
-			stop()
-			<-outc
+		r, err := clusterproc.KillUnderLoad(context.Background(), c, load, "c", 1500*time.Millisecond, 4*time.Second)
+		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(4 * time.Second)
-		stop()
-		outs := <-outc
-		var lastBad time.Time
-		for _, o := range outs {
-			switch {
-			case o.Code == "ok":
-			case o.Code == cluster.ErrNodeLost.Code() && o.Start.Before(killed) && o.End.After(killed):
-				// In flight on C when it died.
-				lastBad = maxTime(lastBad, o.End)
-			default:
-				t.Errorf("call %s through %s (caller %d, %v after the kill): %s: %v", o.Target.Skill, o.Node, o.Caller, o.Start.Sub(killed).Round(time.Millisecond), o.Code, o.Err)
-				lastBad = maxTime(lastBad, o.End)
-			}
+		t.Log(r.Summary())
+		for _, o := range r.Bad {
+			t.Errorf("call %s", o.Describe(r.Killed))
 		}
-		window := time.Duration(0)
-		if !lastBad.IsZero() {
-			window = lastBad.Sub(killed)
-		}
-		t.Logf("%d calls: %s; last failed call ended %v after the kill (the routing window)", len(outs), clusterproc.FormatCounts(clusterproc.Counts(outs)), window.Round(time.Millisecond))
-		after := 0
-		for _, o := range outs {
-			if o.Start.After(killed) {
-				after++
-			}
-		}
-		if after == 0 {
+		if r.AfterKill == 0 {
 			t.Error("no call started after the kill")
 		}
 	})
@@ -344,9 +291,7 @@ func slicesMax(ds []time.Duration) time.Duration {
 	return m
 }
 
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
+// echoTarget is test.echo of skill id with a small input.
+func echoTarget(id string) clusterproc.Target {
+	return clusterproc.Target{Skill: id, Tool: "test.echo", Input: json.RawMessage(`{"text":"hello"}`)}
 }

@@ -1,0 +1,149 @@
+package clusterproc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/cluster"
+)
+
+// Call calls t through n with timeout and returns the error.
+func Call(ctx context.Context, n *Node, t Target, timeout time.Duration) error {
+	_, err := n.Client.Call(ctx, host.CallRequest{SkillID: t.Skill, ToolID: t.Tool, Input: t.Input, Timeout: timeout})
+	return err
+}
+
+// QuarantineRounds quarantines t's skill through via, waits until every
+// node of others refuses it with skill_quarantined, enables it again
+// through via and waits until every one of others serves it, rounds
+// times. It returns the time from each quarantine's answer to each node's
+// first refusal (len(others) per round). Each wait is bounded by wait.
+func QuarantineRounds(ctx context.Context, via *Node, others []*Node, t Target, rounds int, wait time.Duration) ([]time.Duration, error) {
+	var took []time.Duration
+	until := func(what string, ok func(error) bool, n *Node) (time.Duration, error) {
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		defer cancel()
+		d, err := Until(wctx, 5*time.Millisecond, func(ctx context.Context) error {
+			err := Call(ctx, n, t, 5*time.Second)
+			if ok(err) {
+				return nil
+			}
+			return fmt.Errorf("call: %v", err)
+		})
+		if err != nil {
+			return d, fmt.Errorf("%s through %s: %w", what, n.Name, err)
+		}
+		return d, nil
+	}
+	served := func(err error) bool { return err == nil }
+	refused := func(err error) bool { return errors.Is(err, host.ErrQuarantined) }
+	for _, n := range others {
+		if _, err := until(t.Skill+" served", served, n); err != nil {
+			return nil, err
+		}
+	}
+	for round := range rounds {
+		if _, err := via.Client.Quarantine(ctx, host.StatusRequest{SkillID: t.Skill, Reason: fmt.Sprintf("propagation round %d", round)}); err != nil {
+			return took, fmt.Errorf("quarantine through %s: %w", via.Name, err)
+		}
+		for _, n := range others {
+			d, err := until(t.Skill+" refused", refused, n)
+			if err != nil {
+				return took, err
+			}
+			took = append(took, d)
+		}
+		if _, err := via.Client.Enable(ctx, host.EnableRequest{SkillID: t.Skill, Reason: "next round", Override: true}); err != nil {
+			return took, fmt.Errorf("enable through %s: %w", via.Name, err)
+		}
+		for _, n := range others {
+			if _, err := until(t.Skill+" served again", served, n); err != nil {
+				return took, err
+			}
+		}
+	}
+	return took, nil
+}
+
+// KillReport is what KillUnderLoad saw.
+type KillReport struct {
+	// Outcomes are every call's, in the order they ended.
+	Outcomes []Outcome
+	// Killed is when the victim was killed.
+	Killed time.Time
+	// NodeLost are the calls that failed with node_lost while in flight at
+	// the kill; Bad every other call that did not succeed (another code, a
+	// node_lost of a call that started after the kill, a hang).
+	NodeLost, Bad []Outcome
+	// Window is from the kill to the end of the last call that failed (0
+	// when none did): how long the survivors routed to the dead node.
+	Window time.Duration
+	// AfterKill counts the calls that started after the kill.
+	AfterKill int
+}
+
+// Held reports whether the kill went as it must: every call succeeded but
+// those in flight on the victim (node_lost), none hung, and calls went on
+// after the kill.
+func (r *KillReport) Held() bool { return len(r.Bad) == 0 && r.AfterKill > 0 }
+
+// Summary is the report in one line.
+func (r *KillReport) Summary() string {
+	return fmt.Sprintf("%d calls: %s; node_lost in flight at the kill %d, other failures %d; routing window %v; %d calls started after the kill",
+		len(r.Outcomes), FormatCounts(Counts(r.Outcomes)), len(r.NodeLost), len(r.Bad), r.Window.Round(time.Millisecond), r.AfterKill)
+}
+
+// KillUnderLoad runs load, kills victim with SIGKILL after before, lets the
+// load run for after more, and sorts the calls' outcomes.
+func KillUnderLoad(ctx context.Context, c *Cluster, load Load, victim string, before, after time.Duration) (*KillReport, error) {
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	outc := make(chan []Outcome, 1)
+	go func() { outc <- load.Run(lctx) }()
+	sleep := func(d time.Duration) {
+		select {
+		case <-lctx.Done():
+		case <-time.After(d):
+		}
+	}
+	sleep(before)
+	r := &KillReport{Killed: time.Now()}
+	if err := c.Kill(victim); err != nil {
+		stop()
+		<-outc
+		return nil, err
+	}
+	sleep(after)
+	stop()
+	r.Outcomes = <-outc
+	var last time.Time
+	for _, o := range r.Outcomes {
+		if o.Start.After(r.Killed) {
+			r.AfterKill++
+		}
+		switch {
+		case o.Code == "ok":
+			continue
+		case o.Code == cluster.ErrNodeLost.Code() && o.Start.Before(r.Killed):
+			r.NodeLost = append(r.NodeLost, o)
+		default:
+			r.Bad = append(r.Bad, o)
+		}
+		if o.End.After(last) {
+			last = o.End
+		}
+	}
+	if !last.IsZero() {
+		r.Window = last.Sub(r.Killed)
+	}
+	return r, ctx.Err()
+}
+
+// Describe is one failed outcome in a line.
+func (o Outcome) Describe(killed time.Time) string {
+	return fmt.Sprintf("%s.%s through %s (caller %d, started %v from the kill, took %v): %s: %v",
+		o.Target.Skill, o.Target.Tool, o.Node, o.Caller, o.Start.Sub(killed).Round(time.Millisecond), o.End.Sub(o.Start).Round(time.Millisecond), o.Code, o.Err)
+}
