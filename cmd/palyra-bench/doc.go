@@ -42,6 +42,16 @@
 //     go-sdk client over streamable HTTP at /mcp) (in-process daemon,
 //     loopback TCP, token auth) against host.Call on the daemon's own host,
 //     the same sidecar.
+//   - H, cluster: real palyra-host processes, each a node with an embedded
+//     nats-server on loopback (internal/clusterproc, as `serve
+//     --cluster-embedded` runs them): the trivial tool through a node that
+//     serves no skill (its calls are routed over NATS) against a node that
+//     serves it against host.Call in this process; and calls/s of 8 callers
+//     × 4 skills through three nodes' APIs against one node's (on one
+//     machine the nodes share its cores: it shows the overhead, not scaling).
+//
+// --cluster-demo runs the cluster demo instead (scripts/cluster-demo.sh
+// runs it): see clusterDemo.
 //
 // Contenders run interleaved, call by call with the order rotated each
 // round, after warm-up rounds, so the noise of a shared machine falls on

@@ -26,6 +26,10 @@ type options struct {
 	out         string
 	only        []string
 	cpuProfile  string
+
+	clusterDemo      bool
+	clusterBin       string
+	clusterArtifacts []string
 }
 
 // n picks the quick or the full count.
@@ -58,6 +62,7 @@ var scenarios = []scenario{
 	{"E", "density", scenarioE},
 	{"F", "admission", scenarioF},
 	{"G", "daemon API", scenarioG},
+	{"H", "cluster", scenarioH},
 }
 
 func main() {
@@ -89,8 +94,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.out, "out", "", "also write report.md, report.json and ratios.svg into this directory")
 	fs.StringVar(&only, "only", "", "run only these scenarios, e.g. A,B")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (the supervisor side) to this file")
+	fs.BoolVar(&o.clusterDemo, "cluster-demo", false, "run the cluster demo (scripts/cluster-demo.sh) instead of the bench: three nodes, a kill under load, the figures; exits 1 when one is wrong")
+	fs.StringVar(&o.clusterBin, "cluster-bin", "", "with --cluster-demo: the directory holding palyra-host and palyra-sidecar")
+	var artifacts string
+	fs.StringVar(&artifacts, "cluster-artifacts", "", "with --cluster-demo: the signed echo, report, kv-counter and event-log artifacts, comma-separated")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: palyra-bench [--reliability] [--quick] [--json] [--out DIR] [--only A,B,...|R1,R2,...] [--cpuprofile FILE]")
+		fmt.Fprintln(stderr, "usage: palyra-bench [--reliability] [--quick] [--json] [--out DIR] [--only A,B,...|R1,R2,...] [--cpuprofile FILE]\n       palyra-bench --cluster-demo --cluster-bin DIR --cluster-artifacts A,B,... [--quick]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -98,6 +107,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	for _, a := range strings.Split(artifacts, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			o.clusterArtifacts = append(o.clusterArtifacts, a)
+		}
 	}
 	for _, id := range strings.Split(only, ",") {
 		id = strings.ToUpper(strings.TrimSpace(id))
@@ -133,6 +147,9 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if o.clusterDemo {
+		return clusterDemo(ctx, o, stdout, progress)
 	}
 	e, err := newEnv(ctx, o, progress)
 	if err != nil {
@@ -182,6 +199,7 @@ var notes = []string{
 	"B: ours is host.Call of a WAT tool with a constant 16-byte output; the peer is a hashicorp/go-plugin gRPC plugin (AutoMTLS, like ours) whose Invoke echoes the same 16-byte input.",
 	"C: spawn to first reply; ours is host.Call after the skill's sidecar was stopped, the peer starts the raw go-plugin plugin and makes its first RPC.",
 	"E: RSS is VmRSS from /proc; the supervisor figures come from a separate host-embedding process (internal/densityapp) after its idle sidecars were reaped.",
+	"H: real palyra-host processes, each a cluster node with an embedded nats-server (JetStream) on loopback; r serves no skill, so its calls are routed.",
 	"Goals are the project's targets; the bench reports, it does not fail on them.",
 }
 

@@ -27,12 +27,14 @@ func TestParseFlags(t *testing.T) {
 		{args: nil, want: options{}},
 		{args: []string{"--quick", "--json", "--out", "d"}, want: options{quick: true, json: true, out: "d"}},
 		{args: []string{"-only", " a, c ,"}, want: options{only: []string{"A", "C"}}},
-		{args: []string{"--only", "Z"}, wantErr: `--only: no scenario "Z" (scenarios are A to G)`},
+		{args: []string{"--only", "Z"}, wantErr: `--only: no scenario "Z" (scenarios are A to H)`},
 		{args: []string{"extra"}, wantErr: `unexpected argument "extra"`},
 		{args: []string{"--only", "r1, R8", "--reliability", "--quick"}, want: options{reliability: true, quick: true, only: []string{"R1", "R8"}}},
 		{args: []string{"--reliability", "--only", "A"}, wantErr: `--only: no reliability scenario "A" (scenarios are R1 to R8)`},
-		{args: []string{"--only", "R1"}, wantErr: `--only: no scenario "R1" (scenarios are A to G)`},
+		{args: []string{"--only", "R1"}, wantErr: `--only: no scenario "R1" (scenarios are A to H)`},
 		{args: []string{"--nope"}, wantErr: "flag provided but not defined: -nope"},
+		{args: []string{"--cluster-demo", "--cluster-bin", "b", "--cluster-artifacts", "x.palyra-skill, y.palyra-skill,"},
+			want: options{clusterDemo: true, clusterBin: "b", clusterArtifacts: []string{"x.palyra-skill", "y.palyra-skill"}}},
 	} {
 		got, err := parseFlags(c.args, io.Discard)
 		if c.wantErr != "" {
@@ -41,7 +43,8 @@ func TestParseFlags(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got.quick != c.want.quick || got.reliability != c.want.reliability || got.json != c.want.json || got.out != c.want.out || !slices.Equal(got.only, c.want.only) {
+		if err != nil || got.quick != c.want.quick || got.reliability != c.want.reliability || got.json != c.want.json || got.out != c.want.out || !slices.Equal(got.only, c.want.only) ||
+			got.clusterDemo != c.want.clusterDemo || got.clusterBin != c.want.clusterBin || !slices.Equal(got.clusterArtifacts, c.want.clusterArtifacts) {
 			t.Errorf("parseFlags(%q) = %+v, %v; want %+v", c.args, got, err, c.want)
 		}
 	}

@@ -37,8 +37,10 @@ type Options struct {
 	// Dir is the cluster's working directory (state directories, TMPDIRs,
 	// logs); the caller creates and removes it.
 	Dir string
-	// Args are extra arguments of every node's serve command.
-	Args []string
+	// Args are extra arguments of every node's serve command, NodeArgs of
+	// the node named (e.g. --cluster-skills).
+	Args     []string
+	NodeArgs map[string][]string
 	// Env are extra environment variables (KEY=VALUE) of every node.
 	Env []string
 	// StartTimeout bounds a node's start to ready (default 60 s).
@@ -197,6 +199,7 @@ func (c *Cluster) launch(n *Node) error {
 	args := append([]string{"serve", "--state-dir", n.State, "--listen", "127.0.0.1:0", "--log-level", "debug",
 		"--node-name", n.Name, "--cluster-embedded", "--cluster-listen", "127.0.0.1:0",
 		"--cluster-route-listen", fmt.Sprintf("127.0.0.1:%d", n.RoutePort), "--cluster-routes", c.routes()}, c.opts.Args...)
+	args = append(args, c.opts.NodeArgs[n.Name]...)
 	n.cmd = exec.Command(filepath.Join(c.opts.Bin, "palyra-host"), args...)
 	n.cmd.Env = append(append(os.Environ(), "TMPDIR="+n.Tmp, "PALYRA_SIDECAR="+filepath.Join(c.opts.Bin, "palyra-sidecar")), c.opts.Env...)
 	n.stdout, n.stderr = &proctest.Buffer{}, &proctest.Buffer{}
