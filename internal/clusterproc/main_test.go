@@ -1,0 +1,13 @@
+package clusterproc_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/palyra-go/palyra/internal/testbin"
+)
+
+// bin holds palyra-host and palyra-sidecar, built once by TestMain.
+var bin string
+
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m, &bin, "palyra-host", "palyra-sidecar")) }
