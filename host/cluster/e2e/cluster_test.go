@@ -236,10 +236,17 @@ func TestCluster(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		var werr error
 		eventually(t, "writes after the quorum came back", func(ctx context.Context) error {
-			_, err := a.Client.Enable(ctx, host.EnableRequest{SkillID: "test.s3", Reason: "quorum back", Override: true})
-			return err
+			_, werr = a.Client.Quarantine(ctx, host.StatusRequest{SkillID: "test.s3", Reason: "quorum back"})
+			if errors.Is(werr, cluster.ErrClusterUnavailable) {
+				return werr
+			}
+			return nil
 		})
+		if werr != nil {
+			t.Errorf("a write after the quorum came back: %v", werr)
+		}
 	})
 
 	step("a fresh node D joins and serves every active skill", func(t *testing.T) {
