@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ var clusterSkills = []string{"bench.trivial", "bench.trivial1", "bench.trivial2"
 // (local) against host.Call on a host in this process; then the calls per
 // second of 8 callers × 4 skills through the three nodes' APIs against
 // the same load through a's alone.
-func scenarioH(ctx context.Context, e *env) ([]report.Row, error) {
+func scenarioH(ctx context.Context, e *env) (_ []report.Row, err error) {
 	bin := filepath.Dir(e.sidecar)
 	if _, err := os.Stat(filepath.Join(bin, "palyra-host")); err != nil {
 		if err := e.goBuild(ctx, "-o", filepath.Join(bin, "palyra-host"), "./cmd/palyra-host"); err != nil {
@@ -42,7 +43,11 @@ func scenarioH(ctx context.Context, e *env) ([]report.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close(context.WithoutCancel(ctx))
+	defer func() {
+		if cerr := c.Close(context.WithoutCancel(ctx)); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("the cluster did not stop cleanly: %w", cerr))
+		}
+	}()
 	a, r := c.Node("a"), c.Node("r")
 	for _, id := range clusterSkills {
 		data, err := e.trivialArtifact(id[len("bench."):])
