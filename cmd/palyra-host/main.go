@@ -22,6 +22,7 @@ import (
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/manifest"
 )
 
 func main() {
@@ -78,7 +79,7 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			cc, err := cf.config()
+			cc, err := cf.config(cmd.Flags(), cfg.Cluster)
 			if err != nil {
 				return err
 			}
@@ -91,7 +92,7 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 			d, err := daemon.Open(ctx, daemon.Options{
 				StateDir: state, Config: cfg, PolicyPath: hf.policyPath, SidecarPath: hs.sidecar, Logger: hs.log,
 				TrustStore: hs.trustStore, VaultKey: hs.vaultKey, VaultKeyCommand: hs.vaultKeyCommand, VulnFeedHook: hs.vulnFeedHook,
-				Supervisor: hs.sup, Cluster: cc,
+				Supervisor: hs.sup, Cluster: cc, Version: manifest.RuntimeVersion,
 			})
 			if err != nil {
 				return err
