@@ -63,7 +63,8 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 		Short: "Serve the state directory's skills until SIGTERM or SIGINT",
 		Long: "serve starts the daemon: one process per state directory, on loopback unless TLS is configured. " +
 			"It prints the URL and the admin token file; every API call but /healthz and /readyz needs `Authorization: Bearer <token>`. " +
-			"SIGTERM or SIGINT drains in-flight calls (up to shutdown_timeout), stops every sidecar and exits 0.",
+			"SIGTERM or SIGINT drains in-flight calls (up to shutdown_timeout), stops every sidecar and exits 0. " +
+			"The --config file's [cluster] table makes the daemon a node of a NATS cluster (urls, or [cluster.embedded]); each --cluster* and --node-name flag overrides its key of the table.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg := &daemon.Config{}
