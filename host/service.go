@@ -86,6 +86,12 @@ type Service interface {
 	// then, with req.Follow, live ones until ctx ends or the service
 	// closes. An error of fn ends the stream with that error.
 	Events(ctx context.Context, req EventsRequest, fn func(Event) error) error
+
+	// Cluster reports the cluster the service belongs to: its nodes, the
+	// version each runs, the skills each serves, its sidecars alive, its
+	// call rate and the ops-stream position it has applied. A service
+	// that is not clustered is a cluster of one.
+	Cluster(ctx context.Context) (*ClusterStatus, error)
 }
 
 // Compile-time check: the local host is a Service.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/cluster"
+	"github.com/palyra-go/palyra/host/daemon"
 )
 
 // EnvClusterToken is the environment variable holding the secret every
@@ -44,25 +45,61 @@ func (c *clusterFlags) register(f *pflag.FlagSet) {
 	f.IntVar(&c.replicas, "cluster-replicas", 0, "replicas of the cluster's streams (default min(3, nodes) embedded, 1 with --cluster)")
 }
 
-// config is the cluster configuration the flags ask for; nil without
-// --cluster or --cluster-embedded.
-func (c *clusterFlags) config() (*cluster.Config, error) {
-	if len(c.urls) == 0 && !c.embedded {
-		if len(c.routes) > 0 {
+// config merges the configuration file's [cluster] table (file, nil when
+// there is none) with the flags set on the command line (f), a flag
+// overriding its key of the table, into one cluster configuration; nil
+// when neither names NATS servers nor an embedded server.
+func (c *clusterFlags) config(f *pflag.FlagSet, file *daemon.ClusterConfig) (*cluster.Config, error) {
+	set := func(name string) bool { return f.Changed(name) }
+	cfg := file.ClusterConfig()
+	if cfg == nil {
+		cfg = &cluster.Config{}
+	}
+	if set("cluster") {
+		cfg.URLs = c.urls
+	}
+	if set("cluster-embedded") {
+		if !c.embedded {
+			cfg.Embedded = nil
+		} else if cfg.Embedded == nil {
+			cfg.Embedded = &cluster.EmbeddedConfig{}
+		}
+	}
+	if len(cfg.URLs) == 0 && cfg.Embedded == nil {
+		if set("cluster-routes") {
 			return nil, fmt.Errorf("%w: --cluster-routes needs --cluster-embedded", cluster.ErrInvalidConfig)
 		}
 		return nil, nil
 	}
-	cfg := &cluster.Config{
-		ClusterName: c.clusterName, NodeName: c.nodeName, URLs: c.urls, CredsFile: c.creds,
-		TLS:    cluster.TLSConfig{CAFile: c.tlsCA, CertFile: c.tlsCert, KeyFile: c.tlsKey},
-		Skills: c.skills, Replicas: c.replicas,
+	str := func(dst *string, name, v string) {
+		if set(name) || *dst == "" {
+			*dst = v
+		}
+	}
+	str(&cfg.ClusterName, "cluster-name", c.clusterName)
+	str(&cfg.NodeName, "node-name", c.nodeName)
+	str(&cfg.CredsFile, "cluster-creds", c.creds)
+	str(&cfg.TLS.CAFile, "cluster-tls-ca", c.tlsCA)
+	str(&cfg.TLS.CertFile, "cluster-tls-cert", c.tlsCert)
+	str(&cfg.TLS.KeyFile, "cluster-tls-key", c.tlsKey)
+	if set("cluster-skills") {
+		cfg.Skills = c.skills
+	}
+	if set("cluster-replicas") {
+		cfg.Replicas = c.replicas
 	}
 	if cfg.NodeName == "" {
 		cfg.NodeName = host.LocalNodeName()
 	}
-	if c.embedded {
-		cfg.Embedded = &cluster.EmbeddedConfig{Listen: c.listen, RouteListen: c.routeListen, Routes: c.routes, Token: os.Getenv(EnvClusterToken)}
+	if e := cfg.Embedded; e != nil {
+		str(&e.Listen, "cluster-listen", c.listen)
+		str(&e.RouteListen, "cluster-route-listen", c.routeListen)
+		if set("cluster-routes") {
+			e.Routes = c.routes
+		}
+		e.Token = os.Getenv(EnvClusterToken)
+	} else if set("cluster-routes") || set("cluster-listen") || set("cluster-route-listen") {
+		return nil, fmt.Errorf("%w: --cluster-routes, --cluster-listen and --cluster-route-listen need an embedded server (--cluster-embedded or [cluster.embedded])", cluster.ErrInvalidConfig)
 	}
 	// The store directory is filled in by the daemon; Validate wants one.
 	probe := *cfg

@@ -22,6 +22,7 @@ import (
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/manifest"
 )
 
 func main() {
@@ -62,7 +63,8 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 		Short: "Serve the state directory's skills until SIGTERM or SIGINT",
 		Long: "serve starts the daemon: one process per state directory, on loopback unless TLS is configured. " +
 			"It prints the URL and the admin token file; every API call but /healthz and /readyz needs `Authorization: Bearer <token>`. " +
-			"SIGTERM or SIGINT drains in-flight calls (up to shutdown_timeout), stops every sidecar and exits 0.",
+			"SIGTERM or SIGINT drains in-flight calls (up to shutdown_timeout), stops every sidecar and exits 0. " +
+			"The --config file's [cluster] table makes the daemon a node of a NATS cluster (urls, or [cluster.embedded]); each --cluster* and --node-name flag overrides its key of the table.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg := &daemon.Config{}
@@ -78,7 +80,7 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			cc, err := cf.config()
+			cc, err := cf.config(cmd.Flags(), cfg.Cluster)
 			if err != nil {
 				return err
 			}
@@ -91,7 +93,7 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 			d, err := daemon.Open(ctx, daemon.Options{
 				StateDir: state, Config: cfg, PolicyPath: hf.policyPath, SidecarPath: hs.sidecar, Logger: hs.log,
 				TrustStore: hs.trustStore, VaultKey: hs.vaultKey, VaultKeyCommand: hs.vaultKeyCommand, VulnFeedHook: hs.vulnFeedHook,
-				Supervisor: hs.sup, Cluster: cc,
+				Supervisor: hs.sup, Cluster: cc, Version: manifest.RuntimeVersion,
 			})
 			if err != nil {
 				return err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/daemon/client"
+	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/internal/testskill"
@@ -50,7 +51,7 @@ func probeArtifact(t *testing.T, dir, id, version string) string {
 func startDaemon(t *testing.T, state string) string {
 	t.Helper()
 	d, err := daemon.Open(context.Background(), daemon.Options{
-		StateDir: state, SidecarPath: sidecarBinary(t), Config: &daemon.Config{Listen: "127.0.0.1:0"},
+		StateDir: state, SidecarPath: sidecarBinary(t), Config: &daemon.Config{Listen: "127.0.0.1:0"}, Version: manifest.RuntimeVersion,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/manifest"
 )
 
 // TestAuth checks that every route but health needs the token in
@@ -224,8 +225,18 @@ func TestHTTPAPI(t *testing.T) {
 	if len(sc.Sidecars) != 1 || sc.Sidecars[0].SkillID != "test.probe_a" {
 		t.Errorf("sidecars: %+v", sc)
 	}
+	// The cluster of one: this daemon, its version, the skill its
+	// sidecar runs.
+	var cl host.ClusterStatus
+	p.must(http.StatusOK, http.MethodGet, "/v1/cluster", nil, &cl)
+	if cl.Clustered || len(cl.Nodes) != 1 || cl.Node != host.LocalNodeName() || cl.Nodes[0].Name != cl.Node || !cl.Nodes[0].Live ||
+		cl.Nodes[0].Version != manifest.RuntimeVersion || len(cl.Nodes[0].Skills) != 1 || cl.Nodes[0].Skills[0] != "test.probe_a" || cl.Nodes[0].SidecarsAlive != 1 {
+		t.Errorf("cluster: %+v", cl)
+	}
+	// Every metric carries the node label: the host name, not clustered.
+	node := host.LocalNodeName()
 	metrics := string(p.must(http.StatusOK, http.MethodGet, "/metrics", nil, nil))
-	for _, want := range []string{`palyra_skill_calls_total{code="ok",skill_id="test.probe_a",tool_id="test.probe",version="0.1.0"}`, "palyra_api_requests_total", "palyra_sidecars_alive"} {
+	for _, want := range []string{`palyra_skill_calls_total{code="ok",node="` + node + `",skill_id="test.probe_a",tool_id="test.probe",version="0.1.0"}`, "palyra_api_requests_total", `palyra_sidecars_alive{node="` + node + `"}`, `go_goroutines{node="` + node + `"}`} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %s", want)
 		}
@@ -466,7 +477,7 @@ func TestAnomalyQuarantine(t *testing.T) {
 		t.Errorf("status after 2 fuel exhaustions: %+v", rs)
 	}
 	metrics := string(p.must(http.StatusOK, http.MethodGet, "/metrics", nil, nil))
-	if !strings.Contains(metrics, `palyra_anomaly_quarantines_total{kind="fuel_exhausted",skill_id="test.spinner"} 1`) {
+	if !strings.Contains(metrics, `palyra_anomaly_quarantines_total{kind="fuel_exhausted",node="`+host.LocalNodeName()+`",skill_id="test.spinner"} 1`) {
 		t.Errorf("metrics lack the anomaly quarantine")
 	}
 }

@@ -74,6 +74,25 @@ func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
 //	name = "ops"
 //	type = "webhook"
 //	url = "https://hooks.example.com/palyra"
+//	[cluster]                      # a node of a NATS cluster (host/cluster); serve's --cluster* flags override it
+//	node_name = "node-a"           # default: the host name
+//	cluster_name = "palyra"
+//	urls = ["tls://nats-1.example.com:4222"]  # an existing NATS deployment, or [cluster.embedded]
+//	creds_file = "/etc/palyra/nats.creds"
+//	replicas = 3                   # default min(3, nodes) embedded, 1 with urls
+//	skills = ["acme.echo"]         # serve only these (default: every active skill)
+//	labels = { zone = "a" }
+//	[cluster.tls]                  # NATS TLS: the CA, and this node's client certificate
+//	ca_file = "/etc/palyra/nats-ca.crt"
+//	cert_file = "/etc/palyra/nats.crt"
+//	key_file = "/etc/palyra/nats.key"
+//	[cluster.embedded]             # a nats-server with JetStream in this process (data under <state>/cluster/nats)
+//	listen = "127.0.0.1:4222"
+//	route_listen = "127.0.0.1:6222"
+//	routes = ["nats-route://10.0.0.2:6222", "nats-route://10.0.0.3:6222"]
+//
+// The embedded servers' shared secret is never in the file: palyra-host
+// reads it from $PALYRA_CLUSTER_TOKEN.
 type Config struct {
 	Listen           string          `toml:"listen"`
 	TLS              TLS             `toml:"tls"`
@@ -85,6 +104,7 @@ type Config struct {
 	Anomaly          *anomaly.Policy `toml:"anomaly"`
 	Channels         []channels.Spec `toml:"channels"`
 	MCP              MCPConfig       `toml:"mcp"`
+	Cluster          *ClusterConfig  `toml:"cluster"`
 }
 
 // MCPConfig is the [mcp] table: the MCP endpoint's options.
@@ -185,6 +205,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	c.Channels = specs
+	if c.Cluster != nil {
+		if err := c.Cluster.validate(); err != nil {
+			return fmt.Errorf("%w: cluster.%w", ErrInvalidConfig, err)
+		}
+	}
 	return nil
 }
 

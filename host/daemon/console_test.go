@@ -24,7 +24,7 @@ func TestConsoleServed(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp, string(b)
 	}
-	for _, path := range []string{"/", "/skills/palyra.echo", "/events"} {
+	for _, path := range []string{"/", "/skills/palyra.echo", "/events", "/cluster"} {
 		resp, body := get(path)
 		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !strings.Contains(body, `<div id="root"`) {
 			t.Errorf("GET %s: HTTP %d %s %.200s", path, resp.StatusCode, resp.Header.Get("Content-Type"), body)

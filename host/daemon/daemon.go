@@ -77,6 +77,11 @@ type Daemon struct {
 	log      hclog.Logger
 	lock     *os.File
 
+	// version is Options.Version: reported for this node by GET
+	// /v1/cluster when the service does not know it (a host that is not
+	// clustered).
+	version string
+
 	// link and node are the daemon's cluster membership (nil when not
 	// clustered): node is then svc.
 	link *cluster.Link
@@ -141,7 +146,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		}
 		return nil, fmt.Errorf("%w: %s%s: %v", ErrAlreadyRunning, state, pid, err)
 	}
-	d := &Daemon{cfg: cfg, stateDir: state, log: log, lock: lock, stopping: make(chan struct{}), mcpWake: &events.Bus{}}
+	d := &Daemon{cfg: cfg, stateDir: state, version: opts.Version, log: log, lock: lock, stopping: make(chan struct{}), mcpWake: &events.Bus{}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -157,7 +162,11 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	// The metrics exist before the host, whose callbacks feed them; their
 	// source is the host once it is open.
 	src := &metricsSource{}
-	d.metrics = telemetry.New(src)
+	node := host.LocalNodeName()
+	if opts.Cluster != nil && opts.Cluster.NodeName != "" {
+		node = opts.Cluster.NodeName
+	}
+	d.metrics = telemetry.New(src, node)
 	if opts.Cluster != nil {
 		cc := *opts.Cluster
 		if cc.Logger == nil {
@@ -515,3 +524,19 @@ const maxPrincipalBytes = 128
 
 // ErrBadRequest is a malformed request (host.ErrBadRequest).
 var ErrBadRequest = host.ErrBadRequest
+
+// cluster is the Service's Cluster with this daemon's version on the node
+// that answered, when the service left it out (a host that is not
+// clustered knows no version).
+func (d *Daemon) cluster(ctx context.Context) (*host.ClusterStatus, error) {
+	st, err := d.svc.Cluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range st.Nodes {
+		if st.Nodes[i].Name == st.Node && st.Nodes[i].Version == "" {
+			st.Nodes[i].Version = d.version
+		}
+	}
+	return st, nil
+}

@@ -28,7 +28,8 @@
 // /quarantine, /enable, /disable, GET /v1/skills/{id}/metrics
 // (SkillMetrics), POST /v1/skills/{id}/tools/{tool}/call (Call), POST
 // /v1/a2ui/{doc}/submit (SubmitForm), POST /v1/reaudit, GET /v1/tools
-// (Tools), GET /v1/sidecars (Sidecars), GET/POST /v1/hooks, POST
+// (Tools), GET /v1/sidecars (Sidecars), GET /v1/cluster (Cluster),
+// GET/POST /v1/hooks, POST
 // /v1/hooks/{id}/enable|disable, DELETE /v1/hooks/{id}, POST
 // /v1/hooks/fire, and GET /v1/events (Events). Palyra's admin routes POST
 // /admin/v1/skills/{id}/quarantine and /enable (which needs override:

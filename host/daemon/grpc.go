@@ -397,6 +397,14 @@ func (g *grpcServer) ListSidecars(ctx context.Context, _ *hostv1.ListSidecarsReq
 	return &hostv1.ListSidecarsResponse{ResultJson: mustJSON(sidecarList{Sidecars: st})}, nil
 }
 
+func (g *grpcServer) GetCluster(ctx context.Context, _ *hostv1.GetClusterRequest) (*hostv1.GetClusterResponse, error) {
+	st, err := g.d.cluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.GetClusterResponse{ResultJson: mustJSON(st)}, nil
+}
+
 func (g *grpcServer) GetSkillMetrics(ctx context.Context, req *hostv1.GetSkillMetricsRequest) (*hostv1.GetSkillMetricsResponse, error) {
 	m, err := g.d.svc.SkillMetrics(ctx, req.GetSkillId())
 	if err != nil {

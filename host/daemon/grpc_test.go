@@ -159,6 +159,12 @@ func TestGRPCAPI(t *testing.T) {
 	if err != nil || json.Unmarshal(lsc.GetResultJson(), &sc) != nil || len(sc.Sidecars) != 1 || sc.Sidecars[0].SkillID != "test.grpc" {
 		t.Errorf("list sidecars: %v %v", lsc, err)
 	}
+	gc, err := c.GetCluster(ctx, &hostv1.GetClusterRequest{})
+	var cl host.ClusterStatus
+	if err != nil || json.Unmarshal(gc.GetResultJson(), &cl) != nil || cl.Clustered || len(cl.Nodes) != 1 || cl.Nodes[0].Name != host.LocalNodeName() ||
+		!slices.Equal(cl.Nodes[0].Skills, []string{"test.grpc"}) || cl.Nodes[0].Version == "" {
+		t.Errorf("get cluster: %s %v", gc.GetResultJson(), err)
+	}
 	gm, err := c.GetSkillMetrics(ctx, &hostv1.GetSkillMetricsRequest{SkillId: "test.grpc"})
 	var sm host.SkillMetrics
 	if err != nil || json.Unmarshal(gm.GetResultJson(), &sm) != nil || sm.SkillID != "test.grpc" || sm.CallsTotal != 1 || sm.ByCode["ok"] != 1 {

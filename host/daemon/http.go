@@ -237,6 +237,13 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		}
 		return writeJSON(w, http.StatusOK, sidecarList{Sidecars: st})
 	})
+	d.route(mux, "GET /v1/cluster", false, func(w http.ResponseWriter, r *http.Request) error {
+		st, err := d.cluster(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, st)
+	})
 	d.route(mux, "GET /v1/hooks", false, func(w http.ResponseWriter, r *http.Request) error {
 		bs, err := d.svc.Hooks(r.Context())
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/daemon/client"
+	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/internal/proctest"
 	"github.com/palyra-go/palyra/internal/servicetest"
 )
@@ -96,7 +97,14 @@ func TestLocalAndDaemonAgree(t *testing.T) {
 		local = servicetest.Run(t, h)
 	})
 	t.Run("daemon", func(t *testing.T) {
-		remote = servicetest.Run(t, startDaemon(t, t.TempDir()))
+		c := startDaemon(t, t.TempDir())
+		remote = servicetest.Run(t, c)
+		// The daemon reports its version on its node (a local host
+		// knows none).
+		st, err := c.Cluster(ctx)
+		if err != nil || len(st.Nodes) != 1 || st.Nodes[0].Version != manifest.RuntimeVersion {
+			t.Errorf("the daemon's cluster: %+v, %v; want its node at version %s", st, err, manifest.RuntimeVersion)
+		}
 	})
 	if len(local) != servicetest.Count() || !maps.Equal(local, remote) {
 		t.Fatalf("the local host and the daemon disagree:\nlocal:  %v\ndaemon: %v", local, remote)

@@ -391,6 +391,22 @@ func cases() []Case {
 			t.Fatalf("no sidecar state for %s: %+v", skillA, st)
 			return nil
 		}},
+		{Name: "cluster_of_one", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			st, err := s.Cluster(ctx)
+			if err != nil {
+				return err
+			}
+			// Not clustered: the service is a cluster of one, itself,
+			// live, with the skills its sidecars run (skillA's ran).
+			if st.Clustered || st.Cluster != "" || st.StreamLast != 0 || len(st.Nodes) != 1 {
+				t.Fatalf("cluster: %+v", st)
+			}
+			n := st.Nodes[0]
+			if st.Node == "" || n.Name != st.Node || !n.Live || n.LastSeen.IsZero() || !slices.Contains(n.Skills, skillA) || n.SidecarsAlive < 0 {
+				t.Fatalf("the node: %+v", n)
+			}
+			return nil
+		}},
 		{Name: "skill_metrics", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
 			m, err := s.SkillMetrics(ctx, skillA)
 			if err != nil {

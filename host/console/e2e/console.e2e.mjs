@@ -6,12 +6,13 @@
 //
 // It signs in, lists the skills, opens one, runs echo from the generated
 // form, runs report and sees its table and chart, submits the report's
-// A2UI form and sees the reply, quarantines and enables a skill, and sees
-// the quarantine on the events page. Each page is saved as a screenshot in
-// $E2E_ARTIFACTS (default e2e/artifacts/). Any console error, page error or
+// A2UI form and sees the reply, quarantines and enables a skill, sees the
+// quarantine on the events page, and sees this machine's node on the
+// Cluster page. Each page is saved as a screenshot in $E2E_ARTIFACTS
+// (default e2e/artifacts/). Any console error, page error or
 // request to another host than the daemon fails the run.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -290,6 +291,21 @@ const steps = [
       await go('nav-install', '/install');
       await tid('install-form').waitFor();
       await shot('11-install');
+    },
+  ],
+  [
+    'the cluster page lists the node',
+    async () => {
+      await go('nav-cluster', '/cluster');
+      // Not clustered: a cluster of one, this machine (the daemon's node
+      // name is its host name), live, at a version, serving the skills
+      // whose sidecars ran.
+      const row = page.locator(`[data-testid="cluster-node"][data-node="${hostname()}"][data-live="true"]`);
+      await row.waitFor();
+      await expectCount(tid('cluster-node'), 1, 'nodes');
+      await expectText(tid('cluster-summary'), /cluster of one/, 'the summary');
+      await expectText(row, /this node.*live.*\d+\.\d+\.\d+.*palyra\.echo/s, 'the node row');
+      await shot('12-cluster');
     },
   ],
   [

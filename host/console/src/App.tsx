@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { getToken, onUnauthorized, setToken } from './api/client';
+import { ClusterPage } from './pages/Cluster';
 import { EventsPage } from './pages/Events';
 import { HooksPage } from './pages/Hooks';
 import { InstallPage } from './pages/Install';
@@ -14,6 +15,7 @@ const NAV = [
   { to: '/install', label: 'Install' },
   { to: '/hooks', label: 'Hooks' },
   { to: '/events', label: 'Events' },
+  { to: '/cluster', label: 'Cluster' },
 ];
 
 function Layout({ children, onLogout }: { children: ReactNode; onLogout: () => void }) {
@@ -67,6 +69,7 @@ function Routes() {
   if (path === '/install') return <InstallPage />;
   if (path === '/hooks') return <HooksPage />;
   if (path === '/events') return <EventsPage />;
+  if (path === '/cluster') return <ClusterPage />;
   return <NotFound />;
 }
 
@@ -76,6 +79,7 @@ const TITLES: [string, string][] = [
   ['/install', 'Install'],
   ['/hooks', 'Hooks'],
   ['/events', 'Events'],
+  ['/cluster', 'Cluster'],
   ['/login', 'Sign in'],
 ];
 

@@ -445,6 +445,18 @@ func (c *Client) Sidecars(ctx context.Context) ([]host.SidecarState, error) {
 	return out.Sidecars, nil
 }
 
+// Cluster implements host.Service: GET /v1/cluster.
+func (c *Client) Cluster(ctx context.Context) (*host.ClusterStatus, error) {
+	var out host.ClusterStatus
+	if err := c.get(ctx, "/v1/cluster", nil, &out); err != nil {
+		return nil, err
+	}
+	if out.Nodes == nil {
+		out.Nodes = []host.NodeStatus{}
+	}
+	return &out, nil
+}
+
 // SkillMetrics implements host.Service: GET /v1/skills/{id}/metrics.
 func (c *Client) SkillMetrics(ctx context.Context, skillID string) (*host.SkillMetrics, error) {
 	var out host.SkillMetrics

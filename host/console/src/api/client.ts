@@ -126,6 +126,7 @@ export const api = {
   skill: (id: string, version?: string, signal?: AbortSignal) =>
     request<import('./types').SkillInfo>(`/v1/skills/${enc(id)}${query({ version })}`, { signal }),
   sidecars: (signal?: AbortSignal) => request<{ sidecars: import('./types').SidecarState[] | null }>('/v1/sidecars', { signal }),
+  cluster: (signal?: AbortSignal) => request<import('./types').ClusterStatus>('/v1/cluster', { signal }),
   metrics: (id: string, signal?: AbortSignal) => request<import('./types').SkillMetrics>(`/v1/skills/${enc(id)}/metrics`, { signal }),
   install: (artifact: Blob, flags: { allow_tofu: boolean; accept_capabilities: boolean; force: boolean }) =>
     request<unknown>(`/v1/skills${query(flags)}`, { method: 'POST', raw: artifact }),

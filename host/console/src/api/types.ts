@@ -175,3 +175,26 @@ export interface StreamEvent {
   at: string;
   details?: Record<string, unknown>;
 }
+
+/** One node of the cluster as its last heartbeat described it (host.NodeStatus). */
+export interface NodeStatus {
+  name: string;
+  version?: string;
+  live: boolean;
+  last_seen: string;
+  skills: string[] | null;
+  sidecars_alive: number;
+  calls_per_second: number;
+  applied: number;
+  labels?: Record<string, string>;
+  started_at?: string;
+}
+
+/** GET /v1/cluster (host.ClusterStatus): a daemon that is not clustered is a cluster of one. */
+export interface ClusterStatus {
+  clustered: boolean;
+  cluster?: string;
+  node: string;
+  stream_last: number;
+  nodes: NodeStatus[] | null;
+}

@@ -64,9 +64,9 @@ export function JsonView({ value, testId }: { value: unknown; testId?: string })
 export function Badge({ value }: { value: string | undefined }) {
   const v = value || 'unknown';
   const tone =
-    v === 'active' || v === 'pinned' || v === 'trusted' || v === 'pass' || v === 'running' || v === 'ready' || v === 'enabled'
+    v === 'active' || v === 'pinned' || v === 'trusted' || v === 'pass' || v === 'running' || v === 'ready' || v === 'enabled' || v === 'live'
       ? 'good'
-      : v === 'quarantined' || v === 'fail' || v === 'crashlooping' || v === 'error' || v === 'disabled' || v === 'missing'
+      : v === 'quarantined' || v === 'fail' || v === 'crashlooping' || v === 'error' || v === 'disabled' || v === 'missing' || v === 'lost'
         ? 'bad'
         : v === 'warn' || v === 'warning' || v === 'tofu' || v === 'tofu_pinned'
           ? 'warn'

@@ -3,7 +3,9 @@
 // capability broker judges them and how their sidecars fare.
 //
 // A Metrics owns its own prometheus.Registry (never the global one), with
-// the Go runtime and process collectors, and serves it with Handler. It is
+// the Go runtime and process collectors, and serves it with Handler. Every
+// metric carries the constant label node (NodeLabel): the cluster node's
+// name, or the machine's host name for a daemon that is not clustered. It is
 // fed two ways, so that nothing is counted twice:
 //
 //   - At call time, by the daemon: ObserveCall after each tool call (count,

@@ -29,7 +29,7 @@ func (source) SidecarStates() []supervisor.State {
 }
 
 func Example() {
-	m := telemetry.New(source{})
+	m := telemetry.New(source{}, "node-a")
 	// After each call, with errcode.Of(err) and the call's stats.
 	m.ObserveCall(telemetry.Call{
 		SkillID: "acme.fetch", Version: "1.2.0", ToolID: "get",
@@ -46,17 +46,17 @@ func Example() {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	for _, line := range strings.Split(string(body), "\n") {
-		for _, name := range []string{"palyra_skill_calls_total{", "palyra_capability_denials_total{", "palyra_egress_bytes_total{", "palyra_sidecar_in_flight{", "palyra_sidecars_alive "} {
+		for _, name := range []string{"palyra_skill_calls_total{", "palyra_capability_denials_total{", "palyra_egress_bytes_total{", "palyra_sidecar_in_flight{", "palyra_sidecars_alive{"} {
 			if strings.HasPrefix(line, name) {
 				fmt.Println(line)
 			}
 		}
 	}
 	// Output:
-	// palyra_capability_denials_total{reason="private_address",skill_id="acme.fetch"} 1
-	// palyra_egress_bytes_total{direction="in",skill_id="acme.fetch"} 512
-	// palyra_egress_bytes_total{direction="out",skill_id="acme.fetch"} 0
-	// palyra_sidecar_in_flight{skill_id="acme.fetch",version="1.2.0"} 1
-	// palyra_sidecars_alive 1
-	// palyra_skill_calls_total{code="ok",skill_id="acme.fetch",tool_id="get",version="1.2.0"} 1
+	// palyra_capability_denials_total{node="node-a",reason="private_address",skill_id="acme.fetch"} 1
+	// palyra_egress_bytes_total{direction="in",node="node-a",skill_id="acme.fetch"} 512
+	// palyra_egress_bytes_total{direction="out",node="node-a",skill_id="acme.fetch"} 0
+	// palyra_sidecar_in_flight{node="node-a",skill_id="acme.fetch",version="1.2.0"} 1
+	// palyra_sidecars_alive{node="node-a"} 1
+	// palyra_skill_calls_total{code="ok",node="node-a",skill_id="acme.fetch",tool_id="get",version="1.2.0"} 1
 }

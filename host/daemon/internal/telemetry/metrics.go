@@ -67,11 +67,18 @@ type Metrics struct {
 	reaudits     *prometheus.CounterVec
 }
 
+// NodeLabel is the constant label New puts on every metric: the name of
+// the node that exports it (a cluster node's name, or the machine's host
+// name for a daemon that is not clustered), so that one Prometheus can
+// scrape every node of a cluster and tell their series apart.
+const NodeLabel = "node"
+
 // New returns Metrics registered on a registry of their own, together with
 // the Go runtime and process collectors and a collector that reads src at
-// every scrape. Codes are checked against those registered with errcode
-// when New runs, so call it from main, not from a package's init.
-func New(src Source) *Metrics {
+// every scrape. Every metric carries the constant label node=node (none
+// when node is ""). Codes are checked against those registered with
+// errcode when New runs, so call it from main, not from a package's init.
+func New(src Source, node string) *Metrics {
 	m := &Metrics{
 		reg:   prometheus.NewRegistry(),
 		codes: knownCodes(),
@@ -121,7 +128,11 @@ func New(src Source) *Metrics {
 			Help: "Re-audit runs of installed skills, by result.",
 		}, []string{"result"}),
 	}
-	m.reg.MustRegister(
+	var reg prometheus.Registerer = m.reg
+	if node != "" {
+		reg = prometheus.WrapRegistererWith(prometheus.Labels{NodeLabel: label(node)}, m.reg)
+	}
+	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.calls, m.callDuration, m.fuel, m.peakMemory,
@@ -132,8 +143,8 @@ func New(src Source) *Metrics {
 	return m
 }
 
-// Registry returns the registry, to register more collectors on it or to
-// gather it directly.
+// Registry returns the registry, to register more collectors on it (they
+// do not get the node label) or to gather it directly.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // Handler serves the registry in the Prometheus exposition formats.

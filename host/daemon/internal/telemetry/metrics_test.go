@@ -63,7 +63,7 @@ func newFake() *fakeSource {
 }
 
 func TestSourceMetrics(t *testing.T) {
-	m := New(newFake())
+	m := New(newFake(), "")
 	want := `
 # HELP palyra_skill_errors_total Failed tool calls by skill and error code.
 # TYPE palyra_skill_errors_total counter
@@ -146,7 +146,7 @@ palyra_metrics_skills_dropped 0
 	}
 	// Every scrape reads the source again: counters move, nothing is kept.
 	src := newFake()
-	m = New(src)
+	m = New(src, "")
 	s := src.stats["acme.fetch"]
 	s.Errors["fuel_exhausted"] = 10
 	if got := gatherValue(t, m, "palyra_skill_errors_total", map[string]string{"skill_id": "acme.fetch", "code": "fuel_exhausted"}); got != 10 {
@@ -155,14 +155,14 @@ palyra_metrics_skills_dropped 0
 }
 
 func TestNilSource(t *testing.T) {
-	m := New(nil)
+	m := New(nil, "")
 	if n, err := testutil.GatherAndCount(m.Registry(), "palyra_sidecars_alive", "palyra_skill_errors_total"); err != nil || n != 0 {
 		t.Errorf("a nil source gave %d metrics, %v", n, err)
 	}
 }
 
 func TestObserveCall(t *testing.T) {
-	m := New(nil)
+	m := New(nil, "")
 	m.ObserveCall(Call{SkillID: "acme.fetch", Version: "2.0.0", ToolID: "get", Duration: 3 * time.Millisecond, FuelConsumed: 25_000, PeakMemoryBytes: 3 << 20})
 	m.ObserveCall(Call{SkillID: "acme.fetch", Version: "2.0.0", ToolID: "get", Code: "fuel_exhausted", Duration: 2 * time.Second, FuelConsumed: 1e9, PeakMemoryBytes: 3 << 20})
 	m.ObserveCall(Call{SkillID: "acme.fetch", Version: "2.0.0", ToolID: "get", Code: "sidecar says\nhi", Duration: time.Second})
@@ -205,7 +205,7 @@ palyra_skill_fuel_consumed_count{skill_id="acme.fetch"} 2
 }
 
 func TestObserveOthers(t *testing.T) {
-	m := New(nil)
+	m := New(nil, "")
 	m.ObserveRequest("http", "GET /v1/skills", 200, 4*time.Millisecond)
 	m.ObserveRequest("http", "GET /v1/skills", 200, 6*time.Millisecond)
 	m.ObserveRequest("http", "POST /v1/skills/{id}/call", 429, time.Millisecond)
@@ -280,7 +280,7 @@ func TestLabelValues(t *testing.T) {
 	}
 
 	// Hostile values reach no panic and no free-text series.
-	m := New(nil)
+	m := New(nil, "")
 	m.ObserveCall(Call{SkillID: "\xff" + long, Version: "\x00", ToolID: long, Code: long})
 	m.ObserveRequest("\xff", long, -1, -time.Second)
 	m.ObserveHook(long, "\xfe", 0)
@@ -294,7 +294,7 @@ func TestSkillCap(t *testing.T) {
 	for i := range MaxSkills + 3 {
 		src.stats[fmt.Sprintf("skill%05d", i)] = host.SkillStats{Capabilities: broker.Stats{StorageBytes: int64(i)}}
 	}
-	m := New(src)
+	m := New(src, "")
 	if got := gatherValue(t, m, "palyra_metrics_skills_dropped", nil); got != 3 {
 		t.Errorf("dropped = %v, want 3", got)
 	}
@@ -318,7 +318,7 @@ func TestFoldedSeriesAddUp(t *testing.T) {
 			{SkillID: long + "b", Version: "1", Crashes: 2},
 		},
 	}
-	m := New(src)
+	m := New(src, "")
 	if got := gatherValue(t, m, "palyra_skill_errors_total", map[string]string{"skill_id": long, "code": "trap"}); got != 3 {
 		t.Errorf("folded errors = %v, want 3", got)
 	}
@@ -328,7 +328,7 @@ func TestFoldedSeriesAddUp(t *testing.T) {
 }
 
 func TestHandler(t *testing.T) {
-	m := New(newFake())
+	m := New(newFake(), "")
 	m.ObserveCall(Call{SkillID: "acme.echo", Version: "1.0.0", ToolID: "echo", Duration: 250 * time.Microsecond, FuelConsumed: 4000, PeakMemoryBytes: 1 << 16})
 	m.ObserveRequest("http", "GET /metrics", 200, time.Millisecond)
 
@@ -366,9 +366,56 @@ func TestHandler(t *testing.T) {
 	}
 }
 
+// TestNodeLabel checks that every metric, the package's own (observed
+// and read from the source) and the Go runtime's and the process's,
+// carries the node label with the node's name, and that no node gives no
+// label at all.
+func TestNodeLabel(t *testing.T) {
+	for _, tc := range []struct {
+		node, want string
+	}{
+		{node: "node-a", want: "node-a"},
+		{node: "", want: ""},
+	} {
+		t.Run("node="+tc.node, func(t *testing.T) {
+			m := New(newFake(), tc.node)
+			m.ObserveCall(Call{SkillID: "s", Version: "1", ToolID: "t", Duration: time.Millisecond, FuelConsumed: 1, PeakMemoryBytes: 1})
+			m.ObserveRequest("http", "/", 200, time.Millisecond)
+			m.ObserveHook("e", "r", time.Millisecond)
+			m.ObserveAnomalyQuarantine("s", "trap")
+			m.ObserveReaudit("pass")
+			mfs, err := m.Registry().Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			families := map[string]bool{}
+			for _, mf := range mfs {
+				families[mf.GetName()] = true
+				for _, s := range mf.GetMetric() {
+					got, has := "", false
+					for _, l := range s.GetLabel() {
+						if l.GetName() == NodeLabel {
+							got, has = l.GetValue(), true
+						}
+					}
+					if has != (tc.want != "") || got != tc.want {
+						t.Fatalf("%s %v: node label %q (present %t), want %q", mf.GetName(), s.GetLabel(), got, has, tc.want)
+					}
+				}
+			}
+			// The families checked include each source of metrics.
+			for _, name := range []string{"palyra_skill_calls_total", "palyra_api_requests_total", "palyra_sidecars_alive", "palyra_skill_errors_total", "go_goroutines"} {
+				if !families[name] {
+					t.Errorf("no %s in the scrape", name)
+				}
+			}
+		})
+	}
+}
+
 // TestLint runs promlint over the package's own metrics.
 func TestLint(t *testing.T) {
-	m := New(newFake())
+	m := New(newFake(), "")
 	m.ObserveCall(Call{SkillID: "s", Version: "1", ToolID: "t", Duration: time.Millisecond, FuelConsumed: 1, PeakMemoryBytes: 1})
 	m.ObserveRequest("http", "/", 200, time.Millisecond)
 	m.ObserveHook("e", "r", time.Millisecond)

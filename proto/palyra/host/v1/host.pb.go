@@ -2800,6 +2800,89 @@ func (x *GetSkillMetricsResponse) GetResultJson() []byte {
 	return nil
 }
 
+// GetClusterRequest has no fields.
+type GetClusterRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClusterRequest) Reset() {
+	*x = GetClusterRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClusterRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterRequest) ProtoMessage() {}
+
+func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
+func (*GetClusterRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
+}
+
+// GetClusterResponse is the cluster as the daemon sees it.
+type GetClusterResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// result_json is the HTTP API's GET /v1/cluster document.
+	ResultJson    []byte `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClusterResponse) Reset() {
+	*x = GetClusterResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClusterResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterResponse) ProtoMessage() {}
+
+func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
+func (*GetClusterResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *GetClusterResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
 var File_palyra_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_palyra_host_v1_host_proto_rawDesc = "" +
@@ -3005,7 +3088,11 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\bskill_id\x18\x01 \x01(\tR\askillId\":\n" +
 	"\x17GetSkillMetricsResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson2\xaf\x0e\n" +
+	"resultJson\"\x13\n" +
+	"\x11GetClusterRequest\"5\n" +
+	"\x12GetClusterResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\fR\n" +
+	"resultJson2\x84\x0f\n" +
 	"\vHostService\x12S\n" +
 	"\n" +
 	"ListSkills\x12!.palyra.host.v1.ListSkillsRequest\x1a\".palyra.host.v1.ListSkillsResponse\x12M\n" +
@@ -3031,7 +3118,9 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\fStreamEvents\x12#.palyra.host.v1.StreamEventsRequest\x1a$.palyra.host.v1.StreamEventsResponse0\x01\x12P\n" +
 	"\tListTools\x12 .palyra.host.v1.ListToolsRequest\x1a!.palyra.host.v1.ListToolsResponse\x12Y\n" +
 	"\fListSidecars\x12#.palyra.host.v1.ListSidecarsRequest\x1a$.palyra.host.v1.ListSidecarsResponse\x12b\n" +
-	"\x0fGetSkillMetrics\x12&.palyra.host.v1.GetSkillMetricsRequest\x1a'.palyra.host.v1.GetSkillMetricsResponseB9Z7github.com/palyra-go/palyra/proto/palyra/host/v1;hostv1b\x06proto3"
+	"\x0fGetSkillMetrics\x12&.palyra.host.v1.GetSkillMetricsRequest\x1a'.palyra.host.v1.GetSkillMetricsResponse\x12S\n" +
+	"\n" +
+	"GetCluster\x12!.palyra.host.v1.GetClusterRequest\x1a\".palyra.host.v1.GetClusterResponseB9Z7github.com/palyra-go/palyra/proto/palyra/host/v1;hostv1b\x06proto3"
 
 var (
 	file_palyra_host_v1_host_proto_rawDescOnce sync.Once
@@ -3045,7 +3134,7 @@ func file_palyra_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_palyra_host_v1_host_proto_rawDescData
 }
 
-var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
+var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*Skill)(nil),                   // 0: palyra.host.v1.Skill
 	(*ListSkillsRequest)(nil),       // 1: palyra.host.v1.ListSkillsRequest
@@ -3093,6 +3182,8 @@ var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*ListSidecarsResponse)(nil),    // 43: palyra.host.v1.ListSidecarsResponse
 	(*GetSkillMetricsRequest)(nil),  // 44: palyra.host.v1.GetSkillMetricsRequest
 	(*GetSkillMetricsResponse)(nil), // 45: palyra.host.v1.GetSkillMetricsResponse
+	(*GetClusterRequest)(nil),       // 46: palyra.host.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),      // 47: palyra.host.v1.GetClusterResponse
 }
 var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	0,  // 0: palyra.host.v1.ListSkillsResponse.skills:type_name -> palyra.host.v1.Skill
@@ -3127,29 +3218,31 @@ var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	40, // 29: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
 	42, // 30: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
 	44, // 31: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
-	2,  // 32: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
-	4,  // 33: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
-	6,  // 34: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
-	8,  // 35: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
-	10, // 36: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
-	13, // 37: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
-	15, // 38: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
-	17, // 39: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
-	19, // 40: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
-	21, // 41: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
-	24, // 42: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
-	26, // 43: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
-	29, // 44: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
-	31, // 45: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
-	33, // 46: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
-	35, // 47: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
-	37, // 48: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
-	39, // 49: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
-	41, // 50: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
-	43, // 51: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
-	45, // 52: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
-	32, // [32:53] is the sub-list for method output_type
-	11, // [11:32] is the sub-list for method input_type
+	46, // 32: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
+	2,  // 33: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
+	4,  // 34: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
+	6,  // 35: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
+	8,  // 36: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
+	10, // 37: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
+	13, // 38: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
+	15, // 39: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
+	17, // 40: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
+	19, // 41: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
+	21, // 42: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
+	24, // 43: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
+	26, // 44: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
+	29, // 45: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
+	31, // 46: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
+	33, // 47: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
+	35, // 48: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
+	37, // 49: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
+	39, // 50: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
+	41, // 51: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
+	43, // 52: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
+	45, // 53: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
+	47, // 54: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
+	33, // [33:55] is the sub-list for method output_type
+	11, // [11:33] is the sub-list for method input_type
 	11, // [11:11] is the sub-list for extension type_name
 	11, // [11:11] is the sub-list for extension extendee
 	0,  // [0:11] is the sub-list for field type_name
@@ -3167,7 +3260,7 @@ func file_palyra_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_host_v1_host_proto_rawDesc), len(file_palyra_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   46,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

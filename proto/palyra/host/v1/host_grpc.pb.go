@@ -53,6 +53,7 @@ const (
 	HostService_ListTools_FullMethodName       = "/palyra.host.v1.HostService/ListTools"
 	HostService_ListSidecars_FullMethodName    = "/palyra.host.v1.HostService/ListSidecars"
 	HostService_GetSkillMetrics_FullMethodName = "/palyra.host.v1.HostService/GetSkillMetrics"
+	HostService_GetCluster_FullMethodName      = "/palyra.host.v1.HostService/GetCluster"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -107,6 +108,9 @@ type HostServiceClient interface {
 	ListSidecars(ctx context.Context, in *ListSidecarsRequest, opts ...grpc.CallOption) (*ListSidecarsResponse, error)
 	// GetSkillMetrics summarizes a skill's calls since the daemon started.
 	GetSkillMetrics(ctx context.Context, in *GetSkillMetricsRequest, opts ...grpc.CallOption) (*GetSkillMetricsResponse, error)
+	// GetCluster reports the cluster the daemon belongs to (a cluster of one
+	// when it is not clustered): its nodes and what each serves.
+	GetCluster(ctx context.Context, in *GetClusterRequest, opts ...grpc.CallOption) (*GetClusterResponse, error)
 }
 
 type hostServiceClient struct {
@@ -336,6 +340,16 @@ func (c *hostServiceClient) GetSkillMetrics(ctx context.Context, in *GetSkillMet
 	return out, nil
 }
 
+func (c *hostServiceClient) GetCluster(ctx context.Context, in *GetClusterRequest, opts ...grpc.CallOption) (*GetClusterResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetClusterResponse)
+	err := c.cc.Invoke(ctx, HostService_GetCluster_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -388,6 +402,9 @@ type HostServiceServer interface {
 	ListSidecars(context.Context, *ListSidecarsRequest) (*ListSidecarsResponse, error)
 	// GetSkillMetrics summarizes a skill's calls since the daemon started.
 	GetSkillMetrics(context.Context, *GetSkillMetricsRequest) (*GetSkillMetricsResponse, error)
+	// GetCluster reports the cluster the daemon belongs to (a cluster of one
+	// when it is not clustered): its nodes and what each serves.
+	GetCluster(context.Context, *GetClusterRequest) (*GetClusterResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -460,6 +477,9 @@ func (UnimplementedHostServiceServer) ListSidecars(context.Context, *ListSidecar
 }
 func (UnimplementedHostServiceServer) GetSkillMetrics(context.Context, *GetSkillMetricsRequest) (*GetSkillMetricsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetSkillMetrics not implemented")
+}
+func (UnimplementedHostServiceServer) GetCluster(context.Context, *GetClusterRequest) (*GetClusterResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCluster not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -853,6 +873,24 @@ func _HostService_GetSkillMetrics_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_GetCluster_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetClusterRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).GetCluster(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_GetCluster_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).GetCluster(ctx, req.(*GetClusterRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -939,6 +977,10 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetSkillMetrics",
 			Handler:    _HostService_GetSkillMetrics_Handler,
+		},
+		{
+			MethodName: "GetCluster",
+			Handler:    _HostService_GetCluster_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
