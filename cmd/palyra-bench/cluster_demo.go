@@ -164,6 +164,17 @@ func clusterDemo(ctx context.Context, o options, stdout io.Writer, progress func
 	say("    calls ok %d, node_lost (in flight on c) %d, other errors %d, hung past the deadline %d, started after the kill %d",
 		counts["ok"], len(kr.NodeLost), other, counts[clusterproc.CodeHung], kr.AfterKill)
 	say("    routing window (kill to the end of the last failed call): %v", kr.Window.Round(time.Millisecond))
+	lost := "n/a (no node listed c live before the kill)"
+	if len(kr.Lost) > 0 {
+		var parts []string
+		for _, n := range []string{"a", "b"} {
+			if d, ok := kr.Lost[n]; ok {
+				parts = append(parts, fmt.Sprintf("%s %v", n, d.Round(time.Millisecond)))
+			}
+		}
+		lost = strings.Join(parts, ", ")
+	}
+	say("    c seen lost by the survivors (GET /v1/cluster, NATS liveness window): %s", lost)
 	say("  c restarted: caught up and serving %v after its start", catchUp.Round(time.Millisecond))
 	say("  NATS: streams %s, %s; object store %s; KV %s; subjects %s*, %s*, %s<skill>, %s<node>.heartbeat",
 		cluster.OpsStream, cluster.EventsStream, cluster.ArtifactStore, cluster.StorageBucket,
@@ -171,6 +182,9 @@ func clusterDemo(ctx context.Context, o options, stdout io.Writer, progress func
 	var wrong []string
 	if len(kr.Bad) > 0 {
 		wrong = append(wrong, fmt.Sprintf("%d calls failed otherwise than node_lost in flight on c, or hung", len(kr.Bad)))
+	}
+	if len(kr.NotLost) > 0 {
+		wrong = append(wrong, fmt.Sprintf("%v never saw c lost", kr.NotLost))
 	}
 	if kr.AfterKill == 0 {
 		wrong = append(wrong, "no call started after the kill")

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/palyra-go/palyra/host"
@@ -83,17 +86,35 @@ type KillReport struct {
 	Window time.Duration
 	// AfterKill counts the calls that started after the kill.
 	AfterKill int
+	// Lost is, for each node the load called through that listed the
+	// victim live before the kill (GET /v1/cluster), the time from the
+	// kill to its status showing the victim not live: the liveness window
+	// as measured. A node that never showed it lost within the run is
+	// absent, and named in NotLost.
+	Lost    map[string]time.Duration
+	NotLost []string
 }
 
 // Held reports whether the kill went as it must: every call succeeded but
-// those in flight on the victim (node_lost), none hung, and calls went on
-// after the kill.
-func (r *KillReport) Held() bool { return len(r.Bad) == 0 && r.AfterKill > 0 }
+// those in flight on the victim (node_lost), none hung, calls went on
+// after the kill, and every node that saw the victim live saw it lost.
+func (r *KillReport) Held() bool { return len(r.Bad) == 0 && r.AfterKill > 0 && len(r.NotLost) == 0 }
 
 // Summary is the report in one line.
 func (r *KillReport) Summary() string {
-	return fmt.Sprintf("%d calls: %s; node_lost in flight at the kill %d, other failures %d; routing window %v; %d calls started after the kill",
-		len(r.Outcomes), FormatCounts(Counts(r.Outcomes)), len(r.NodeLost), len(r.Bad), r.Window.Round(time.Millisecond), r.AfterKill)
+	lost := "none listed the victim live before the kill"
+	if len(r.Lost) > 0 || len(r.NotLost) > 0 {
+		var parts []string
+		for _, n := range sortedKeys(r.Lost) {
+			parts = append(parts, fmt.Sprintf("%s %v", n, r.Lost[n].Round(time.Millisecond)))
+		}
+		for _, n := range r.NotLost {
+			parts = append(parts, n+" never")
+		}
+		lost = strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("%d calls: %s; node_lost in flight at the kill %d, other failures %d; routing window %v; victim seen lost: %s; %d calls started after the kill",
+		len(r.Outcomes), FormatCounts(Counts(r.Outcomes)), len(r.NodeLost), len(r.Bad), r.Window.Round(time.Millisecond), lost, r.AfterKill)
 }
 
 // KillUnderLoad runs load, kills victim with SIGKILL after before, lets the
@@ -110,14 +131,44 @@ func KillUnderLoad(ctx context.Context, c *Cluster, load Load, victim string, be
 		}
 	}
 	sleep(before)
-	r := &KillReport{Killed: time.Now()}
+	var watch []*Node
+	for _, n := range load.Nodes {
+		if live, _ := sees(lctx, n, victim); live {
+			watch = append(watch, n)
+		}
+	}
+	r := &KillReport{Lost: map[string]time.Duration{}}
+	r.Killed = time.Now()
 	if err := c.Kill(victim); err != nil {
 		stop()
 		<-outc
 		return nil, err
 	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, n := range watch {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for lctx.Err() == nil {
+				if live, err := sees(lctx, n, victim); err == nil && !live {
+					mu.Lock()
+					r.Lost[n.Name] = time.Since(r.Killed)
+					mu.Unlock()
+					return
+				}
+				sleep(20 * time.Millisecond)
+			}
+		}()
+	}
 	sleep(after)
 	stop()
+	wg.Wait()
+	for _, n := range watch {
+		if _, ok := r.Lost[n.Name]; !ok {
+			r.NotLost = append(r.NotLost, n.Name)
+		}
+	}
 	r.Outcomes = <-outc
 	var last time.Time
 	for _, o := range r.Outcomes {
@@ -140,6 +191,29 @@ func KillUnderLoad(ctx context.Context, c *Cluster, load Load, victim string, be
 		r.Window = last.Sub(r.Killed)
 	}
 	return r, ctx.Err()
+}
+
+// sees reports whether n's cluster status lists node name as live.
+func sees(ctx context.Context, n *Node, name string) (bool, error) {
+	st, err := n.Client.Cluster(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, ns := range st.Nodes {
+		if ns.Name == name {
+			return ns.Live, nil
+		}
+	}
+	return false, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Describe is one failed outcome in a line.

@@ -189,6 +189,9 @@ func TestCluster(t *testing.T) {
 		if r.AfterKill == 0 {
 			t.Error("no call started after the kill")
 		}
+		if len(r.NotLost) > 0 {
+			t.Errorf("nodes %v listed C live before the kill and never lost after it", r.NotLost)
+		}
 	})
 
 	step("C restarted catches up and serves again", func(t *testing.T) {
