@@ -323,7 +323,8 @@ func (c *Cluster) Add(ctx context.Context, name string) (*Node, error) {
 }
 
 // Stop stops a running node with SIGTERM and checks its clean exit: status
-// 0, no child process left, nothing left in its TMPDIR.
+// 0, no child process left, nothing left in its TMPDIR or in any run
+// directory of its state (host/rundir), no daemon.json.
 func (c *Cluster) Stop(ctx context.Context, name string) error {
 	n := c.Node(name)
 	if n == nil || !n.Running() {
@@ -347,6 +348,9 @@ func (c *Cluster) Stop(ctx context.Context, name string) error {
 	errs = append(errs, waitGone(kids, 10*time.Second))
 	if left := Leftovers(n.Tmp); len(left) > 0 {
 		errs = append(errs, fmt.Errorf("node %s left in its TMPDIR: %v", name, left))
+	}
+	if left, err := rundir.Leftovers(statedir.At(n.State), n.Tmp); err != nil || len(left) > 0 {
+		errs = append(errs, fmt.Errorf("node %s left run directories: %v %v", name, left, err))
 	}
 	if _, err := os.Stat(daemon.InfoPath(n.State)); !errors.Is(err, os.ErrNotExist) {
 		errs = append(errs, fmt.Errorf("node %s left its daemon.json: %v", name, err))
