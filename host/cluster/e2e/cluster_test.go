@@ -290,6 +290,24 @@ func TestCluster(t *testing.T) {
 			eventually(t, id+" through D", func(ctx context.Context) error { return echoCall(ctx, d, id) })
 		}
 		t.Logf("D: every active skill (%d) served %v after its start", len(active), time.Since(start).Round(time.Millisecond))
+		// D built its state from the stream alone: it applied it to the end.
+		st, err := a.Client.Cluster(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.StreamLast == 0 {
+			t.Errorf("A's cluster status has no ops stream position: %+v", st)
+		}
+		eventually(t, "D applied the ops stream", func(ctx context.Context) error {
+			ds, err := d.Client.Cluster(ctx)
+			if err != nil {
+				return err
+			}
+			if len(ds.Nodes) == 0 || ds.Nodes[0].Name != "d" || ds.Nodes[0].Applied < st.StreamLast {
+				return fmt.Errorf("D's status %+v, want applied >= %d", ds.Nodes, st.StreamLast)
+			}
+			return nil
+		})
 	})
 }
 
