@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // runServer starts a standalone nats-server from a configuration file
@@ -79,10 +81,13 @@ tls {
 		wantErr string // "" is a successful Dial
 	}{
 		// A Go TLS client sends no certificate the server's acceptable CAs
-		// do not cover: a foreign certificate is a missing one.
+		// do not cover: a foreign certificate is a missing one. The
+		// refusal reads "remote error: tls: certificate required" or, when
+		// the client writes first, "tls error: connection closed by
+		// remote after TLS handshake".
 		{"certificate from the CA", good, ""},
-		{"no client certificate", TLSConfig{CAFile: ca.CAFile}, "certificate required"},
-		{"certificate from another CA", TLSConfig{CAFile: ca.CAFile, CertFile: foreign.CertFile, KeyFile: foreign.KeyFile}, "certificate required"},
+		{"no client certificate", TLSConfig{CAFile: ca.CAFile}, "tls"},
+		{"certificate from another CA", TLSConfig{CAFile: ca.CAFile, CertFile: foreign.CertFile, KeyFile: foreign.KeyFile}, "tls"},
 		{"server's CA not trusted", TLSConfig{CAFile: other.CAFile, CertFile: good.CertFile, KeyFile: good.KeyFile}, "certificate signed by unknown authority"},
 	}
 	for _, tc := range tests {
@@ -110,5 +115,212 @@ tls {
 				t.Fatalf("error %q: want it to name the server %s and the TLS failure %q", msg, addr, tc.wantErr)
 			}
 		})
+	}
+}
+
+// recipeServerConfig is the nats-server configuration file of the
+// production recipe (docs/cluster-production.md): the nodes' user in
+// account PALYRA (with JetStream), and another account on the same
+// servers. OTHER has JetStream too, so that the test can see its
+// messages land in its own streams.
+const recipeServerConfig = `
+accounts {
+  PALYRA {
+    jetstream: enabled
+    users: [ { user: palyra, password: %q } ]
+  }
+  OTHER {
+    jetstream: enabled
+    users: [ { user: other, password: %q } ]
+  }
+}
+`
+
+// recipeCluster starts the production recipe's 3 embedded nodes on
+// loopback: TLS with client certificates on client and route listeners,
+// the route token, the server configuration file with the accounts, the
+// nodes' user in PALYRA.
+func recipeCluster(t *testing.T, ca *testCA) []*Link {
+	t.Helper()
+	conf := filepath.Join(t.TempDir(), "nats-accounts.conf")
+	if err := os.WriteFile(conf, fmt.Appendf(nil, recipeServerConfig, "palyra-secret", "other-secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfgs := embeddedConfigs(t, 3)
+	links := make([]*Link, len(cfgs))
+	errs := make([]error, len(cfgs))
+	done := make(chan int)
+	for i := range cfgs {
+		c := cfgs[i]
+		c.TLS = ca.issue(t, c.NodeName)
+		c.User, c.Password = "palyra", "palyra-secret"
+		c.Embedded.Token = "route-token"
+		c.Embedded.ConfigFile = conf
+		go func() {
+			links[i], errs[i] = Dial(context.Background(), c)
+			done <- i
+		}()
+	}
+	for range cfgs {
+		<-done
+	}
+	for i, l := range links {
+		if l != nil {
+			t.Cleanup(func() { l.Close() })
+		}
+		if errs[i] != nil {
+			t.Fatalf("node %d: %v", i, errs[i])
+		}
+	}
+	return links
+}
+
+// TestProductionRecipe runs the recipe's cluster and proves what the
+// recipe claims: routes and clients are TLS with client certificates;
+// clients without a certificate, without a user, or with only the route
+// token are refused; and a client of another account on the same servers,
+// with a valid certificate, publishing on every palyra subject, reaches
+// neither the PALYRA account's streams nor its subscribers.
+func TestProductionRecipe(t *testing.T) {
+	ctx := context.Background()
+	ca := newTestCA(t, "palyra-test-ca")
+	links := recipeCluster(t, ca)
+	if got := links[0].Config().Replicas; got != 3 {
+		t.Fatalf("replicas %d, want 3", got)
+	}
+	for i, l := range links {
+		v, err := l.Server().Varz(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !v.TLSRequired || !v.TLSVerify || !v.Cluster.TLSRequired || !v.Cluster.TLSVerify || l.Server().NumRoutes() == 0 {
+			t.Fatalf("node %d: client TLS required %v verify %v, route TLS required %v verify %v, routes %d",
+				i, v.TLSRequired, v.TLSVerify, v.Cluster.TLSRequired, v.Cluster.TLSVerify, l.Server().NumRoutes())
+		}
+	}
+	// One op of the cluster's own, so that "unchanged" is not "empty".
+	if _, err := links[0].JetStream().Publish(ctx, OpsSubjectPrefix+"install", []byte("from the cluster")); err != nil {
+		t.Fatal(err)
+	}
+	before, err := links[0].Ops().Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	url := links[2].ClientURL()
+	clientCert := ca.issue(t, "client")
+	certOpt := nats.ClientCert(clientCert.CertFile, clientCert.KeyFile)
+	caOpt := nats.RootCAs(ca.CAFile)
+	t.Run("refused", func(t *testing.T) {
+		for _, tc := range []struct {
+			name string
+			opts []nats.Option
+			want string
+		}{
+			{"no client certificate", []nats.Option{caOpt, nats.UserInfo("palyra", "palyra-secret")}, "tls"},
+			{"no user", []nats.Option{caOpt, certOpt}, "authorization violation"},
+			{"the route token", []nats.Option{caOpt, certOpt, nats.Token("route-token")}, "authorization violation"},
+			{"wrong password", []nats.Option{caOpt, certOpt, nats.UserInfo("palyra", "guess")}, "authorization violation"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				nc, err := nats.Connect(url, tc.opts...)
+				if err == nil {
+					nc.Close()
+					t.Fatal("connected")
+				}
+				if !strings.Contains(strings.ToLower(err.Error()), tc.want) {
+					t.Fatalf("error %q, want %q", err, tc.want)
+				}
+			})
+		}
+	})
+
+	connect := func(user, password string) *nats.Conn {
+		t.Helper()
+		nc, err := nats.Connect(url, caOpt, certOpt, nats.UserInfo(user, password))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	observer, other, marker := connect("palyra", "palyra-secret"), connect("other", "other-secret"), connect("palyra", "palyra-secret")
+	seen, err := observer.SubscribeSync("palyra.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A node serving skill echo, as the routing part's micro endpoints do.
+	served, err := observer.QueueSubscribeSync(CallSubjectPrefix+"echo", CallQueueGroup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := observer.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	// OTHER keeps what it publishes in a stream of its own, named like
+	// the cluster's: it lands there, not in PALYRA's.
+	ojs, err := jetstream.New(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ostream, err := ojs.CreateStream(ctx, jetstream.StreamConfig{
+		Name: OpsStream, Subjects: []string{OpsSubjectPrefix + ">", EventsSubjectPrefix + ">", HeartbeatSubjectPrefix + ">"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := []string{OpsSubjectPrefix + "install", HeartbeatSubjectPrefix + "x.heartbeat", EventsSubjectPrefix + "installed"}
+	for _, subj := range forged {
+		if _, err := ojs.Publish(ctx, subj, []byte("forged")); err != nil {
+			t.Fatalf("OTHER publish %s: %v", subj, err)
+		}
+	}
+	if _, err := other.Request(CallSubjectPrefix+"echo", []byte(`{"forged":true}`), 2*time.Second); !errors.Is(err, nats.ErrNoResponders) {
+		t.Fatalf("OTHER's call to echo: %v, want no responders (no node of OTHER serves it)", err)
+	}
+	if err := other.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// The marker goes through the same server after OTHER's messages: a
+	// leak would reach the observer before it.
+	if err := marker.Publish(HeartbeatSubjectPrefix+"marker.heartbeat", []byte("marker")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := seen.NextMsg(5 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Subject != HeartbeatSubjectPrefix+"marker.heartbeat" {
+		t.Fatalf("the PALYRA subscriber got %s %q from another account", m.Subject, m.Data)
+	}
+	if m, err := served.NextMsg(0); !errors.Is(err, nats.ErrTimeout) {
+		t.Fatalf("the skill's endpoint got %v (%v) from another account", m, err)
+	}
+
+	oinfo, err := ostream.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if oinfo.State.Msgs != uint64(len(forged)) {
+		t.Fatalf("OTHER's own stream holds %d messages, want %d", oinfo.State.Msgs, len(forged))
+	}
+	for i, l := range links {
+		after, err := l.Ops().Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.State.Msgs != before.State.Msgs || after.State.LastSeq != before.State.LastSeq {
+			t.Fatalf("node %d: %s went from %d messages (last %d) to %d (last %d)", i, OpsStream,
+				before.State.Msgs, before.State.LastSeq, after.State.Msgs, after.State.LastSeq)
+		}
+		raw, err := l.Ops().GetLastMsgForSubject(ctx, OpsSubjectPrefix+"install")
+		if err != nil || string(raw.Data) != "from the cluster" {
+			t.Fatalf("node %d: last install op %v %v", i, raw, err)
+		}
+		ev, err := l.Events().Info(ctx)
+		if err != nil || ev.State.Msgs != 0 {
+			t.Fatalf("node %d: %s %+v %v, want empty", i, EventsStream, ev, err)
+		}
 	}
 }
