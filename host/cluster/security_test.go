@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 )
 
 // runServer starts a standalone nats-server from a configuration file
@@ -322,5 +324,270 @@ func TestProductionRecipe(t *testing.T) {
 		if err != nil || ev.State.Msgs != 0 {
 			t.Fatalf("node %d: %s %+v %v, want empty", i, EventsStream, ev, err)
 		}
+	}
+}
+
+// TestEmbeddedTokenRefusesUnauthenticated: an embedded server with a
+// token (Config.Embedded.Token, $PALYRA_CLUSTER_TOKEN) refuses a client
+// without it or with another one; the node's own link presents it.
+func TestEmbeddedTokenRefusesUnauthenticated(t *testing.T) {
+	l, err := Dial(context.Background(), Config{NodeName: "solo", Embedded: &EmbeddedConfig{
+		StoreDir: t.TempDir(), Listen: "127.0.0.1:0", Token: "s3cret-token",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, tc := range []struct {
+		name string
+		opts []nats.Option
+		ok   bool
+	}{
+		{"no token", nil, false},
+		{"another token", []nats.Option{nats.Token("guess")}, false},
+		{"a user and password", []nats.Option{nats.UserInfo("palyra", "s3cret-token")}, false},
+		{"the token", []nats.Option{nats.Token("s3cret-token")}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nc, err := nats.Connect(l.ClientURL(), tc.opts...)
+			if tc.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				nc.Close()
+				return
+			}
+			if err == nil {
+				nc.Close()
+				t.Fatal("connected")
+			}
+			if !errors.Is(err, nats.ErrAuthorization) {
+				t.Fatalf("error %v, want an authorization violation", err)
+			}
+		})
+	}
+}
+
+// operatorDeployment is a nats-server in operator (JWT) mode, configured
+// as nsc leaves it for a memory resolver: an operator, a system account,
+// and account PALYRA with JetStream.
+type operatorDeployment struct {
+	url     string
+	account nkeys.KeyPair // PALYRA's signing key
+}
+
+func newOperatorDeployment(t *testing.T) operatorDeployment {
+	t.Helper()
+	operator, err := nkeys.CreateOperator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opub, _ := operator.PublicKey()
+	ojwt, err := jwt.NewOperatorClaims(opub).Encode(operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	account := func(name string, js bool) (nkeys.KeyPair, string, string) {
+		kp, err := nkeys.CreateAccount()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, _ := kp.PublicKey()
+		c := jwt.NewAccountClaims(pub)
+		c.Name = name
+		if js {
+			c.Limits.JetStreamLimits = jwt.JetStreamLimits{MemoryStorage: -1, DiskStorage: -1, Streams: -1, Consumer: -1}
+		}
+		tok, err := c.Encode(operator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kp, pub, tok
+	}
+	_, syspub, sysjwt := account("SYS", false)
+	palyra, ppub, pjwt := account("PALYRA", true)
+	dir := t.TempDir()
+	opath := filepath.Join(dir, "operator.jwt")
+	if err := os.WriteFile(opath, []byte(ojwt), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := runServer(t, fmt.Sprintf(`
+listen: "127.0.0.1:-1"
+jetstream { store_dir: %s }
+operator: %s
+system_account: %s
+resolver: MEMORY
+resolver_preload: {
+  %s: %q
+  %s: %q
+}
+`, confPath(filepath.Join(dir, "js")), confPath(opath), syspub, syspub, sysjwt, ppub, pjwt))
+	return operatorDeployment{url: s.ClientURL(), account: palyra}
+}
+
+// creds writes a credentials file for a new user signed by account.
+func (operatorDeployment) creds(t *testing.T, account nkeys.KeyPair) string {
+	t.Helper()
+	user, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	upub, _ := user.PublicKey()
+	ujwt, err := jwt.NewUserClaims(upub).Encode(account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, _ := user.Seed()
+	creds, err := jwt.FormatUserConfig(ujwt, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "node.creds")
+	if err := os.WriteFile(path, creds, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestDialCredsOperatorMode: Config.CredsFile joins a NATS deployment in
+// operator (JWT) mode as a user of account PALYRA, and the cluster's
+// streams live in that account; a user of an account the operator did not
+// sign is refused with cluster_unavailable.
+func TestDialCredsOperatorMode(t *testing.T) {
+	ctx := context.Background()
+	d := newOperatorDeployment(t)
+	stranger, err := nkeys.CreateAccount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		creds string
+		ok    bool
+	}{
+		{"a user of PALYRA", d.creds(t, d.account), true},
+		{"a user of an unknown account", d.creds(t, stranger), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := Dial(ctx, Config{NodeName: "a", URLs: []string{d.url}, CredsFile: tc.creds, ConnectTimeout: 5 * time.Second})
+			if !tc.ok {
+				if err == nil {
+					l.Close()
+					t.Fatal("Dial succeeded")
+				}
+				if !errors.Is(err, ErrClusterUnavailable) || !strings.Contains(strings.ToLower(err.Error()), "authorization violation") {
+					t.Fatalf("error %v, want cluster_unavailable with the authorization violation", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if _, err := l.JetStream().Publish(ctx, OpsSubjectPrefix+"test", []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			ai, err := l.JetStream().AccountInfo(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ai.Streams != 4 {
+				t.Fatalf("account PALYRA holds %d streams, want the cluster's 4 (2 streams, the object store, the bucket)", ai.Streams)
+			}
+		})
+	}
+}
+
+// TestValidateSecurity: settings of the cluster's security that cannot
+// work are refused with cluster_invalid_config, naming the setting.
+func TestValidateSecurity(t *testing.T) {
+	emb := func() *EmbeddedConfig { return &EmbeddedConfig{StoreDir: "x"} }
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string // "" is valid
+	}{
+		{"embedded TLS with all three", Config{Embedded: emb(), TLS: TLSConfig{CAFile: "ca", CertFile: "c", KeyFile: "k"}}, ""},
+		{"embedded TLS without a CA", Config{Embedded: emb(), TLS: TLSConfig{CertFile: "c", KeyFile: "k"}}, "needs a CA"},
+		{"embedded TLS with only a CA", Config{Embedded: emb(), TLS: TLSConfig{CAFile: "ca"}}, "needs a CA, a certificate"},
+		{"URLs with only a CA", Config{URLs: []string{"tls://n:4222"}, TLS: TLSConfig{CAFile: "ca"}}, ""},
+		{"a certificate without its key", Config{URLs: []string{"tls://n:4222"}, TLS: TLSConfig{CertFile: "c"}}, "needs its key"},
+		{"creds and a user", Config{URLs: []string{"nats://n:4222"}, CredsFile: "c", User: "u"}, "more than one NATS user"},
+		{"nkey and creds", Config{URLs: []string{"nats://n:4222"}, CredsFile: "c", NKeyFile: "n"}, "more than one NATS user"},
+		{"a password without a user", Config{URLs: []string{"nats://n:4222"}, Password: "p"}, "password without a user"},
+		{"a user and password", Config{URLs: []string{"nats://n:4222"}, User: "u", Password: "p"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.NodeName = "a"
+			err := tc.cfg.Validate()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want cluster_invalid_config with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestDialAccountUsers: a node joins a deployment whose account PALYRA
+// lists its user by nkey (Config.NKeyFile, a seed file) or by password
+// (Config.User/Password), and a wrong password is refused.
+func TestDialAccountUsers(t *testing.T) {
+	ctx := context.Background()
+	user, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	upub, _ := user.PublicKey()
+	seed, _ := user.Seed()
+	seedFile := filepath.Join(t.TempDir(), "node.nk")
+	if err := os.WriteFile(seedFile, seed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := runServer(t, fmt.Sprintf(`
+listen: "127.0.0.1:-1"
+jetstream { store_dir: %s }
+accounts {
+  PALYRA {
+    jetstream: enabled
+    users: [ { nkey: %s }, { user: palyra, password: "pw" } ]
+  }
+}
+`, confPath(t.TempDir()), upub))
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		ok   bool
+	}{
+		{"nkey seed file", Config{NKeyFile: seedFile}, true},
+		{"user and password", Config{User: "palyra", Password: "pw"}, true},
+		{"wrong password", Config{User: "palyra", Password: "guess"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.cfg
+			c.NodeName, c.URLs, c.ConnectTimeout = "a", []string{s.ClientURL()}, 5*time.Second
+			l, err := Dial(ctx, c)
+			if !tc.ok {
+				if err == nil {
+					l.Close()
+					t.Fatal("Dial succeeded")
+				}
+				if !errors.Is(err, ErrClusterUnavailable) || !strings.Contains(strings.ToLower(err.Error()), "authorization violation") {
+					t.Fatalf("error %v, want cluster_unavailable with the authorization violation", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if _, err := l.JetStream().Publish(ctx, OpsSubjectPrefix+"test", []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
