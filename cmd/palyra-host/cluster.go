@@ -15,6 +15,10 @@ import (
 // show in ps).
 const EnvClusterToken = "PALYRA_CLUSTER_TOKEN"
 
+// EnvClusterPassword is the environment variable holding the password of
+// --cluster-user (never a flag, for the same reason).
+const EnvClusterPassword = "PALYRA_CLUSTER_PASSWORD"
+
 // clusterFlags are serve's cluster flags (host/cluster.Config).
 type clusterFlags struct {
 	urls                   []string
@@ -22,7 +26,8 @@ type clusterFlags struct {
 	routes                 []string
 	listen, routeListen    string
 	nodeName, clusterName  string
-	creds                  string
+	creds, nkey, user      string
+	serverConfig           string
 	tlsCA, tlsCert, tlsKey string
 	skills                 []string
 	replicas               int
@@ -36,9 +41,12 @@ func (c *clusterFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&c.routeListen, "cluster-route-listen", "127.0.0.1:6222", "with --cluster-embedded: the embedded server's route listener")
 	f.StringVar(&c.nodeName, "node-name", "", "this node's name in the cluster (default: the host name)")
 	f.StringVar(&c.clusterName, "cluster-name", cluster.DefaultClusterName, "the cluster's name")
-	f.StringVar(&c.creds, "cluster-creds", "", "NATS credentials file (user JWT and nkey seed) for --cluster")
-	f.StringVar(&c.tlsCA, "cluster-tls-ca", "", "CA that verifies the NATS servers (and, embedded, the peers)")
-	f.StringVar(&c.tlsCert, "cluster-tls-cert", "", "this node's NATS client certificate")
+	f.StringVar(&c.creds, "cluster-creds", "", "NATS credentials file (user JWT and nkey seed): this node's user when the servers run in operator mode")
+	f.StringVar(&c.nkey, "cluster-nkey", "", "file holding this node's NATS user nkey seed (an nkey user of the servers' accounts)")
+	f.StringVar(&c.user, "cluster-user", "", "this node's NATS user (a user of the servers' accounts; password from $"+EnvClusterPassword+")")
+	f.StringVar(&c.serverConfig, "cluster-server-config", "", "with --cluster-embedded: a nats-server configuration file the embedded server starts from (accounts, users, limits); this node's flags win over it")
+	f.StringVar(&c.tlsCA, "cluster-tls-ca", "", "CA that verifies the NATS servers (embedded: the clients' and peers' certificates, required)")
+	f.StringVar(&c.tlsCert, "cluster-tls-cert", "", "this node's NATS client certificate (embedded: also the server's, on the client and route listeners)")
 	f.StringVar(&c.tlsKey, "cluster-tls-key", "", "the key of --cluster-tls-cert")
 	f.StringSliceVar(&c.skills, "cluster-skills", nil, "serve only these skills on this node (calls to others are routed)")
 	f.IntVar(&c.replicas, "cluster-replicas", 0, "replicas of the cluster's streams (default min(3, nodes) embedded, 1 with --cluster)")
@@ -47,6 +55,9 @@ func (c *clusterFlags) register(f *pflag.FlagSet) {
 // config is the cluster configuration the flags ask for; nil without
 // --cluster or --cluster-embedded.
 func (c *clusterFlags) config() (*cluster.Config, error) {
+	if c.serverConfig != "" && !c.embedded {
+		return nil, fmt.Errorf("%w: --cluster-server-config needs --cluster-embedded", cluster.ErrInvalidConfig)
+	}
 	if len(c.urls) == 0 && !c.embedded {
 		if len(c.routes) > 0 {
 			return nil, fmt.Errorf("%w: --cluster-routes needs --cluster-embedded", cluster.ErrInvalidConfig)
@@ -55,14 +66,19 @@ func (c *clusterFlags) config() (*cluster.Config, error) {
 	}
 	cfg := &cluster.Config{
 		ClusterName: c.clusterName, NodeName: c.nodeName, URLs: c.urls, CredsFile: c.creds,
+		NKeyFile: c.nkey, User: c.user,
 		TLS:    cluster.TLSConfig{CAFile: c.tlsCA, CertFile: c.tlsCert, KeyFile: c.tlsKey},
 		Skills: c.skills, Replicas: c.replicas,
+	}
+	if cfg.User != "" {
+		cfg.Password = os.Getenv(EnvClusterPassword)
 	}
 	if cfg.NodeName == "" {
 		cfg.NodeName = host.LocalNodeName()
 	}
 	if c.embedded {
-		cfg.Embedded = &cluster.EmbeddedConfig{Listen: c.listen, RouteListen: c.routeListen, Routes: c.routes, Token: os.Getenv(EnvClusterToken)}
+		cfg.Embedded = &cluster.EmbeddedConfig{Listen: c.listen, RouteListen: c.routeListen, Routes: c.routes,
+			Token: os.Getenv(EnvClusterToken), ConfigFile: c.serverConfig}
 	}
 	// The store directory is filled in by the daemon; Validate wants one.
 	probe := *cfg
