@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -587,6 +588,96 @@ accounts {
 			defer l.Close()
 			if _, err := l.JetStream().Publish(ctx, OpsSubjectPrefix+"test", []byte("x")); err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// lineLogger is a nats-server logger that hands every line to lines.
+type lineLogger struct{ lines chan string }
+
+func (l lineLogger) log(format string, v ...any) {
+	select {
+	case l.lines <- fmt.Sprintf(format, v...):
+	default: // the test stopped reading
+	}
+}
+func (l lineLogger) Noticef(format string, v ...any) { l.log(format, v...) }
+func (l lineLogger) Warnf(format string, v ...any)   { l.log(format, v...) }
+func (l lineLogger) Fatalf(format string, v ...any)  { l.log(format, v...) }
+func (l lineLogger) Errorf(format string, v ...any)  { l.log(format, v...) }
+func (l lineLogger) Debugf(format string, v ...any)  { l.log(format, v...) }
+func (l lineLogger) Tracef(format string, v ...any)  { l.log(format, v...) }
+
+// TestRecipeRefusesRogueRoutes: a server that tries to route into the
+// recipe's cluster without a certificate of the cluster's CA, or without
+// the route token, is refused: node 0 logs the refusal and keeps its
+// routes to the cluster's nodes only.
+func TestRecipeRefusesRogueRoutes(t *testing.T) {
+	ca, other := newTestCA(t, "palyra-test-ca"), newTestCA(t, "other-ca")
+	links := recipeCluster(t, ca)
+	routesBefore := links[0].Server().NumRoutes()
+	// The rogue trusts the cluster's CA (it verifies node 0) but its own
+	// certificate is from another CA.
+	foreign := other.issue(t, "rogue")
+	foreign.CAFile = ca.CAFile
+	for _, tc := range []struct {
+		name  string
+		tls   TLSConfig
+		token string
+		want  string // in the rogue's log
+	}{
+		{"certificate from another CA", foreign, "route-token", "tls route handshake error"},
+		{"no route token", ca.issue(t, "rogue"), "", "router connection closed: authentication failure"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			route, err := url.Parse(links[0].RouteURL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.token != "" {
+				route.User = url.UserPassword("palyra", tc.token)
+			}
+			opts := &server.Options{ServerName: "rogue", Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true,
+				Cluster: server.ClusterOpts{Name: DefaultClusterName, Host: "127.0.0.1", Port: server.RANDOM_PORT},
+				Routes:  []*url.URL{route}}
+			if err := embeddedTLS(opts, tc.tls); err != nil {
+				t.Fatal(err)
+			}
+			s, err := server.NewServer(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := make(chan string, 1024)
+			links[0].Server().SetLogger(lineLogger{lines}, true, false)
+			go s.Start()
+			defer func() {
+				s.Shutdown()
+				s.WaitForShutdown()
+			}()
+			deadline := time.After(15 * time.Second)
+			for refused := false; !refused; {
+				select {
+				case l := <-lines:
+					refused = strings.Contains(strings.ToLower(l), tc.want)
+					if refused {
+						t.Logf("node 0: %s", l)
+					}
+				case <-deadline:
+					t.Fatalf("node 0 logged no %q refusal", tc.want)
+				}
+			}
+			rz, err := links[0].Server().Routez(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rz.Routes {
+				if r.RemoteName == "rogue" {
+					t.Fatalf("node 0 routes to the rogue server: %+v", r)
+				}
+			}
+			if n := links[0].Server().NumRoutes(); n != routesBefore {
+				t.Fatalf("node 0 holds %d routes, had %d", n, routesBefore)
 			}
 		})
 	}
