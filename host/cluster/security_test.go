@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // runServer starts a standalone nats-server from a configuration file
@@ -536,7 +537,8 @@ func TestValidateSecurity(t *testing.T) {
 
 // TestDialAccountUsers: a node joins a deployment whose account PALYRA
 // lists its user by nkey (Config.NKeyFile, a seed file) or by password
-// (Config.User/Password), and a wrong password is refused.
+// (Config.User/Password, the file holding it plain or bcrypt-hashed), and
+// a wrong password is refused.
 func TestDialAccountUsers(t *testing.T) {
 	ctx := context.Background()
 	user, err := nkeys.CreateUser()
@@ -549,16 +551,23 @@ func TestDialAccountUsers(t *testing.T) {
 	if err := os.WriteFile(seedFile, seed, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A password kept as a bcrypt hash in the server's file, as
+	// "nats server passwd" makes it.
+	h, err := bcrypt.GenerateFromPassword([]byte("hashed-pw"), 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := string(h)
 	s := runServer(t, fmt.Sprintf(`
 listen: "127.0.0.1:-1"
 jetstream { store_dir: %s }
 accounts {
   PALYRA {
     jetstream: enabled
-    users: [ { nkey: %s }, { user: palyra, password: "pw" } ]
+    users: [ { nkey: %s }, { user: palyra, password: "pw" }, { user: hashed, password: %q } ]
   }
 }
-`, confPath(t.TempDir()), upub))
+`, confPath(t.TempDir()), upub, hash))
 	for _, tc := range []struct {
 		name string
 		cfg  Config
@@ -566,6 +575,7 @@ accounts {
 	}{
 		{"nkey seed file", Config{NKeyFile: seedFile}, true},
 		{"user and password", Config{User: "palyra", Password: "pw"}, true},
+		{"user and bcrypt-hashed password", Config{User: "hashed", Password: "hashed-pw"}, true},
 		{"wrong password", Config{User: "palyra", Password: "guess"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
