@@ -210,6 +210,9 @@ func TestProductionRecipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if before.Cluster == nil || len(before.Cluster.Replicas) != 2 {
+		t.Fatalf("%s cluster %+v, want a leader and 2 replicas", OpsStream, before.Cluster)
+	}
 
 	url := links[2].ClientURL()
 	clientCert := ca.issue(t, "client")
