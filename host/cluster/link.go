@@ -53,6 +53,9 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(100 * time.Millisecond),
 		nats.RetryOnFailedConnect(false),
+		// The server's answer can take a while: a bcrypt-hashed password
+		// is checked on every connect.
+		nats.Timeout(cfg.ConnectTimeout),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
 				l.log.Warn("NATS connection lost", "error", err)
