@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -175,6 +178,31 @@ func TestReplicatedTruth(t *testing.T) {
 		}
 		if _, err := callEcho(ctx, m, other); err != nil {
 			t.Fatal(err)
+		}
+	})
+
+	t.Run("ops applied again after a crash are harmless", func(t *testing.T) {
+		m := ms[2]
+		last := m.node.Applied()
+		if last < 3 {
+			t.Fatalf("applied %d", last)
+		}
+		m.closeNode(t)
+		// A crash between applying the last three ops (a quarantine, an
+		// enable, an install) and recording them: the recorded position
+		// is behind, and they are applied again, in order.
+		if err := os.WriteFile(filepath.Join(m.state, filepath.FromSlash(AppliedFile)), []byte(strconv.FormatUint(last-3, 10)+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		openMember(t, m)
+		if got := m.node.Applied(); got != last {
+			t.Fatalf("applied %d, want %d", got, last)
+		}
+		if status(t, m, echo) != "active" || status(t, m, other) != "active" || !slices.Equal(versions(t, m, other), []string{"1.0.0"}) {
+			t.Fatalf("after re-applying: %s %q, %s %q %v", echo, status(t, m, echo), other, status(t, m, other), versions(t, m, other))
+		}
+		if _, n := m.node.Refused(); n != 0 {
+			t.Fatalf("%d refusals", n)
 		}
 	})
 
