@@ -413,20 +413,34 @@ func (n *Node) applyOp(ctx context.Context, seq uint64, op Op) outcome {
 }
 
 // fetchArtifact is getArtifact, retried while the store cannot be
-// reached: a node never skips an install for a passing outage.
+// reached: a node never skips an install for a passing outage. A missing
+// or mismatching object is read again a few times before the op is
+// refused: the object store's reads may be answered by a replica a moment
+// behind the put the op follows.
 func (n *Node) fetchArtifact(ctx context.Context, sum string) ([]byte, error) {
-	wait := retryMin
+	wait, stale := retryMin, 0
 	for {
 		gctx, cancel := context.WithTimeout(ctx, publishBudget)
 		data, err := n.getArtifact(gctx, sum)
 		cancel()
-		if err == nil || !errors.Is(err, ErrClusterUnavailable) {
-			return data, err
+		switch {
+		case err == nil:
+			return data, nil
+		case errors.Is(err, ErrClusterUnavailable):
+			n.log.Warn("reading an artifact; retrying", "sha256", sum, "error", err)
+		case stale < staleReads:
+			stale++
+			n.log.Debug("reading an artifact again", "sha256", sum, "error", err)
+		default:
+			return nil, err
 		}
-		n.log.Warn("reading an artifact; retrying", "sha256", sum, "error", err)
 		if !sleep(ctx, wait) {
 			return nil, ctx.Err()
 		}
 		wait = min(2*wait, retryMax)
 	}
 }
+
+// staleReads is how many times a missing or mismatching artifact is read
+// again before its op is refused.
+const staleReads = 3

@@ -43,7 +43,8 @@ func (w testWriter) Write(p []byte) (int, error) {
 func openMember(t testing.TB, m *member) {
 	t.Helper()
 	ctx := context.Background()
-	h, err := host.Open(ctx, host.Config{StateDir: m.state, SidecarPath: filepath.Join(bin, "palyra-sidecar")})
+	hlog := hclog.New(&hclog.LoggerOptions{Name: m.cfg.NodeName, Level: hclog.Warn, Output: testWriter{t}})
+	h, err := host.Open(ctx, host.Config{StateDir: m.state, SidecarPath: filepath.Join(bin, "palyra-sidecar"), Logger: hlog})
 	if err != nil {
 		t.Fatal(err)
 	}
