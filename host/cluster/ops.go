@@ -26,38 +26,54 @@ import (
 // OpVersion is the version of the op envelope this node writes and reads.
 const OpVersion = 1
 
-// The kinds of ops; an op's subject is OpsSubjectPrefix + its kind.
+// The kinds of ops, one per write verb of host.Service; an op's subject is
+// OpsSubjectPrefix + its kind.
 const (
-	OpInstall     = "install"
-	OpEnable      = "enable"
-	OpDisable     = "disable"
-	OpQuarantine  = "quarantine"
-	OpRemove      = "remove"
-	OpReaudit     = "reaudit"
-	OpHookBind    = "hook_bind"
-	OpHookEnable  = "hook_enable"
-	OpHookRemove  = "hook_remove"
-	publishBudget = 5 * time.Second
+	// OpInstall is Install: Op.ArtifactSHA256 and Op.Install.
+	OpInstall = "install"
+	// OpEnable is Enable: Op.Enable.
+	OpEnable = "enable"
+	// OpDisable is Disable: Op.Status.
+	OpDisable = "disable"
+	// OpQuarantine is Quarantine: Op.Status.
+	OpQuarantine = "quarantine"
+	// OpRemove is Remove: Op.Remove.
+	OpRemove = "remove"
+	// OpReaudit is Reaudit: every node re-audits its own copies.
+	OpReaudit = "reaudit"
+	// OpHookBind is BindHook: Op.Hook, its hook_id fixed by the origin.
+	OpHookBind = "hook_bind"
+	// OpHookEnable is SetHookEnabled: Op.HookID and Op.Enabled.
+	OpHookEnable = "hook_enable"
+	// OpHookRemove is RemoveHook: Op.HookID.
+	OpHookRemove = "hook_remove"
 )
+
+// publishBudget bounds a publish, an artifact put and a stream read when
+// the caller's context allows longer.
+const publishBudget = 5 * time.Second
 
 // Op is one lifecycle change in OpsStream (JSON). The envelope fields are
 // common to every kind; the others are set for the kinds named.
 type Op struct {
-	V    int    `json:"v"`
+	// V is the envelope's version (OpVersion).
+	V int `json:"v"`
+	// Kind is one of the Op* kinds.
 	Kind string `json:"kind"`
 	// ID is the op's random id, also its Nats-Msg-Id: a publish retried
 	// within the stream's duplicate window is stored once.
 	ID string `json:"id"`
 	// Principal is who acted, "" when the origin's caller named nobody
 	// (every node then applies its own default).
-	Principal string    `json:"principal,omitempty"`
-	Origin    string    `json:"origin"`
-	At        time.Time `json:"at"`
+	Principal string `json:"principal,omitempty"`
+	// Origin is the node that appended the op, At when (its clock).
+	Origin string    `json:"origin"`
+	At     time.Time `json:"at"`
 
 	// install: the artifact's sha256 (lower-case hex; its object's name in
 	// ArtifactStore) and the install request without the bytes.
 	ArtifactSHA256 string          `json:"artifact_sha256,omitempty"`
-	Install        *installOptions `json:"install,omitempty"`
+	Install        *InstallOptions `json:"install,omitempty"`
 	// enable, disable, quarantine.
 	Enable *host.EnableRequest `json:"enable,omitempty"`
 	Status *host.StatusRequest `json:"status,omitempty"`
@@ -70,8 +86,9 @@ type Op struct {
 	Enabled bool   `json:"enabled,omitempty"`
 }
 
-// installOptions are an InstallRequest's fields but the artifact.
-type installOptions struct {
+// InstallOptions are an install op's InstallRequest: every field but the
+// artifact, whose bytes are in ArtifactStore.
+type InstallOptions struct {
 	AllowTOFU          bool               `json:"allow_tofu,omitempty"`
 	Force              bool               `json:"force,omitempty"`
 	AcceptCapabilities bool               `json:"accept_capabilities,omitempty"`
@@ -83,12 +100,17 @@ type installOptions struct {
 // from ArtifactStore or did not match the op's sha256, or the op could not
 // be read. Nothing of a refused op is applied on the node.
 type Refusal struct {
-	Seq    uint64    `json:"seq"`
-	Kind   string    `json:"kind"`
-	Origin string    `json:"origin,omitempty"`
-	At     time.Time `json:"at"`
-	Code   string    `json:"code"`
-	Error  string    `json:"error"`
+	// Seq is the op's sequence in OpsStream; Kind and Origin are the op's
+	// (empty when it could not be read).
+	Seq    uint64 `json:"seq"`
+	Kind   string `json:"kind"`
+	Origin string `json:"origin,omitempty"`
+	// At is when this node refused it.
+	At time.Time `json:"at"`
+	// Code is the error's stable code (payload_hash_mismatch,
+	// cluster_artifact_missing, cluster_invalid_op) and Error its text.
+	Code  string `json:"code"`
+	Error string `json:"error"`
 }
 
 // maxRefusals is how many refusals a node keeps (the newest).
@@ -256,7 +278,7 @@ func (n *Node) Install(ctx context.Context, req host.InstallRequest) (*host.Inst
 		return nil, err
 	}
 	tp := req.TrustedPublishers
-	return result[host.InstallResult](n.submit(ctx, Op{Kind: OpInstall, ArtifactSHA256: sum, Install: &installOptions{
+	return result[host.InstallResult](n.submit(ctx, Op{Kind: OpInstall, ArtifactSHA256: sum, Install: &InstallOptions{
 		AllowTOFU: req.AllowTOFU, Force: req.Force, AcceptCapabilities: req.AcceptCapabilities,
 		TrustedPublishers: tp, Source: req.Source,
 	}}))

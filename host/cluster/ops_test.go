@@ -241,7 +241,7 @@ func TestReplicatedTruth(t *testing.T) {
 			t.Fatal(err)
 		}
 		op, _ := json.Marshal(Op{V: OpVersion, Kind: OpInstall, ID: newOpID(), Origin: "rogue", At: time.Now().UTC(),
-			ArtifactSHA256: name, Install: &installOptions{TrustedPublishers: testPublisher()}})
+			ArtifactSHA256: name, Install: &InstallOptions{TrustedPublishers: testPublisher()}})
 		ack, err := ms[0].link.JetStream().Publish(ctx, OpsSubjectPrefix+OpInstall, op)
 		if err != nil {
 			t.Fatal(err)
@@ -293,6 +293,31 @@ func TestReplicatedTruth(t *testing.T) {
 				t.Fatalf("%s refusals %+v", m.cfg.NodeName, rs)
 			}
 		}
+	})
+
+	t.Run("quarantine reaches every node (median)", func(t *testing.T) {
+		// Measured, not asserted: from the quarantine's start on n1 to
+		// n0 and n2 listing the skill quarantined (the issue asks for a
+		// median under 1 s; the figure goes in the closing note).
+		var took []time.Duration
+		for i := range 10 {
+			start := time.Now()
+			if _, err := ms[1].node.Quarantine(ctx, host.StatusRequest{SkillID: echo, Reason: "cycle " + strconv.Itoa(i)}); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range []*member{ms[0], ms[2]} {
+				eventually(t, m.cfg.NodeName+" quarantined", func() bool { return status(t, m, echo) == "quarantined" })
+				took = append(took, time.Since(start))
+			}
+			if _, err := ms[1].node.Enable(ctx, host.EnableRequest{SkillID: echo, Reason: "cleared", Override: true}); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range []*member{ms[0], ms[2]} {
+				eventually(t, m.cfg.NodeName+" active", func() bool { return status(t, m, echo) == "active" })
+			}
+		}
+		slices.Sort(took)
+		t.Logf("quarantine on n1 seen on n0 and n2: median %s, max %s over %d", took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond), len(took))
 	})
 
 	t.Run("two of three nodes gone: writes fail, local calls work", func(t *testing.T) {
