@@ -77,3 +77,7 @@ func (h *Host) Cluster(ctx context.Context) (*ClusterStatus, error) {
 	}
 	return &ClusterStatus{Node: self.Name, Nodes: []NodeStatus{self}}, nil
 }
+
+// StateDir is the state directory the host was opened on (a clustered
+// node keeps its position in the cluster's ops stream there).
+func (h *Host) StateDir() string { return h.cfg.StateDir }

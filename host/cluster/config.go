@@ -23,9 +23,15 @@ type Config struct {
 	// Embedded runs a nats-server with JetStream in this process, its data
 	// under StoreDir.
 	Embedded *EmbeddedConfig
-	// CredsFile is a NATS credentials file (user JWT and nkey seed) for
-	// the connection to URLs.
+	// CredsFile is a NATS credentials file (user JWT and nkey seed): the
+	// node's user when the servers run in operator (JWT) mode.
 	CredsFile string
+	// NKeyFile is a file holding a NATS user nkey seed (SU...): the node's
+	// user when the servers list nkey users (in an account).
+	NKeyFile string
+	// User and Password are the node's NATS user when the servers list
+	// users with passwords (in an account, e.g. PALYRA).
+	User, Password string
 	// TLS secures the client connection (and, embedded, the server's
 	// client and route listeners).
 	TLS TLSConfig
@@ -61,12 +67,27 @@ type EmbeddedConfig struct {
 	RouteListen string
 	// Routes are the other nodes' route listeners (nats-route://host:port).
 	Routes []string
-	// Token, when set, is the secret every route and client presents.
+	// Token, when set, is the secret every route presents, and every
+	// client too unless ConfigFile lists users (then the users guard the
+	// client listener and the token the routes).
 	Token string
+	// ConfigFile is a nats-server configuration file the embedded server
+	// starts from: accounts, users, authorization, limits, system account
+	// and anything else a NATS deployment sets. What the node sets wins
+	// over the file: the server name (the node name), Listen,
+	// RouteListen, Routes and the cluster name, JetStream with StoreDir,
+	// and TLS when Config.TLS is set (otherwise the file's tls blocks
+	// stay). See docs/cluster-production.md.
+	ConfigFile string
 }
 
 // TLSConfig is TLS for NATS connections: CAFile verifies the peer, and
 // CertFile/KeyFile are this side's certificate (client certificates).
+// For an embedded server all three are required: the certificate serves
+// the client and route listeners and is the node's client certificate on
+// its routes (so it needs both server and client extended key usage), and
+// CAFile verifies clients' and peers' certificates (client certificates
+// are required on both listeners).
 type TLSConfig struct {
 	CAFile, CertFile, KeyFile string
 }
@@ -149,6 +170,21 @@ func (c *Config) Validate() error {
 	}
 	if c.TLS.CertFile != "" && c.TLS.KeyFile == "" || c.TLS.KeyFile != "" && c.TLS.CertFile == "" {
 		return bad("a TLS certificate needs its key and a key its certificate")
+	}
+	if c.Embedded != nil && c.TLS.Enabled() && (c.TLS.CAFile == "" || c.TLS.CertFile == "") {
+		return bad("an embedded server's TLS needs a CA, a certificate and its key")
+	}
+	users := 0
+	for _, set := range []bool{c.CredsFile != "", c.NKeyFile != "", c.User != ""} {
+		if set {
+			users++
+		}
+	}
+	if users > 1 {
+		return bad("more than one NATS user: choose one of a credentials file, an nkey seed file, a user and password")
+	}
+	if c.Password != "" && c.User == "" {
+		return bad("a NATS password without a user")
 	}
 	for _, s := range c.Skills {
 		if strings.TrimSpace(s) == "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -52,6 +53,9 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(100 * time.Millisecond),
 		nats.RetryOnFailedConnect(false),
+		// The server's answer can take a while: a bcrypt-hashed password
+		// is checked on every connect.
+		nats.Timeout(cfg.ConnectTimeout),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
 				l.log.Warn("NATS connection lost", "error", err)
@@ -61,13 +65,13 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 	}
 	url := ""
 	if cfg.Embedded != nil {
-		srv, err := startEmbedded(cfg)
+		srv, tokenClients, err := startEmbedded(cfg)
 		if err != nil {
 			return nil, err
 		}
 		l.srv = srv
 		opts = append(opts, nats.InProcessServer(srv))
-		if cfg.Embedded.Token != "" {
+		if tokenClients {
 			opts = append(opts, nats.Token(cfg.Embedded.Token))
 		}
 	} else {
@@ -77,9 +81,6 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 			}
 			url += u
 		}
-		if cfg.CredsFile != "" {
-			opts = append(opts, nats.UserCredentials(cfg.CredsFile))
-		}
 		if cfg.TLS.CAFile != "" {
 			opts = append(opts, nats.RootCAs(cfg.TLS.CAFile))
 		}
@@ -87,9 +88,14 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 			opts = append(opts, nats.ClientCert(cfg.TLS.CertFile, cfg.TLS.KeyFile))
 		}
 	}
+	user, err := userOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, user...)
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: connect %s: %v", ErrClusterUnavailable, redactURLs(cfg.URLs), err)
+		return nil, fmt.Errorf("%w: connect %s: %v", ErrClusterUnavailable, l.serverName(), err)
 	}
 	l.nc = nc
 	if l.js, err = jetstream.New(nc); err != nil {
@@ -101,6 +107,36 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 	ok = true
 	l.log.Info("joined the cluster", "cluster", cfg.ClusterName, "node", cfg.NodeName, "replicas", cfg.Replicas, "embedded", cfg.Embedded != nil)
 	return l, nil
+}
+
+// userOptions are the options that authenticate the node's NATS user
+// (Config.CredsFile, NKeyFile, User/Password; Validate allows one).
+func userOptions(cfg Config) ([]nats.Option, error) {
+	switch {
+	case cfg.CredsFile != "":
+		if _, err := os.Stat(cfg.CredsFile); err != nil {
+			return nil, fmt.Errorf("%w: credentials file: %v", ErrInvalidConfig, err)
+		}
+		return []nats.Option{nats.UserCredentials(cfg.CredsFile)}, nil
+	case cfg.NKeyFile != "":
+		o, err := nats.NkeyOptionFromSeed(cfg.NKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("%w: nkey seed file %s: %v", ErrInvalidConfig, cfg.NKeyFile, err)
+		}
+		return []nats.Option{o}, nil
+	case cfg.User != "":
+		return []nats.Option{nats.UserInfo(cfg.User, cfg.Password)}, nil
+	}
+	return nil, nil
+}
+
+// serverName names the servers the link connects to, for errors: the
+// URLs (credentials redacted), or the embedded server's client listener.
+func (l *Link) serverName() string {
+	if l.srv != nil {
+		return "the embedded server (" + l.srv.ClientURL() + ")"
+	}
+	return redactURLs(l.cfg.URLs)
 }
 
 // ensure creates or finds the streams and buckets, retrying while the

@@ -31,6 +31,7 @@ type Node struct {
 	opts  NodeOptions
 	log   hclog.Logger
 	start time.Time
+	ops   *opsState
 
 	ctx    context.Context
 	cancel context.CancelFunc
