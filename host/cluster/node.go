@@ -31,6 +31,7 @@ type Node struct {
 	opts  NodeOptions
 	log   hclog.Logger
 	start time.Time
+	ev    eventRelay // the cluster's events and hooks (events.go)
 
 	ctx    context.Context
 	cancel context.CancelFunc
