@@ -46,6 +46,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -77,7 +78,7 @@ const (
 	windowMargin = 10 * time.Second
 	// publishAttempts is how many times an event is published before its
 	// loss is logged (the message id makes a retry safe).
-	publishAttempts = 3
+	publishAttempts = 5
 )
 
 // eventRelay is a node's part of the cluster's events: its publisher and
@@ -87,8 +88,7 @@ type eventRelay struct {
 	window   time.Duration // the events stream's de-duplication window
 	skipOps  uint64        // ops below this have their events stored
 
-	localSeq uint64 // counts the hook outcomes this node published (under mu)
-	mu       sync.Mutex
+	fires atomic.Uint64 // counts Node.FireHooks calls, for message ids
 
 	stopHooks context.CancelFunc // ends the hooks loop's pulls
 	abortHook context.CancelFunc // cancels the event whose hooks run
@@ -230,6 +230,12 @@ func (n *Node) publishEvent(ctx context.Context, ev host.Event, msgID string, h 
 		if err == nil || attempt == publishAttempts || ctx.Err() != nil {
 			break
 		}
+		// Another node storing the same event right now is the common
+		// case: the next attempt finds it stored (or stores it).
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		}
 	}
 	if err != nil {
 		n.log.Warn("event not published to the cluster", "kind", ev.Kind, "skill_id", ev.SkillID,
@@ -237,20 +243,12 @@ func (n *Node) publishEvent(ctx context.Context, ev host.Event, msgID string, h 
 	}
 }
 
-// followLocal publishes the events this node records that come from no
-// op: hook outcomes and its anomaly detector's quarantines.
+// followLocal publishes the quarantines this node's anomaly detector
+// makes: they come from no op.
 func (n *Node) followLocal(ctx context.Context) {
 	for ctx.Err() == nil {
 		err := n.host.Events(ctx, host.EventsRequest{After: -1, Follow: true}, func(ev host.Event) error {
-			switch {
-			case ev.ID == 0: // a hook outcome, not journaled
-				r := &n.ev
-				r.mu.Lock()
-				r.localSeq++
-				id := fmt.Sprintf("%s-%d-hook-%d", n.Name(), n.start.UnixNano(), r.localSeq)
-				r.mu.Unlock()
-				n.publishEvent(ctx, ev, id, nats.Header{})
-			case ev.Principal == host.PrincipalAnomaly:
+			if ev.ID > 0 && ev.Principal == host.PrincipalAnomaly {
 				n.publishEvent(ctx, ev, fmt.Sprintf("%s-%d", n.Name(), ev.ID), nats.Header{})
 			}
 			return nil
@@ -266,6 +264,29 @@ func (n *Node) followLocal(ctx context.Context) {
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// fireHooks runs the hooks bound to req's event on this node's host and
+// publishes their outcomes (hook:dispatched, hook:failed) to the cluster's
+// stream under the message ids idPrefix-<i>, before it returns.
+func (n *Node) fireHooks(ctx context.Context, req host.FireRequest, idPrefix string) (*host.FireResult, error) {
+	res, err := n.host.FireHooks(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for i, o := range res.Outcomes {
+		n.publishEvent(pctx, host.HookOutcomeEvent(o), fmt.Sprintf("%s-%d", idPrefix, i), nats.Header{})
+	}
+	return res, nil
+}
+
+// FireHooks implements host.Service: the hooks run on this node, and
+// their outcomes join the cluster's events.
+func (n *Node) FireHooks(ctx context.Context, req host.FireRequest) (*host.FireResult, error) {
+	id := fmt.Sprintf("%s-%d-fire-%d", n.Name(), n.start.UnixNano(), n.ev.fires.Add(1))
+	return n.fireHooks(ctx, req, id)
 }
 
 // runHooks pulls events from the hooks consumer, one at a time, and fires
@@ -333,7 +354,10 @@ func (n *Node) fireEvent(ctx context.Context, msg jetstream.Msg) {
 			}
 		}
 	}()
-	_, err = n.host.FireHooks(ctx, host.FireRequest{Event: ev.Kind, Payload: payload})
+	// The outcomes' message ids name the delivery: a second run of the
+	// hooks (after a node died mid-hook) is told, not hidden.
+	id := fmt.Sprintf("%s-hook-%d-%d", n.Name(), meta.Sequence.Stream, meta.NumDelivered)
+	_, err = n.fireHooks(ctx, host.FireRequest{Event: ev.Kind, Payload: payload}, id)
 	close(stop)
 	<-progress
 	switch {

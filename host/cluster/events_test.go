@@ -204,3 +204,115 @@ func TestEventsStoredOncePerCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsReplayAndFollow: Events on node 2 replays the events stored
+// through node 0 after the ID given and follows the new ones, in stream
+// order; After < 0 replays nothing; the stream ends when ctx ends and when
+// the node closes.
+func TestEventsReplayAndFollow(t *testing.T) {
+	c := startEvCluster(t, 3, nil)
+	now := time.Now()
+	for seq := uint64(1); seq <= 4; seq++ {
+		c.nodes[0].opApplied(context.Background(), seq, now, opEvents(seq, 1, "palyra.echo"))
+	}
+
+	// Replay only.
+	tests := []struct {
+		after int64
+		want  []int64
+	}{
+		{-1, nil},
+		{0, []int64{1, 2, 3, 4}},
+		{2, []int64{3, 4}},
+		{4, nil},
+		{40, nil},
+	}
+	for _, tc := range tests {
+		var ids []int64
+		for _, ev := range readEvents(t, c.nodes[2], tc.after) {
+			ids = append(ids, ev.ID)
+		}
+		if fmt.Sprint(ids) != fmt.Sprint(tc.want) {
+			t.Errorf("after %d: IDs %v, want %v", tc.after, ids, tc.want)
+		}
+	}
+
+	// Replay and follow, and follow only.
+	type stream struct {
+		ch     chan host.Event
+		done   chan error
+		cancel context.CancelFunc
+	}
+	open := func(n *Node, after int64) *stream {
+		ctx, cancel := context.WithCancel(context.Background())
+		s := &stream{ch: make(chan host.Event, 64), done: make(chan error, 1), cancel: cancel}
+		go func() {
+			s.done <- n.Events(ctx, host.EventsRequest{After: after, Follow: true}, func(ev host.Event) error {
+				s.ch <- ev
+				return nil
+			})
+		}()
+		return s
+	}
+	replaying, live := open(c.nodes[2], 1), open(c.nodes[2], -1)
+	defer replaying.cancel()
+	defer live.cancel()
+	next := func(s *stream) host.Event {
+		t.Helper()
+		select {
+		case ev := <-s.ch:
+			return ev
+		case err := <-s.done:
+			t.Fatalf("stream ended: %v", err)
+		case <-time.After(30 * time.Second): // a lost event fails, not hangs
+			t.Fatal("no event")
+		}
+		return host.Event{}
+	}
+	for id := int64(2); id <= 4; id++ {
+		if ev := next(replaying); ev.ID != id {
+			t.Fatalf("replayed %+v, want ID %d", ev, id)
+		}
+	}
+	// The live stream's consumer exists once it was created; an event
+	// published before then is not its to see, so it waits for one.
+	for seq := uint64(5); ; seq++ {
+		c.nodes[0].opApplied(context.Background(), seq, now, opEvents(seq, 1, "palyra.echo"))
+		if ev := next(replaying); ev.ID != int64(seq) || ev.Reason != fmt.Sprintf("op %d event 0", seq) {
+			t.Fatalf("followed %+v, want ID %d", ev, seq)
+		}
+		select {
+		case ev := <-live.ch:
+			// Its first event may be of an earlier round, which it saw
+			// late; from there on it sees every event in order.
+			for id := ev.ID + 1; id <= int64(seq); id++ {
+				if ev := next(live); ev.ID != id {
+					t.Fatalf("live stream got %+v, want ID %d", ev, id)
+				}
+			}
+			for seq2 := seq + 1; seq2 < seq+4; seq2++ {
+				c.nodes[0].opApplied(context.Background(), seq2, now, opEvents(seq2, 1, "palyra.echo"))
+				for _, s := range []*stream{replaying, live} {
+					if ev := next(s); ev.ID != int64(seq2) {
+						t.Fatalf("followed %+v, want ID %d", ev, seq2)
+					}
+				}
+			}
+			replaying.cancel()
+			if err := <-replaying.done; err != nil {
+				t.Fatalf("stream ended by its ctx: %v", err)
+			}
+			if err := c.nodes[2].Close(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-live.done; err != nil {
+				t.Fatalf("stream ended by Close: %v", err)
+			}
+			return
+		case <-time.After(200 * time.Millisecond):
+			if seq > 100 {
+				t.Fatal("the live stream never started")
+			}
+		}
+	}
+}
