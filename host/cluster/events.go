@@ -14,9 +14,11 @@ package cluster
 // start a node also reads the op sequence (HeaderOpSeq) of the last stored
 // op event and publishes no event of an older op. Events that come from
 // no op are published by the node that recorded them: the outcomes of the
-// hooks it ran (hook:dispatched, hook:failed, not journaled) and a
-// quarantine its own anomaly detector made (principal host.PrincipalAnomaly),
-// the latter with the message id "<node>-<journal id>".
+// hooks it ran (hook:dispatched, hook:failed; not journaled), before it
+// acks the event that fired them, and a quarantine its own anomaly
+// detector made (principal host.PrincipalAnomaly, message id
+// "<node>-<journal id>"; an anomaly quarantine is assumed to be no op, so
+// no other node publishes it).
 //
 // Hooks. The host does not dispatch hooks itself in cluster mode
 // (host.Config.DispatchHooks is false). Every node pulls from one durable
@@ -31,7 +33,8 @@ package cluster
 // the longest hook time limit; when a node dies mid-hook the event is
 // redelivered to another node after hooksAckWait and its hooks run again:
 // hooks are exactly once per cluster in a run without crashes and at least
-// once when a node dies while running them. A node that closes lets the
+// once when a node dies while running them (or loses its NATS connection
+// for longer than hooksAckWait). A node that closes lets the
 // event it is running finish (within the ctx of Close) before it leaves;
 // if it cannot, it hands the event back (nak) for another node to run.
 //

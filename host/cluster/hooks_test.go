@@ -165,6 +165,20 @@ func TestHooksOncePerCluster(t *testing.T) {
 	}
 	l.wait(t, ops*perOp)
 	checkOnce(t, c, l, ops*perOp)
+
+	// Hooks fired through a node's API run there and their outcomes join
+	// the cluster's events too.
+	res, err := c.nodes[2].FireHooks(context.Background(), host.FireRequest{Event: "skill:enabled", Payload: json.RawMessage(`{"kind":"skill:enabled","id":999}`)})
+	if err != nil || len(res.Outcomes) != 1 || res.Outcomes[0].Failed() {
+		t.Fatalf("FireHooks: %+v, %v", res, err)
+	}
+	var last host.Event
+	for _, ev := range readEvents(t, c.nodes[0], 0) {
+		last = ev
+	}
+	if last.Kind != host.EventHookDispatched || last.Details["hook_id"] != "log.enabled" {
+		t.Fatalf("last event %+v, want the fired hook's outcome", last)
+	}
 }
 
 // TestHooksOnceWhileNodesComeAndGo: nodes closing (letting the event whose
