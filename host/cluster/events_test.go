@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -235,6 +236,17 @@ func TestEventsReplayAndFollow(t *testing.T) {
 		if fmt.Sprint(ids) != fmt.Sprint(tc.want) {
 			t.Errorf("after %d: IDs %v, want %v", tc.after, ids, tc.want)
 		}
+	}
+
+	// An error of fn ends the stream with it.
+	stop := errors.New("enough")
+	seen := 0
+	err := c.nodes[1].Events(context.Background(), host.EventsRequest{After: 0, Follow: true}, func(host.Event) error {
+		seen++
+		return stop
+	})
+	if !errors.Is(err, stop) || seen != 1 {
+		t.Fatalf("Events with a failing fn: %v after %d events, want %v after 1", err, seen, stop)
 	}
 
 	// Replay and follow, and follow only.
