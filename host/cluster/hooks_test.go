@@ -200,3 +200,54 @@ func TestHooksOnceWhileNodesComeAndGo(t *testing.T) {
 	l.wait(t, ops*perOp)
 	checkOnce(t, c, l, ops*perOp)
 }
+
+// TestAnomalyQuarantinePublishedByItsNode: a quarantine the local host
+// records with principal host.PrincipalAnomaly (its anomaly detector's)
+// comes from no op, so the node that recorded it publishes it, once; an
+// operator's change made on one host directly (not through an op) is not
+// published by the follower.
+func TestAnomalyQuarantinePublishedByItsNode(t *testing.T) {
+	c := startEvCluster(t, 3, nil)
+	installEventLog(t, c)
+	ctx := context.Background()
+	manifest, err := os.ReadFile(filepath.Join(examplebuild.MustDir(t, "echo"), "skill.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module, err := os.ReadFile(examplebuild.MustBuild(t, "echo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := testskill.Key(21)
+	if _, err := c.hosts[0].Install(ctx, host.InstallRequest{
+		Artifact:          testskill.Build(t, string(manifest), module, key),
+		TrustedPublishers: []host.TrustedKey{{Publisher: "palyra", PublicKeyHex: hex.EncodeToString(key.Public().(ed25519.PublicKey))}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Journal order on host 0: the operator's quarantine, then the
+	// detector's; the follower publishes in that order or not at all.
+	if _, err := c.hosts[0].Quarantine(host.WithPrincipal(ctx, "admin"), host.StatusRequest{SkillID: "palyra.echo", Reason: "by hand"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.hosts[0].Quarantine(host.WithPrincipal(ctx, host.PrincipalAnomaly), host.StatusRequest{SkillID: "palyra.event_log", Reason: "error rate"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []host.Event
+	for start := time.Now(); len(got) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Since(start) > time.Minute { // a failure bound, not a measurement
+			t.Fatal("the anomaly quarantine never reached the cluster's stream")
+		}
+		got = readEvents(t, c.nodes[2], 0)
+	}
+	if len(got) != 1 || got[0].Kind != "skill:quarantined" || got[0].SkillID != "palyra.event_log" || got[0].Principal != host.PrincipalAnomaly {
+		t.Fatalf("the cluster's stream holds %+v, want the anomaly quarantine of palyra.event_log only", got)
+	}
+	m, err := c.links[1].Events().GetMsg(ctx, uint64(got[0].ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Header.Get(HeaderNode) != "n0" || m.Header.Get(HeaderOpSeq) != "" {
+		t.Fatalf("published with headers %v, want node n0 and no op", m.Header)
+	}
+}
