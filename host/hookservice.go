@@ -142,6 +142,21 @@ func (h *Host) defaultTool(ctx context.Context, skillID string) (string, error) 
 // hookOutcome publishes a hook's outcome on the event stream, logs it and
 // hands it to Config.OnHook.
 func (h *Host) hookOutcome(o hooks.Outcome) {
+	h.stream.Publish(HookOutcomeEvent(o))
+	if h.cfg.OnHook != nil {
+		h.cfg.OnHook(o)
+	}
+	if o.Err != "" {
+		h.log.Warn("hook failed", "hook_id", o.HookID, "event", o.Event, "skill_id", o.PluginID, "code", o.Code, "error", o.Err)
+	} else {
+		h.log.Info("hook dispatched", "hook_id", o.HookID, "event", o.Event, "skill_id", o.PluginID, "decision", o.Decision, "duration", o.Duration)
+	}
+}
+
+// HookOutcomeEvent is the event (not journaled: its ID is 0) that tells
+// of a hook's outcome on the event stream: hook:dispatched, or hook:failed
+// with the error and its code.
+func HookOutcomeEvent(o HookOutcome) Event {
 	kind := EventHookDispatched
 	if o.Err != "" {
 		kind = EventHookFailed
@@ -156,13 +171,5 @@ func (h *Host) hookOutcome(o hooks.Outcome) {
 	if o.Err != "" {
 		details["error"], details["code"] = o.Err, o.Code
 	}
-	h.stream.Publish(Event{Kind: kind, SkillID: o.PluginID, At: time.Now().UTC(), Details: details})
-	if h.cfg.OnHook != nil {
-		h.cfg.OnHook(o)
-	}
-	if o.Err != "" {
-		h.log.Warn("hook failed", "hook_id", o.HookID, "event", o.Event, "skill_id", o.PluginID, "code", o.Code, "error", o.Err)
-	} else {
-		h.log.Info("hook dispatched", "hook_id", o.HookID, "event", o.Event, "skill_id", o.PluginID, "decision", o.Decision, "duration", o.Duration)
-	}
+	return Event{Kind: kind, SkillID: o.PluginID, At: time.Now().UTC(), Details: details}
 }

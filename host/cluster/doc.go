@@ -6,4 +6,17 @@
 //
 // The names it uses on NATS (streams, buckets, subjects) are in names.go
 // and in the README's "Cluster" section; RATIONALE.md explains the design.
+//
+// # Events and hooks
+//
+// The cluster's events are one JetStream stream, EventsStream. Every node
+// publishes the events of the ops it applies, and JetStream's message-id
+// de-duplication stores each once; Node.Events on any node reads that
+// stream, an event's ID being its stream sequence. Hooks fire once per
+// cluster: every node pulls from one durable consumer, HooksConsumer,
+// which hands each lifecycle event to one node at a time (MaxAckPending
+// 1, so hook skills see events in stream order) and is acked once the
+// hooks ran. That is exactly once in a run without crashes; an event whose
+// node dies while its hooks run is delivered again after an ack wait, so
+// its hooks run at least once. events.go has the details.
 package cluster

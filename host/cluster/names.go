@@ -49,3 +49,17 @@ const (
 	// (palyra.node.<node>.heartbeat): its status, every HeartbeatInterval.
 	HeartbeatSubjectPrefix = "palyra.node."
 )
+
+// Names of the events stream's messages.
+const (
+	// HeaderOpSeq is the header of an event published for an op: the op's
+	// sequence in OpsStream. A node that starts reads it from the last
+	// stored events to skip the ops whose events are stored already.
+	HeaderOpSeq = "Palyra-Op-Seq"
+	// HeaderNode is the header naming the node that published an event.
+	HeaderNode = "Palyra-Node"
+	// HooksFilterSubject is what HooksConsumer reads of EventsStream: the
+	// skill lifecycle events, the ones hooks bind to (hook outcomes and
+	// other events never fire hooks).
+	HooksFilterSubject = EventsSubjectPrefix + "skill.>"
+)

@@ -32,6 +32,7 @@ type Node struct {
 	log   hclog.Logger
 	start time.Time
 	ops   *opsState
+	ev    eventRelay // the cluster's events and hooks (events.go)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -126,11 +127,6 @@ func (n *Node) Tools(ctx context.Context) (*host.ToolCatalog, error) { return n.
 
 // Hooks implements host.Service.
 func (n *Node) Hooks(ctx context.Context) ([]host.HookBinding, error) { return n.host.Hooks(ctx) }
-
-// FireHooks implements host.Service: the hooks run on this node.
-func (n *Node) FireHooks(ctx context.Context, req host.FireRequest) (*host.FireResult, error) {
-	return n.host.FireHooks(ctx, req)
-}
 
 // Sidecars implements host.Service: this node's sidecars.
 func (n *Node) Sidecars(ctx context.Context) ([]host.SidecarState, error) {
