@@ -12,6 +12,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/cluster"
 	"github.com/palyra-go/palyra/host/errcode"
+	installpkg "github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/internal/clusterproc"
 )
 
@@ -102,7 +103,6 @@ func TestCluster(t *testing.T) {
 	})
 
 	step("hooks fire once per event with three nodes", func(t *testing.T) {
-		t.Skip("needs the cluster's events stream and hooks from the durable consumer: not on main yet")
 		install(t, a, exampleArtifact(t, "event-log", eventLogWasm))
 		for _, id := range []string{"test.hk", "test.mark"} {
 			install(t, a, echoArtifact(t, id))
@@ -128,46 +128,51 @@ func TestCluster(t *testing.T) {
 		if _, err := b.Client.Quarantine(context.Background(), host.StatusRequest{SkillID: "test.mark", Reason: "mark"}); err != nil {
 			t.Fatal(err)
 		}
-		type rec struct {
-			Event   string
-			Payload struct {
-				ID      int64  `json:"id"`
-				SkillID string `json:"skill_id"`
-			}
+		// The cluster's events, read through C: the four quarantines are
+		// each in it once (every node applied them, one stored), and the
+		// hook's outcomes (hook:dispatched, published by whichever node ran
+		// the hook) are one per quarantine.
+		count := func(ctx context.Context) (quarantined, outcomes int, failed []host.Event, err error) {
+			err = cn.Client.Events(ctx, host.EventsRequest{After: 0}, func(e host.Event) error {
+				switch {
+				case e.Kind == "skill:quarantined" && (e.SkillID == "test.hk" || e.SkillID == "test.mark"):
+					quarantined++
+				case e.Details["hook_id"] == "cluster.log":
+					outcomes++
+					if e.Kind != "hook:dispatched" {
+						failed = append(failed, e)
+					}
+				}
+				return nil
+			})
+			return
 		}
-		var recs []rec
-		eventually(t, "the mark's hook", func(ctx context.Context) error {
-			res, err := cn.Client.Call(ctx, host.CallRequest{SkillID: "palyra.event_log", ToolID: "palyra.recent", Input: json.RawMessage(`{"limit":100}`)})
+		took := eventually(t, "the four hooks' outcomes", func(ctx context.Context) error {
+			q, o, _, err := count(ctx)
 			if err != nil {
 				return err
 			}
-			var out struct{ Events []rec }
-			if err := json.Unmarshal(res.Output, &out); err != nil {
-				return err
+			if q < 4 || o < 4 {
+				return fmt.Errorf("%d quarantines, %d hook outcomes so far", q, o)
 			}
-			for _, r := range out.Events {
-				if r.Payload.SkillID == "test.mark" {
-					recs = out.Events
-					return nil
-				}
-			}
-			return errors.New("the mark is not recorded yet")
+			return nil
 		})
-		seen := map[int64]int{}
-		hk := 0
-		for _, r := range recs {
-			seen[r.Payload.ID]++
-			if r.Payload.SkillID == "test.hk" && r.Event == "skill:quarantined" {
-				hk++
-			}
+		t.Logf("the four hooks' outcomes in the events stream %v after the last quarantine", took.Round(time.Millisecond))
+		// A hook fired twice would publish a fifth outcome shortly after the
+		// fourth; give it the time of a few more events.
+		time.Sleep(2 * time.Second)
+		q, o, failed, err := count(context.Background())
+		if err != nil {
+			t.Fatal(err)
 		}
-		for id, k := range seen {
-			if k != 1 {
-				t.Errorf("event %d fired its hook %d times", id, k)
-			}
+		if q != 4 || o != 4 {
+			t.Errorf("the events stream has %d quarantines of test.hk and test.mark and %d outcomes of hook cluster.log; want 4 and 4", q, o)
 		}
-		if hk != 3 {
-			t.Errorf("test.hk quarantined: %d hook runs, want 3 (%+v)", hk, recs)
+		// What is checked is that each event fired its hook once; a hook
+		// run that failed (on a loaded machine, a sidecar's broker can
+		// time out) still fired once, and is logged.
+		for _, e := range failed {
+			t.Logf("hook outcome %s: %v", e.Kind, e.Details)
 		}
 	})
 
@@ -197,8 +202,22 @@ func TestCluster(t *testing.T) {
 	})
 
 	step("C restarted catches up and serves again", func(t *testing.T) {
-		// A change C missed while it was down.
-		install(t, a, echoArtifact(t, "test.s5"))
+		// Changes C missed while it was down. Right after the kill, a write
+		// may find no leader for a stream C led (cluster_unavailable) until
+		// the survivors elect one: retried, and the time logged.
+		art := echoArtifact(t, "test.s5")
+		var ierr error
+		unavailable := eventually(t, "a write with C down", func(ctx context.Context) error {
+			_, ierr = a.Client.Install(ctx, installRequest(art))
+			if errors.Is(ierr, cluster.ErrClusterUnavailable) {
+				return ierr
+			}
+			return nil
+		})
+		if ierr != nil && !errors.Is(ierr, installpkg.ErrAlreadyInstalled) { // a timed-out append may have landed
+			t.Fatalf("install with C down: %v", ierr)
+		}
+		t.Logf("install with C down accepted %v after the first try", unavailable.Round(time.Millisecond))
 		if _, err := a.Client.Quarantine(context.Background(), host.StatusRequest{SkillID: "test.s4", Reason: "while C was down"}); err != nil {
 			t.Fatal(err)
 		}
