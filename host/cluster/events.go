@@ -79,9 +79,10 @@ const (
 	// comparing an op's age with it, for the clocks of the servers and
 	// the node.
 	windowMargin = 10 * time.Second
-	// publishAttempts is how many times an event is published before its
-	// loss is logged (the message id makes a retry safe).
-	publishAttempts = 5
+	// eventPublishBudget is how long an event is retried (the message id makes
+	// a retry safe) before its loss is logged: longer than a stream
+	// leader's re-election after a node of three goes away.
+	eventPublishBudget = 15 * time.Second
 )
 
 // eventRelay is a node's part of the cluster's events: its publisher and
@@ -228,16 +229,17 @@ func (n *Node) publishEvent(ctx context.Context, ev host.Event, msgID string, h 
 	}
 	h.Set(HeaderNode, n.Name())
 	msg := &nats.Msg{Subject: eventSubject(ev.Kind), Header: h, Data: data}
+	giveUp := time.Now().Add(eventPublishBudget)
 	for attempt := 1; ; attempt++ {
 		_, err = n.link.JetStream().PublishMsg(ctx, msg, jetstream.WithMsgID(msgID), jetstream.WithRetryAttempts(10))
-		if err == nil || attempt == publishAttempts || ctx.Err() != nil {
+		if err == nil || time.Now().After(giveUp) || ctx.Err() != nil {
 			break
 		}
 		// Another node storing the same event right now is the common
 		// case: the next attempt finds it stored (or stores it).
 		select {
 		case <-ctx.Done():
-		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		case <-time.After(min(time.Duration(attempt)*50*time.Millisecond, time.Second)):
 		}
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func startEvCluster(t *testing.T, n int, onHook func(i int, o hooks.Outcome)) *e
 		t.Cleanup(func() { os.RemoveAll(sock) })
 		cfg := host.Config{
 			StateDir:    t.TempDir(),
-			SidecarPath: bin,
+			SidecarPath: filepath.Join(bin, "palyra-sidecar"),
 			HookTimeout: hooks.MaxHookTimeout,
 			Supervisor:  supervisor.Config{SocketDir: sock},
 			Logger:      hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Name: fmt.Sprintf("host%d", i)}),

@@ -5,8 +5,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/go-hclog"
 )
 
 func TestDialSingleEmbedded(t *testing.T) {
@@ -32,9 +30,7 @@ func TestDialThreeEmbedded(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := cfgs[i]
-			c.Logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Info, Name: c.NodeName})
-			links[i], errs[i] = Dial(ctx, c)
+			links[i], errs[i] = Dial(ctx, cfgs[i])
 		}()
 	}
 	wg.Wait()

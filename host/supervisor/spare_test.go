@@ -92,6 +92,29 @@ func TestSpareSidecar(t *testing.T) {
 		}
 	})
 
+	// go-plugin keeps a broker announcement that no Dial took for 5 s
+	// only: a spare that waited longer for its skill must still reach the
+	// broker at LoadSkill (it is announced then, not at the spare's start).
+	t.Run("a spare that waited longer than a broker announcement lives", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("waits 6 s")
+		}
+		br := brokerFunc(func(context.Context, sidecarplugin.CapabilityRequest) ([]byte, error) { return []byte("{}"), nil })
+		s := newSup(t, Config{Standby: -1, HealthInterval: -1, IdleTimeout: -1, Broker: br})
+		if _, err := s.Call(ctx, a, "t", nil, CallOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		spare := waitSpare(t, s)
+		time.Sleep(6 * time.Second)
+		res, err := s.Call(ctx, b, "t", nil, CallOptions{})
+		if err != nil {
+			t.Fatalf("call on the spare after 6 s: %v", err)
+		}
+		if res.PID != spare {
+			t.Errorf("skill b served by pid %d, want the spare %d", res.PID, spare)
+		}
+	})
+
 	t.Run("disabled", func(t *testing.T) {
 		s := newSup(t, Config{SpareSidecars: -1, Standby: -1, HealthInterval: -1, IdleTimeout: -1})
 		for _, tg := range []Target{a, b} {

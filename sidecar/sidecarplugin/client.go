@@ -3,6 +3,7 @@ package sidecarplugin
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
@@ -51,6 +52,11 @@ func (e *Error) Unwrap() error {
 type Client struct {
 	rpc      sidecarv1.SidecarServiceClient
 	brokerID uint32
+	// serveBroker starts serving the broker on brokerID; LoadSkill runs it
+	// once, just before the sidecar dials it (nil: served already, or no
+	// broker).
+	serveBroker func()
+	serveOnce   sync.Once
 }
 
 // NewClient returns a Client over an established connection to a sidecar
@@ -73,6 +79,9 @@ func (c *Client) LoadSkill(ctx context.Context, req *sidecarv1.LoadSkillRequest)
 	if req.GetBrokerId() == 0 && c.brokerID != 0 {
 		req = proto.CloneOf(req)
 		req.BrokerId = c.brokerID
+	}
+	if c.serveBroker != nil {
+		c.serveOnce.Do(c.serveBroker)
 	}
 	resp, err := c.rpc.LoadSkill(ctx, req, capRecv)
 	if err != nil {

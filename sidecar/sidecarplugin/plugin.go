@@ -88,19 +88,25 @@ func (p *GRPCPlugin) GRPCServer(b *goplugin.GRPCBroker, s *grpc.Server) error {
 }
 
 // GRPCClient implements goplugin.GRPCPlugin: it returns a *Client. When the
-// plugin has a Broker, it is served on a GRPCBroker id of its own for as long
-// as the plugin client lives (go-plugin stops it on Kill).
+// plugin has a Broker, it is served on a GRPCBroker id of its own from the
+// first LoadSkill for as long as the plugin client lives (go-plugin stops
+// it on Kill).
 func (p *GRPCPlugin) GRPCClient(_ context.Context, b *goplugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
 	c := &Client{rpc: sidecarv1.NewSidecarServiceClient(conn)}
 	if p.Broker != nil {
 		id := b.NextId()
 		srv := NewBrokerServer(p.Broker)
-		go b.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
-			opts = append(opts, grpc.MaxRecvMsgSize(MaxCapabilityRequestBytes))
-			s := grpc.NewServer(opts...)
-			sidecarv1.RegisterBrokerServiceServer(s, srv)
-			return s
-		})
+		// The broker is announced at the sidecar's first LoadSkill, not
+		// now: go-plugin keeps an announcement that no Dial took for 5 s
+		// only, and a spare sidecar may wait longer than that for a skill.
+		c.serveBroker = func() {
+			go b.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
+				opts = append(opts, grpc.MaxRecvMsgSize(MaxCapabilityRequestBytes))
+				s := grpc.NewServer(opts...)
+				sidecarv1.RegisterBrokerServiceServer(s, srv)
+				return s
+			})
+		}
 		c.brokerID = id
 	}
 	return c, nil
