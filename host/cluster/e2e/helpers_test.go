@@ -21,10 +21,11 @@ import (
 // publisherKey signs every test artifact (publishers "test" and "palyra").
 var publisherKey = testskill.Key(20)
 
-// startCluster starts the nodes named as real processes and stops them
+// startCluster starts the nodes named as real processes (nodeArgs: extra
+// serve arguments by node) and stops them
 // when the test ends, failing it on anything left behind: a process, a
 // socket or file in a node's TMPDIR, a daemon.json.
-func startCluster(t *testing.T, names ...string) *clusterproc.Cluster {
+func startCluster(t *testing.T, nodeArgs map[string][]string, names ...string) *clusterproc.Cluster {
 	t.Helper()
 	ctx := context.Background()
 	// Short socket paths: the sidecars' sockets live under each node's
@@ -34,7 +35,7 @@ func startCluster(t *testing.T, names ...string) *clusterproc.Cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	c, err := clusterproc.Start(ctx, clusterproc.Options{Bin: bin, Dir: dir, Logf: t.Logf}, names...)
+	c, err := clusterproc.Start(ctx, clusterproc.Options{Bin: bin, Dir: dir, Logf: t.Logf, NodeArgs: nodeArgs}, names...)
 	if err != nil {
 		t.Fatal(err)
 	}
