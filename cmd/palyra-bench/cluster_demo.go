@@ -27,7 +27,8 @@ var demoTargets = []clusterproc.Target{
 }
 
 // clusterDemo is --cluster-demo: three palyra-host nodes (the binaries in
-// o.clusterBin) with embedded NATS on loopback; the artifacts installed
+// o.clusterBin) with embedded NATS on loopback, a serving two of the four
+// examples; the artifacts installed
 // through node a (trust on first use); every example called through b and
 // c; quarantine through b, refused on a and c (10 rounds); c killed with
 // SIGKILL while 8 callers call the 4 examples through a and b; c restarted
@@ -48,7 +49,10 @@ func clusterDemo(ctx context.Context, o options, stdout io.Writer, progress func
 	say := func(format string, args ...any) { fmt.Fprintf(stdout, format+"\n", args...) }
 
 	progress("starting nodes a, b, c (embedded NATS, JetStream replicas 3)")
-	c, err := clusterproc.Start(ctx, clusterproc.Options{Bin: o.clusterBin, Dir: dir}, "a", "b", "c")
+	// a serves two of the four examples: its calls to the other two go over
+	// NATS to b or c, so some are in flight on c when it is killed.
+	c, err := clusterproc.Start(ctx, clusterproc.Options{Bin: o.clusterBin, Dir: dir,
+		NodeArgs: map[string][]string{"a": {"--cluster-skills", "palyra.echo,palyra.report"}}}, "a", "b", "c")
 	if err != nil {
 		return err
 	}
@@ -60,7 +64,11 @@ func clusterDemo(ctx context.Context, o options, stdout io.Writer, progress func
 	}()
 	a, b, cn := c.Node("a"), c.Node("b"), c.Node("c")
 	for _, n := range c.Nodes() {
-		say("node %s: pid %d, API %s, NATS route 127.0.0.1:%d", n.Name, n.PID(), n.URL, n.RoutePort)
+		serves := "every skill"
+		if n.Name == "a" {
+			serves = "palyra.echo and palyra.report only (the others' calls are routed)"
+		}
+		say("node %s: pid %d, API %s, NATS route 127.0.0.1:%d, serves %s", n.Name, n.PID(), n.URL, n.RoutePort, serves)
 	}
 	// A failure shows the end of each node's log.
 	defer func() {
