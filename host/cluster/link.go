@@ -11,6 +11,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/palyra-go/palyra/host/storage"
 )
 
 // Link is a node's connection to its cluster: the embedded nats-server
@@ -29,6 +31,8 @@ type Link struct {
 	events    jetstream.Stream
 	artifacts jetstream.ObjectStore
 	storage   jetstream.KeyValue
+
+	skillStorage *KVStorage
 }
 
 // Dial joins the cluster cfg describes: it starts the embedded server when
@@ -96,6 +100,9 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 		return nil, fmt.Errorf("cluster: jetstream: %w", err)
 	}
 	if err := l.ensure(ctx); err != nil {
+		return nil, err
+	}
+	if l.skillStorage, err = NewKVStorage(ctx, nc, l.storage); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -244,6 +251,10 @@ func (l *Link) Artifacts() jetstream.ObjectStore { return l.artifacts }
 
 // StorageKV is the key-value bucket of the skills' storage.
 func (l *Link) StorageKV() jetstream.KeyValue { return l.storage }
+
+// SkillStorage is the skills' storage backend over StorageKV, for
+// host.Config.Storage on a clustered node (the host does not close it).
+func (l *Link) SkillStorage() storage.Backend { return l.skillStorage }
 
 // Server is the embedded nats-server (nil with URLs).
 func (l *Link) Server() *server.Server { return l.srv }

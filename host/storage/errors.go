@@ -100,10 +100,17 @@ type QuotaError struct {
 	Limit   string // LimitKeys or LimitBytes
 	Max     int64  // the limit
 	Would   int64  // the count the write would have reached
+	// Bound names what set Max when it is not the skill's quota (the
+	// cluster backend's largest key space); "" for the quota.
+	Bound string
 }
 
 // Error implements error.
 func (e *QuotaError) Error() string {
+	if e.Bound != "" {
+		return fmt.Sprintf("storage of skill %s exceeded: %d %s would pass the limit of %d, %s",
+			e.SkillID, e.Would, e.Limit, e.Max, e.Bound)
+	}
 	return fmt.Sprintf("storage quota of skill %s exceeded: %d %s would pass the limit of %d",
 		e.SkillID, e.Would, e.Limit, e.Max)
 }
