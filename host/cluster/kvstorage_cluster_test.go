@@ -53,10 +53,20 @@ func dialCluster(t *testing.T, n int) []*Link {
 
 var publisherKey = testskill.Key(7)
 
-// openNodeHost opens a host on its own state dir whose skill storage is
-// link's, with the run's sidecar; closed when the test ends (before the
-// link: cleanups run last-in first-out).
+// testVaultKey is the vault key (base64 of 32 bytes) of the test hosts.
+const testVaultKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+
+// openNodeHost opens a host on a fresh state dir whose skill storage is
+// link's, with the run's sidecar and testVaultKey.
 func openNodeHost(t *testing.T, link *Link) *host.Host {
+	t.Helper()
+	return openNodeHostAt(t, link, t.TempDir(), testVaultKey)
+}
+
+// openNodeHostAt opens a host on state whose skill storage is link's, with
+// the run's sidecar and vaultKey; closed when the test ends (before the
+// link: cleanups run last-in first-out).
+func openNodeHostAt(t *testing.T, link *Link, state, vaultKey string) *host.Host {
 	t.Helper()
 	ctx := context.Background()
 	sock, err := os.MkdirTemp("", "pc")
@@ -65,10 +75,10 @@ func openNodeHost(t *testing.T, link *Link) *host.Host {
 	}
 	t.Cleanup(func() { os.RemoveAll(sock) })
 	h, err := host.Open(ctx, host.Config{
-		StateDir:    t.TempDir(),
+		StateDir:    state,
 		SidecarPath: filepath.Join(binDir, "palyra-sidecar"),
 		Storage:     link.SkillStorage(),
-		VaultKey:    "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
+		VaultKey:    vaultKey,
 		Logger:      hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Name: link.NodeName()}),
 		Supervisor:  supervisor.Config{SocketDir: sock, IdleTimeout: -1, MaxConcurrentCalls: 8, QueueDepth: 64},
 	})
@@ -84,8 +94,18 @@ func openNodeHost(t *testing.T, link *Link) *host.Host {
 }
 
 // installExample installs the example name, built by examplebuild and
-// signed by the test publisher, on h.
+// signed by the test publisher, on h, and wants it active.
 func installExample(t *testing.T, h *host.Host, name string) {
+	t.Helper()
+	res := installExampleResult(t, h, name)
+	if res.Status != "active" {
+		t.Fatalf("installed %s: status %s %v", res.SkillID, res.Status, res.Reasons)
+	}
+}
+
+// installExampleResult installs the example name on h and returns the
+// result, whatever the status.
+func installExampleResult(t *testing.T, h *host.Host, name string) *host.InstallResult {
 	t.Helper()
 	m, err := os.ReadFile(filepath.Join(examplebuild.MustDir(t, name), "skill.toml"))
 	if err != nil {
@@ -103,9 +123,7 @@ func installExample(t *testing.T, h *host.Host, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != "active" {
-		t.Fatalf("installed %s: status %s %v", res.SkillID, res.Status, res.Reasons)
-	}
+	return res
 }
 
 type counterOut struct {

@@ -31,6 +31,7 @@ type Link struct {
 	events    jetstream.Stream
 	artifacts jetstream.ObjectStore
 	storage   jetstream.KeyValue
+	secrets   jetstream.KeyValue
 
 	skillStorage *KVStorage
 }
@@ -207,6 +208,20 @@ func (l *Link) ensureOnce(ctx context.Context, r int) error {
 		})
 		return err
 	})
+	try("key-value bucket "+SecretsBucket, func(c context.Context) (err error) {
+		l.secrets, err = l.js.KeyValue(c, SecretsBucket)
+		return err
+	}, func(c context.Context) (err error) {
+		l.secrets, err = l.js.CreateOrUpdateKeyValue(c, jetstream.KeyValueConfig{
+			Bucket:       SecretsBucket,
+			Description:  "Palyra-Go vault entries, sealed (ciphertext only; each node keeps its key)",
+			Storage:      jetstream.FileStorage,
+			Replicas:     r,
+			History:      1,
+			MaxValueSize: 1 << 20,
+		})
+		return err
+	})
 	return errors.Join(errs...)
 }
 
@@ -251,6 +266,9 @@ func (l *Link) Artifacts() jetstream.ObjectStore { return l.artifacts }
 
 // StorageKV is the key-value bucket of the skills' storage.
 func (l *Link) StorageKV() jetstream.KeyValue { return l.storage }
+
+// SecretsKV is the key-value bucket of the vault's sealed entries.
+func (l *Link) SecretsKV() jetstream.KeyValue { return l.secrets }
 
 // SkillStorage is the skills' storage backend over StorageKV, for
 // host.Config.Storage on a clustered node (the host does not close it).
