@@ -37,6 +37,9 @@ var (
 	// ErrBusy: another process held the database's write lock for longer
 	// than the busy timeout.
 	ErrBusy = errcode.New("storage_busy", "storage database is busy")
+	// ErrCorruptSpace: an encoded key space (a Space kept as one record,
+	// as the cluster's backend keeps it) cannot be decoded.
+	ErrCorruptSpace = errcode.New("storage_corrupt_space", "corrupt encoded storage key space")
 	// ErrSchemaTooNew: the database file was migrated by a newer build; this
 	// build does not know its schema and refuses to touch it.
 	ErrSchemaTooNew = errcode.New("storage_schema_too_new", "storage database schema is newer than this build")

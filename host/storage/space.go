@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,9 +29,6 @@ type spaceEntry struct {
 
 // spaceVersion is the first byte of an encoded Space.
 const spaceVersion = 1
-
-// ErrCorruptSpace: an encoded key space cannot be decoded.
-var ErrCorruptSpace = errors.New("storage: corrupt encoded key space")
 
 // DecodeSpace decodes what Space.Encode produced.
 func DecodeSpace(b []byte) (*Space, error) {
