@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sync/atomic"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -39,6 +40,9 @@ import (
 //
 // Reads ask the stream leader (STREAM.MSG.GET), not a direct get, which a
 // follower may answer from behind: a Get after a Put on any node sees it.
+// Writes need a quorum of the bucket's replicas and fail with
+// ErrClusterUnavailable without one (a read may still be answered for a
+// moment by a leader that has not yet noticed it lost its quorum).
 //
 // # The size of a key space
 //
@@ -69,6 +73,10 @@ type KVStorage struct {
 
 // Compile-time check: the cluster's storage is a storage.Backend.
 var _ storage.Backend = (*KVStorage)(nil)
+
+// kvReadTimeout bounds a read of a key space when the caller's context has
+// no deadline (the jetstream package's default API timeout).
+const kvReadTimeout = 5 * time.Second
 
 // kvHeaderRoom is what an entry leaves of the bucket's largest message for
 // the message's headers.
@@ -135,6 +143,13 @@ type msgGetResponse struct {
 // and the marker's revision after a delete or purge.
 func (s *KVStorage) load(ctx context.Context, skillID string) (*storage.Space, uint64, error) {
 	req, _ := json.Marshal(map[string]string{"last_by_subj": s.subject + kvKey(skillID)})
+	if _, ok := ctx.Deadline(); !ok {
+		// As the jetstream package does: a leaderless stream may never
+		// answer, and a caller without a deadline must not wait forever.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, kvReadTimeout)
+		defer cancel()
+	}
 	msg, err := s.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+s.stream, req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("storage: read key space of skill %s: %w", skillID, Unavailable(err))
@@ -215,8 +230,6 @@ func (s *KVStorage) update(ctx context.Context, skillID string, fn func(sp *stor
 			return nil
 		case isRevisionConflict(err):
 			continue // another node wrote: judge again on what it wrote
-		case ctx.Err() != nil:
-			return fmt.Errorf("storage: write key space of skill %s: %w", skillID, ctx.Err())
 		}
 		return fmt.Errorf("storage: write key space of skill %s: %w", skillID, Unavailable(err))
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -211,7 +212,8 @@ func TestKVCounterAcrossNodes(t *testing.T) {
 
 // TestKVStorageCASOneWinner: in each round the three nodes' backends swap
 // one key from the same expected value at once; exactly one swaps, and the
-// others are told the winner's value.
+// others are told the winner's value; with two nodes gone, a write fails
+// with cluster_unavailable.
 func TestKVStorageCASOneWinner(t *testing.T) {
 	const rounds = 20
 	ctx := context.Background()
@@ -259,5 +261,15 @@ func TestKVStorageCASOneWinner(t *testing.T) {
 			}
 		}
 		prev = won
+	}
+	// With two of three nodes gone the bucket has no quorum: a write fails
+	// with cluster_unavailable, within the caller's deadline.
+	links[1].Close()
+	links[2].Close()
+	c, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	err := links[0].SkillStorage().Put(c, "acme.race", key, []byte("x"), storage.Quota{})
+	if !errors.Is(err, ErrClusterUnavailable) {
+		t.Errorf("put without quorum: %v, want cluster_unavailable", err)
 	}
 }
