@@ -25,6 +25,13 @@ const (
 	// storage capability when clustered.
 	StorageBucket = "PALYRA_STORAGE"
 
+	// SecretsBucket is the JetStream key-value bucket of the vault's
+	// sealed entries: each node publishes what `palyra secrets set` and
+	// `delete` change in its vault, and imports the others' ciphertext
+	// into its own vault when its own key opens it (the key never
+	// travels). Keys: the secret's name in lower-case hex.
+	SecretsBucket = "PALYRA_SECRETS"
+
 	// EventsStream is the JetStream stream of the cluster's lifecycle and
 	// hook events (GET /v1/events on any node reads it). Subjects:
 	// EventsSubjectPrefix + the event kind.

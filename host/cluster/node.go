@@ -39,6 +39,8 @@ type Node struct {
 	wg     sync.WaitGroup
 
 	closeOnce sync.Once
+
+	secrets *secretSync // the vault's replication (secrets.go)
 }
 
 // Compile-time check: a node is a Service.
@@ -64,7 +66,7 @@ func NewNode(ctx context.Context, link *Link, h *host.Host, opts NodeOptions) (*
 			n.Close(context.WithoutCancel(ctx))
 		}
 	}()
-	for _, part := range []func(context.Context) error{n.startOps, n.startRouting, n.startEvents} {
+	for _, part := range []func(context.Context) error{n.startOps, n.startRouting, n.startEvents, n.startSecrets} {
 		if err := part(ctx); err != nil {
 			return nil, err
 		}
