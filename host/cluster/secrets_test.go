@@ -12,19 +12,6 @@ import (
 	"github.com/palyra-go/palyra/host/vault"
 )
 
-// eventually polls cond until it holds or the deadline passes (a wait for
-// replication, not a timing assertion).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 30 s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // TestSecretsReplicated: a secret set in node 0's vault file by another
 // process (what `palyra secrets set` does) reaches node 1, which shares
 // node 0's key, as the same ciphertext; node 2, whose key differs, does
