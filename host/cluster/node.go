@@ -36,6 +36,9 @@ type Node struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// route is the routing part: served skills, calls, heartbeats.
+	route *router
+
 	closeOnce sync.Once
 }
 

@@ -1,0 +1,167 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/errcode"
+)
+
+// sync follows the local host's catalog: when its generation changed, the
+// skills this node serves are recomputed (the current active skills,
+// restricted by Config.Skills) and, when they changed, the micro service
+// is registered again with one endpoint per skill (micro has no way to
+// remove one endpoint).
+func (r *router) sync(ctx context.Context) error {
+	cat, err := r.n.host.Tools(ctx)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	same := cat.Generation == r.gen && r.svc != nil
+	r.mu.Unlock()
+	if same {
+		return nil
+	}
+	var skills []string
+	for _, t := range cat.Tools {
+		if r.allowed(t.SkillID) && !slices.Contains(skills, t.SkillID) {
+			skills = append(skills, t.SkillID)
+		}
+	}
+	slices.Sort(skills)
+	r.mu.Lock()
+	if r.stopping {
+		r.mu.Unlock()
+		return nil
+	}
+	old := r.svc
+	if old != nil && slices.Equal(skills, r.served) {
+		r.gen = cat.Generation
+		r.mu.Unlock()
+		return nil
+	}
+	r.mu.Unlock()
+	svc, err := r.register(skills)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	if r.stopping {
+		r.mu.Unlock()
+		svc.Stop()
+		return nil
+	}
+	r.svc, r.served, r.gen = svc, skills, cat.Generation
+	r.mu.Unlock()
+	if old != nil {
+		old.Stop()
+	}
+	r.n.log.Info("serving skills", "skills", strings.Join(skills, ","))
+	return nil
+}
+
+// register adds the node's micro service: one endpoint per skill in the
+// queue group, and the node's own endpoint for retries sent to it by name.
+func (r *router) register(skills []string) (micro.Service, error) {
+	version := r.n.opts.Version
+	if version == "" {
+		version = "0.0.0"
+	}
+	node := r.n.Name()
+	svc, err := micro.AddService(r.n.link.nc, micro.Config{
+		Name: ServiceName, Version: version,
+		Description: "Palyra-Go skills served by node " + node,
+		Metadata:    map[string]string{"node": node},
+		QueueGroup:  CallQueueGroup,
+	})
+	if err != nil {
+		return nil, Unavailable(fmt.Errorf("cluster: micro service: %w", err))
+	}
+	for i, s := range skills {
+		err := svc.AddEndpoint(fmt.Sprintf("call-%d", i), micro.HandlerFunc(r.handle),
+			micro.WithEndpointSubject(CallSubjectPrefix+s), micro.WithEndpointQueueGroup(CallQueueGroup),
+			micro.WithEndpointMetadata(map[string]string{"skill": s}))
+		if err != nil {
+			svc.Stop()
+			return nil, Unavailable(fmt.Errorf("cluster: endpoint for %s: %w", s, err))
+		}
+	}
+	err = svc.AddEndpoint("node", micro.HandlerFunc(r.handle),
+		micro.WithEndpointSubject(HeartbeatSubjectPrefix+node+NodeCallInfix+">"), micro.WithEndpointQueueGroupDisabled())
+	if err != nil {
+		svc.Stop()
+		return nil, Unavailable(fmt.Errorf("cluster: node endpoint: %w", err))
+	}
+	return svc, nil
+}
+
+// handle answers a call request: busy when this node does not serve the
+// skill, is full, is stopping or got the request after its accept-by time
+// (the call does not start); else accepted at once, then the result of
+// the local host's Call, run under the request's deadline and principal,
+// on its own goroutine.
+func (r *router) handle(req micro.Request) {
+	node := r.n.Name()
+	reply := func(rep callReply) {
+		rep.V, rep.Node = wireVersion, node
+		data, err := json.Marshal(rep)
+		if err == nil && len(data) > MaxPayload {
+			err = fmt.Errorf("the reply is %d bytes, over the %d-byte message limit", len(data), MaxPayload)
+		}
+		if err != nil {
+			data, _ = json.Marshal(callReply{V: wireVersion, Node: node, Kind: replyResult, Error: &wireError{Code: errcode.Internal, Message: err.Error()}})
+		}
+		if err := req.Respond(data); err != nil {
+			r.n.log.Debug("call reply not sent", "error", err)
+		}
+	}
+	var env callEnvelope
+	if err := json.Unmarshal(req.Data(), &env); err != nil || env.V != wireVersion {
+		reply(callReply{Kind: replyResult, Error: &wireError{Code: errcode.Of(host.ErrBadRequest), Message: fmt.Sprintf("call request of version %d (want %d) or malformed: %v", env.V, wireVersion, err)}})
+		return
+	}
+	skill := strings.ToLower(strings.TrimSpace(env.Request.SkillID))
+	if s, ok := strings.CutPrefix(req.Subject(), CallSubjectPrefix); ok && s != skill {
+		reply(callReply{Kind: replyResult, Error: &wireError{Code: errcode.Of(host.ErrBadRequest), Message: fmt.Sprintf("a call of %q sent to the subject of %q", skill, s)}})
+		return
+	}
+	// The slot and the serving count are taken under the lock that
+	// stopRouting sets stopping under, so no call starts after it waits.
+	r.mu.Lock()
+	_, served := slices.BinarySearch(r.served, skill)
+	ok := !r.stopping && served && !time.Now().After(env.AcceptBy) && r.inFlight[skill] < r.maxInFlight
+	if ok {
+		r.inFlight[skill]++
+		r.serving.Add(1)
+	}
+	r.mu.Unlock()
+	if !ok {
+		reply(callReply{Kind: replyBusy})
+		return
+	}
+	reply(callReply{Kind: replyAccepted})
+	go func() {
+		defer r.serving.Done()
+		defer r.release(skill)
+		ctx, cancel := context.WithDeadline(r.serveCtx, env.Deadline)
+		defer cancel()
+		if env.Principal != "" {
+			ctx = host.WithPrincipal(ctx, env.Principal)
+		}
+		res, err := r.n.host.Call(ctx, env.Request)
+		rep := callReply{Kind: replyResult, Result: res}
+		if err != nil {
+			rep.Result = host.CallResultOf(err)
+			rep.Error = &wireError{Code: errcode.Of(err), Message: err.Error()}
+		}
+		reply(rep)
+	}()
+}
