@@ -60,17 +60,22 @@ func (p *peers) lost(node string, since, now time.Time) bool {
 }
 
 // serving lists the live nodes whose last heartbeat lists skill, except
-// the names in not.
+// the names in not, the most recently heard first (a node that just died
+// sorts after those still beating).
 func (p *peers) serving(skill string, now time.Time, not ...string) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var out []string
+	var live []peer
 	for name, pr := range p.m {
 		if now.Sub(pr.seen) <= p.window && slices.Contains(pr.hb.Skills, skill) && !slices.Contains(not, name) {
-			out = append(out, name)
+			live = append(live, pr)
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(live, func(a, b peer) int { return b.seen.Compare(a.seen) })
+	out := make([]string, len(live))
+	for i, pr := range live {
+		out[i] = pr.hb.Name
+	}
 	return out
 }
 

@@ -183,3 +183,10 @@ func (n *Node) Call(ctx context.Context, req host.CallRequest) (*host.CallResult
 func (n *Node) SubmitForm(ctx context.Context, req host.SubmitRequest) (*host.CallResult, error) {
 	return n.host.SubmitForm(ctx, req)
 }
+
+// running is the number of calls of skill running on this node now.
+func (r *router) running(skill string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.inFlight[skill]
+}

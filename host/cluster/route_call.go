@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -35,8 +34,9 @@ var errNotStarted = errors.New("the call was not started")
 // node, or no accept within min(1 s, half the time left)) provably never
 // started, since a node does not start a request after its accept-by
 // time (up to the clock difference between the nodes): it is retried
-// once, on another live node that serves the skill (by name, outside the
-// queue group) when the peer table knows one, else on the queue group
+// once, on the live node that serves the skill and was heard from last
+// (by name, outside the queue group: another responder) when the peer
+// table knows one, else on the queue group
 // again; when that fails too the call fails with ErrNoRoute. No call
 // waits past its deadline.
 func (r *router) remoteCall(ctx context.Context, req host.CallRequest) (*host.CallResult, error) {
@@ -72,7 +72,7 @@ func (r *router) remoteCall(ctx context.Context, req host.CallRequest) (*host.Ca
 		why = append(why, err.Error())
 		if attempt == 0 {
 			if others := r.peers.serving(chk.SkillID, time.Now(), r.n.Name()); len(others) > 0 {
-				subject = HeartbeatSubjectPrefix + others[rand.IntN(len(others))] + NodeCallInfix + chk.SkillID
+				subject = HeartbeatSubjectPrefix + others[0] + NodeCallInfix + chk.SkillID
 			}
 			r.n.log.Debug("call not started, retrying", "skill_id", chk.SkillID, "reason", err, "subject", subject)
 		}

@@ -1,0 +1,147 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/errcode"
+)
+
+// serveNothing restricts node 0 to a skill nobody installs: its calls go
+// to the other nodes.
+func serveNothing(i int, c *Config) {
+	if i == 0 {
+		c.Skills = []string{"acme.other"}
+	}
+}
+
+func TestCallRoutedKeepsResultsAndCodes(t *testing.T) {
+	ctx := context.Background()
+	nodes := startCluster(t, 2, serveNothing)
+	caller, server := nodes[0], nodes[1]
+	waitServing(t, nodes, 1, "acme.echo")
+	waitServing(t, nodes, 1, "acme.toolerr")
+	if got := caller.node.route.servedSkills(); len(got) != 0 {
+		t.Fatalf("node 0 serves %v, want nothing", got)
+	}
+	// Every request on a call subject, seen by a plain (not queue)
+	// subscriber: what crossed NATS.
+	var sent atomic.Int64
+	spy, err := server.link.Conn().Subscribe(CallSubjectPrefix+">", func(*nats.Msg) { sent.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spy.Unsubscribe()
+	server.link.Conn().Flush()
+
+	tests := []struct {
+		name, skill, tool, input string
+		code                     string // "" for success
+		// remote: the request crosses NATS (else the caller refuses it
+		// before sending anything).
+		remote bool
+	}{
+		{"ok", "acme.echo", "acme.echo.t", `{"text":"hi"}`, "", true},
+		{"invalid input caught on the caller", "acme.echo", "acme.echo.t", `{"text":7}`, "invalid_input", false},
+		{"unknown tool caught on the caller", "acme.echo", "acme.echo.nope", `{}`, "unknown_tool", false},
+		{"unknown skill caught on the caller", "acme.none", "acme.none.t", `{}`, "skill_not_found", false},
+		{"tool error from the far side", "acme.toolerr", "acme.toolerr.t", `{}`, "tool_error", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := host.CallRequest{SkillID: tc.skill, ToolID: tc.tool, Input: json.RawMessage(tc.input)}
+			want, wantErr := server.host.Call(ctx, req)
+			before := sent.Load()
+			got, err := caller.node.Call(ctx, req)
+			server.link.Conn().Flush()
+			if code := errcode.Of(err); err != nil && code != tc.code || err == nil && tc.code != "" {
+				t.Fatalf("routed: %v (code %s), want code %q", err, code, tc.code)
+			}
+			if errcode.Of(wantErr) != errcode.Of(err) {
+				t.Errorf("local code %s, routed %s", errcode.Of(wantErr), errcode.Of(err))
+			}
+			if s := errcode.Lookup(tc.code); s != nil && !errors.Is(err, s) {
+				t.Errorf("errors.Is(%v, %s) is false", err, tc.code)
+			}
+			if crossed := sent.Load() > before; crossed != tc.remote {
+				t.Errorf("request crossed NATS: %v, want %v", crossed, tc.remote)
+			}
+			if err != nil {
+				if w, g := host.CallResultOf(wantErr), host.CallResultOf(err); (w == nil) != (g == nil) || w != nil && !jsonEq(w.ToolError, g.ToolError) {
+					t.Errorf("result with the error: local %+v, routed %+v", w, g)
+				}
+				return
+			}
+			// The echo module copies its invocation document: the same
+			// but for the invocation id and the deadline.
+			if stable(t, got.Output) != stable(t, want.Output) || got.SkillID != want.SkillID || got.Version != want.Version {
+				t.Errorf("routed %s %s %s, local %s %s %s", got.SkillID, got.Version, got.Output, want.SkillID, want.Version, want.Output)
+			}
+			if !ranOn(t, server.host, got.SidecarPID) || ranOn(t, caller.host, got.SidecarPID) {
+				t.Errorf("sidecar %d did not run on node 1 alone", got.SidecarPID)
+			}
+		})
+	}
+
+	t.Run("the deadline travels", func(t *testing.T) {
+		// The sleep tool sleeps 10 s; the call's 300 ms bound ends it.
+		start := time.Now()
+		_, err := caller.node.Call(ctx, host.CallRequest{SkillID: "acme.sleep", ToolID: "acme.sleep.t", Input: json.RawMessage(`{}`), Timeout: 300 * time.Millisecond})
+		took := time.Since(start)
+		t.Logf("a 300 ms call to a 10 s tool ended after %s: %v", took, err)
+		if !errors.Is(err, errcode.ErrTimeout) {
+			t.Fatalf("err %v (code %s), want timeout", err, errcode.Of(err))
+		}
+		if took >= 5*time.Second {
+			t.Fatalf("the call ran to the tool's end (%s), not to its deadline", took)
+		}
+		// The far side got the deadline too: its call ends long before
+		// the tool's 10 s.
+		waitFor(t, 5*time.Second, "the far side's call to end", func() bool { return server.node.route.running("acme.sleep") == 0 })
+	})
+	t.Run("a canceled context ends the wait", func(t *testing.T) {
+		cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		defer cancel()
+		_, err := caller.node.Call(cctx, host.CallRequest{SkillID: "acme.sleep", ToolID: "acme.sleep.t", Input: json.RawMessage(`{}`)})
+		if !errors.Is(err, errcode.ErrTimeout) {
+			t.Fatalf("err %v (code %s), want timeout", err, errcode.Of(err))
+		}
+	})
+}
+
+// ranOn reports whether pid is one of h's sidecars.
+func ranOn(t *testing.T, h *host.Host, pid int) bool {
+	t.Helper()
+	sc, err := h.Sidecars(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(sc, func(s host.SidecarState) bool { return s.PID == pid })
+}
+
+func jsonEq(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// stable is an echo output without what differs between two calls.
+func stable(t *testing.T, out json.RawMessage) string {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("output %s: %v", out, err)
+	}
+	delete(doc, "invocation_id")
+	delete(doc, "deadline_unix_ms")
+	b, _ := json.Marshal(doc)
+	return string(b)
+}
