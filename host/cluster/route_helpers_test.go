@@ -52,9 +52,27 @@ var testSkills = []struct{ id, module, input string }{
 
 var skillKey = testskill.Key(7)
 
-// skillArtifact builds skill s with one tool, "<id>.t".
-func skillArtifact(t testing.TB, id, module, input string) []byte {
+// install installs artifact on h, trusting its publisher.
+func install(t testing.TB, h *host.Host, artifact []byte) {
 	t.Helper()
+	pub := hex.EncodeToString(skillKey.Public().(ed25519.PublicKey))
+	_, err := h.Install(context.Background(), host.InstallRequest{
+		Artifact:          artifact,
+		TrustedPublishers: []host.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}},
+	})
+	if err != nil {
+		t.Fatalf("install: %v", err)
+	}
+}
+
+// skillArtifact builds skill id with one tool, "<id>.t", whose module is
+// testdata/wasm/<module>.wasm; output is its output schema (default any
+// object).
+func skillArtifact(t testing.TB, id, module, input, output string) []byte {
+	t.Helper()
+	if output == "" {
+		output = `{ type = "object" }`
+	}
 	m := fmt.Sprintf(`manifest_version = 2
 skill_id = %q
 name = "Cluster test"
@@ -66,7 +84,7 @@ id = "%s.t"
 name = "t"
 description = "test tool"
 input_schema = %s
-output_schema = { type = "object" }
+output_schema = %s
 
 [capabilities.quotas]
 wall_clock_timeout_ms = 20000
@@ -75,7 +93,7 @@ fuel_budget = 10000000
 [compat]
 required_protocol_major = 1
 min_palyra_version = "0.1.0"
-`, id, id, input)
+`, id, id, input, output)
 	mod, err := os.ReadFile(filepath.Join("..", "..", "testdata", "wasm", module+".wasm"))
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +143,6 @@ func startCluster(t *testing.T, n int, edit func(i int, c *Config)) []*testNode 
 			t.Fatal(errs[i])
 		}
 	}
-	pub := hex.EncodeToString(skillKey.Public().(ed25519.PublicKey))
 	for _, tn := range nodes {
 		h, err := host.Open(ctx, host.Config{StateDir: t.TempDir(), SidecarPath: filepath.Join(bin, "palyra-sidecar")})
 		if err != nil {
@@ -133,13 +150,7 @@ func startCluster(t *testing.T, n int, edit func(i int, c *Config)) []*testNode 
 		}
 		tn.host = h
 		for _, s := range testSkills {
-			_, err := h.Install(ctx, host.InstallRequest{
-				Artifact:          skillArtifact(t, s.id, s.module, s.input),
-				TrustedPublishers: []host.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}},
-			})
-			if err != nil {
-				t.Fatalf("install %s: %v", s.id, err)
-			}
+			install(t, h, skillArtifact(t, s.id, s.module, s.input, ""))
 		}
 		if tn.node, err = NewNode(ctx, tn.link, h, NodeOptions{Version: "1.2.3"}); err != nil {
 			t.Fatal(err)

@@ -145,3 +145,57 @@ func stable(t *testing.T, out json.RawMessage) string {
 	b, _ := json.Marshal(doc)
 	return string(b)
 }
+
+func TestCallerChecksTheOutput(t *testing.T) {
+	ctx := context.Background()
+	nodes := startCluster(t, 2, func(i int, c *Config) {
+		if i == 0 {
+			c.Skills = []string{"acme.other"}
+		}
+	})
+	// The same skill version, but the caller's copy promises an output
+	// the tool does not give: the caller refuses what the far side's
+	// sidecar returned, though the far side found it valid.
+	install(t, nodes[0].host, skillArtifact(t, "acme.strict", "echo", `{ type = "object" }`, `{ type = "object", required = ["nope"] }`))
+	install(t, nodes[1].host, skillArtifact(t, "acme.strict", "echo", `{ type = "object" }`, ""))
+	waitServing(t, nodes, 1, "acme.strict")
+	req := host.CallRequest{SkillID: "acme.strict", ToolID: "acme.strict.t", Input: json.RawMessage(`{}`)}
+	if _, err := nodes[1].host.Call(ctx, req); err != nil {
+		t.Fatalf("on the far side: %v", err)
+	}
+	res, err := nodes[0].node.Call(ctx, req)
+	if !errors.Is(err, host.ErrInvalidOutput) {
+		t.Fatalf("routed: %v, want invalid_output", err)
+	}
+	if r := host.CallResultOf(err); r == nil || r.Output != nil || res == nil || res.Output != nil {
+		t.Fatalf("the refused output came back: %+v, %+v", res, r)
+	}
+}
+
+func TestCloseDrainsServedCalls(t *testing.T) {
+	ctx := context.Background()
+	nodes := startCluster(t, 2, serveNothing)
+	waitServing(t, nodes, 1, "acme.sleep")
+	done := make(chan error, 1)
+	go func() {
+		_, err := nodes[0].node.Call(ctx, host.CallRequest{SkillID: "acme.sleep", ToolID: "acme.sleep.t", Input: json.RawMessage(`{}`), Timeout: time.Second})
+		done <- err
+	}()
+	waitFor(t, 5*time.Second, "the call to start on node 1", func() bool { return nodes[1].node.route.running("acme.sleep") > 0 })
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := nodes[1].node.Close(cctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := nodes[1].node.route.running("acme.sleep"); n != 0 {
+		t.Fatalf("Close returned with %d calls running", n)
+	}
+	if err := <-done; !errors.Is(err, errcode.ErrTimeout) {
+		t.Fatalf("the drained call: %v, want its own timeout", err)
+	}
+	// Node 1's endpoints are gone: nothing serves the skill now.
+	_, err := nodes[0].node.Call(ctx, host.CallRequest{SkillID: "acme.sleep", ToolID: "acme.sleep.t", Input: json.RawMessage(`{}`)})
+	if !errors.Is(err, ErrNoRoute) {
+		t.Fatalf("after Close: %v, want no_route", err)
+	}
+}
