@@ -113,7 +113,7 @@ func (n *Node) stopRouting(ctx context.Context) error {
 // allowed reports whether Config.Skills lets this node serve skill.
 func (r *router) allowed(skill string) bool {
 	s := r.n.link.cfg.Skills
-	return len(s) == 0 || slices.Contains(s, skill)
+	return len(s) == 0 || slices.ContainsFunc(s, func(id string) bool { return strings.EqualFold(strings.TrimSpace(id), skill) })
 }
 
 // servedSkills returns the skills this node serves now.

@@ -109,27 +109,22 @@ func (r *router) register(skills []string) (micro.Service, error) {
 // the local host's Call, run under the request's deadline and principal,
 // on its own goroutine.
 func (r *router) handle(req micro.Request) {
-	node := r.n.Name()
-	reply := func(rep callReply) {
-		rep.V, rep.Node = wireVersion, node
-		data, err := json.Marshal(rep)
-		if err == nil && len(data) > MaxPayload {
-			err = fmt.Errorf("the reply is %d bytes, over the %d-byte message limit", len(data), MaxPayload)
-		}
-		if err != nil {
-			data, _ = json.Marshal(callReply{V: wireVersion, Node: node, Kind: replyResult, Error: &wireError{Code: errcode.Internal, Message: err.Error()}})
-		}
-		if err := req.Respond(data); err != nil {
-			r.n.log.Debug("call reply not sent", "error", err)
-		}
-	}
+	// reply answers through micro (counted in its stats) while the
+	// handler runs; the result, sent later from another goroutine, is
+	// published to the reply subject directly (micro's request is not
+	// safe to use once its handler returned).
+	reply := func(rep callReply) { r.reply(req.Reply(), rep, req.Respond) }
 	var env callEnvelope
 	if err := json.Unmarshal(req.Data(), &env); err != nil || env.V != wireVersion {
 		reply(callReply{Kind: replyResult, Error: &wireError{Code: errcode.Of(host.ErrBadRequest), Message: fmt.Sprintf("call request of version %d (want %d) or malformed: %v", env.V, wireVersion, err)}})
 		return
 	}
 	skill := strings.ToLower(strings.TrimSpace(env.Request.SkillID))
-	if s, ok := strings.CutPrefix(req.Subject(), CallSubjectPrefix); ok && s != skill {
+	s, ok := strings.CutPrefix(req.Subject(), CallSubjectPrefix)
+	if !ok {
+		s, _ = strings.CutPrefix(req.Subject(), HeartbeatSubjectPrefix+r.n.Name()+NodeCallInfix)
+	}
+	if s != skill {
 		reply(callReply{Kind: replyResult, Error: &wireError{Code: errcode.Of(host.ErrBadRequest), Message: fmt.Sprintf("a call of %q sent to the subject of %q", skill, s)}})
 		return
 	}
@@ -137,7 +132,7 @@ func (r *router) handle(req micro.Request) {
 	// stopRouting sets stopping under, so no call starts after it waits.
 	r.mu.Lock()
 	_, served := slices.BinarySearch(r.served, skill)
-	ok := !r.stopping && served && !time.Now().After(env.AcceptBy) && r.inFlight[skill] < r.maxInFlight
+	ok = !r.stopping && served && !time.Now().After(env.AcceptBy) && r.inFlight[skill] < r.maxInFlight
 	if ok {
 		r.inFlight[skill]++
 		r.serving.Add(1)
@@ -162,6 +157,28 @@ func (r *router) handle(req micro.Request) {
 			rep.Result = host.CallResultOf(err)
 			rep.Error = &wireError{Code: errcode.Of(err), Message: err.Error()}
 		}
-		reply(rep)
+		r.reply(req.Reply(), rep, nil)
 	}()
+}
+
+// reply sends rep to subject: through respond when given, else published
+// on the node's connection.
+func (r *router) reply(subject string, rep callReply, respond func([]byte, ...micro.RespondOpt) error) {
+	node := r.n.Name()
+	rep.V, rep.Node = wireVersion, node
+	data, err := json.Marshal(rep)
+	if err == nil && len(data) > MaxPayload {
+		err = fmt.Errorf("the reply is %d bytes, over the %d-byte message limit", len(data), MaxPayload)
+	}
+	if err != nil {
+		data, _ = json.Marshal(callReply{V: wireVersion, Node: node, Kind: replyResult, Error: &wireError{Code: errcode.Internal, Message: err.Error()}})
+	}
+	if respond != nil {
+		err = respond(data)
+	} else {
+		err = r.n.link.nc.Publish(subject, data)
+	}
+	if err != nil {
+		r.n.log.Debug("call reply not sent", "error", err)
+	}
 }

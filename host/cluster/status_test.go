@@ -83,6 +83,23 @@ func TestMicroServiceAnswersAndFollowsTheCatalog(t *testing.T) {
 	if !slices.Equal(got["n1"], want) || len(got["n0"]) != 0 {
 		t.Fatalf("call endpoints %v, want n1: %v and none on n0", got, want)
 	}
+	// A request of another wire version, or for another skill than its
+	// subject names, is refused without running anything.
+	for _, bad := range []struct{ subject, body string }{
+		{CallSubjectPrefix + "acme.echo", `{"v":99}`},
+		{CallSubjectPrefix + "acme.echo", `{"v":1,"request":{"skill_id":"acme.sleep"}}`},
+		{HeartbeatSubjectPrefix + "n1" + NodeCallInfix + "acme.echo", `{"v":1,"request":{"skill_id":"acme.sleep"}}`},
+	} {
+		nc := nodes[0].link.Conn()
+		m, err := nc.Request(bad.subject, []byte(bad.body), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep callReply
+		if err := json.Unmarshal(m.Data, &rep); err != nil || rep.Kind != replyResult || rep.Error == nil || rep.Error.Code != "bad_request" {
+			t.Errorf("%s %s: answer %s", bad.subject, bad.body, m.Data)
+		}
+	}
 	// A skill disabled on node 1 is no longer served there.
 	if _, err := nodes[1].host.Disable(ctx, host.StatusRequest{SkillID: "acme.echo", Version: "1.0.0", Reason: "test"}); err != nil {
 		t.Fatal(err)
