@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,20 +69,24 @@ func (r *router) sync(ctx context.Context) error {
 	return nil
 }
 
-// register adds the node's micro service: one endpoint per skill in the
+// register adds the node's micro service (version NodeOptions.Version,
+// or 0.0.0 when that is not a semantic version): one endpoint per skill in the
 // queue group, and the node's own endpoint for retries sent to it by name.
 func (r *router) register(skills []string) (micro.Service, error) {
-	version := r.n.opts.Version
-	if version == "" {
-		version = "0.0.0"
-	}
 	node := r.n.Name()
-	svc, err := micro.AddService(r.n.link.nc, micro.Config{
-		Name: ServiceName, Version: version,
+	cfg := micro.Config{
+		Name: ServiceName, Version: strings.TrimPrefix(r.n.opts.Version, "v"),
 		Description: "Palyra-Go skills served by node " + node,
-		Metadata:    map[string]string{"node": node},
+		Metadata:    map[string]string{"node": node, "palyra_version": r.n.opts.Version},
 		QueueGroup:  CallQueueGroup,
-	})
+	}
+	svc, err := micro.AddService(r.n.link.nc, cfg)
+	if errors.Is(err, micro.ErrConfigValidation) && cfg.Version != "0.0.0" {
+		// micro wants a semantic version: a build's "dev" is 0.0.0 there
+		// (the metadata keeps it).
+		cfg.Version = "0.0.0"
+		svc, err = micro.AddService(r.n.link.nc, cfg)
+	}
 	if err != nil {
 		return nil, Unavailable(fmt.Errorf("cluster: micro service: %w", err))
 	}

@@ -171,3 +171,27 @@ func TestClusterStatusListsTheNodes(t *testing.T) {
 		t.Errorf("stream last %d, ops stream at %d", st.StreamLast, info.State.LastSeq)
 	}
 }
+
+func TestNodeWithoutSemanticVersion(t *testing.T) {
+	ctx := context.Background()
+	l, err := Dial(ctx, Config{NodeName: "solo", Embedded: &EmbeddedConfig{StoreDir: t.TempDir(), Listen: "127.0.0.1:0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	h, err := host.Open(ctx, host.Config{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	n, err := NewNode(ctx, l, h, NodeOptions{Version: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close(ctx)
+	pings := collect(t, l.ClientURL(), "$SRV.PING."+ServiceName, 500*time.Millisecond)
+	var pong micro.Ping
+	if len(pings) != 1 || json.Unmarshal(pings[0], &pong) != nil || pong.Version != "0.0.0" {
+		t.Fatalf("pings %q", pings)
+	}
+}
