@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/testskill"
+	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 )
 
 // serveNothing restricts node 0 to a skill nobody installs: its calls go
@@ -197,5 +201,43 @@ func TestCloseDrainsServedCalls(t *testing.T) {
 	_, err := nodes[0].node.Call(ctx, host.CallRequest{SkillID: "acme.sleep", ToolID: "acme.sleep.t", Input: json.RawMessage(`{}`)})
 	if !errors.Is(err, ErrNoRoute) {
 		t.Fatalf("after Close: %v, want no_route", err)
+	}
+}
+
+func TestRoutedA2UIDocumentIsKeptOnTheCaller(t *testing.T) {
+	ctx := context.Background()
+	dir := examplebuild.MustDir(t, "report")
+	m, err := os.ReadFile(filepath.Join(dir, "skill.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(examplebuild.MustBuild(t, "report"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := startCluster(t, 2, serveNothing)
+	for _, tn := range nodes {
+		if _, err := tn.host.Install(ctx, host.InstallRequest{Artifact: testskill.Build(t, string(m), mod, skillKey), AllowTOFU: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitServing(t, nodes, 1, "palyra.report")
+	res, err := nodes[0].node.Call(ctx, host.CallRequest{SkillID: "palyra.report", ToolID: "palyra.report",
+		Input: json.RawMessage(`{"title":"Sales","rows":[{"label":"EU","value":3}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.A2UI == nil || res.A2UI.DocumentID == "" || ranOn(t, nodes[0].host, res.SidecarPID) {
+		t.Fatalf("routed call: a2ui %+v, sidecar %d", res.A2UI, res.SidecarPID)
+	}
+	// The form submit goes to the node the call came through, which kept
+	// the document.
+	sub, err := nodes[0].node.SubmitForm(ctx, host.SubmitRequest{DocumentID: res.A2UI.DocumentID, ComponentID: "add",
+		Values: map[string]any{"label": "US", "value": 4.5, "kind": "line"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.A2UI == nil || sub.A2UI.DocumentID != res.A2UI.DocumentID || sub.A2UI.Patch == nil {
+		t.Fatalf("submit: a2ui %+v", sub.A2UI)
 	}
 }
