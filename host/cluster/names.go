@@ -70,3 +70,13 @@ const (
 	// other events never fire hooks).
 	HooksFilterSubject = EventsSubjectPrefix + "skill.>"
 )
+
+// NodeCallInfix builds the subject a node answers calls of skill on, outside
+// the queue group: a caller that retries a call no node accepted sends the
+// retry to a named live peer there, so that it goes to another responder.
+// HeartbeatSubjectPrefix+<node>+NodeCallInfix+<skill>.
+const NodeCallInfix = ".call."
+
+// HeartbeatSuffix ends each node's heartbeat subject:
+// HeartbeatSubjectPrefix+<node>+HeartbeatSuffix.
+const HeartbeatSuffix = ".heartbeat"

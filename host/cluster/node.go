@@ -38,6 +38,9 @@ type Node struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// route is the routing part: served skills, calls, heartbeats.
+	route *router
+
 	closeOnce sync.Once
 
 	secrets *secretSync // the vault's replication (secrets.go)
