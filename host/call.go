@@ -85,18 +85,24 @@ func (h *Host) callTool(ctx context.Context, req CallRequest, base *keptDoc) (*C
 		}
 		return out, &CallError{Err: err, Result: out}
 	}
+	return h.keepA2UI(out, req.ToolID, base)
+}
+
+// keepA2UI keeps the A2UI document (or applies the update) a successful
+// call's output carries, for form submits on this host.
+func (h *Host) keepA2UI(out *CallResult, toolID string, base *keptDoc) (*CallResult, error) {
 	var prev *a2ui.Result
 	if base != nil {
 		prev = &a2ui.Result{Doc: base.doc, JSON: base.raw}
 	}
 	shown, err := a2ui.ReadResult(out.Output, prev)
 	if err == nil && shown != nil {
-		out.A2UI, err = h.keep(out, req.ToolID, shown, base)
+		out.A2UI, err = h.keep(out, toolID, shown, base)
 	}
 	if err != nil {
 		bad := *out
 		bad.Output = nil
-		return &bad, &CallError{Err: fmt.Errorf("tool %s of %s returned A2UI the host refuses: %w", req.ToolID, out.SkillID, err), Result: &bad}
+		return &bad, &CallError{Err: fmt.Errorf("tool %s of %s returned A2UI the host refuses: %w", toolID, out.SkillID, err), Result: &bad}
 	}
 	return out, nil
 }

@@ -22,7 +22,7 @@ import (
 type capabilities struct {
 	broker    *broker.Broker
 	vault     *vault.Vault
-	storage   *storage.Store
+	storage   storage.Backend
 	ownsStore bool
 	channels  *channels.Registry
 	egress    *egress.Client

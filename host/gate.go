@@ -90,36 +90,11 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	if h.sup == nil {
 		return nil, "", fmt.Errorf("host: %w: Config.SidecarPath is empty", supervisor.ErrSidecarNotFound)
 	}
-	if len(input) > MaxInputBytes {
-		return nil, "", fmt.Errorf("host: %w: the input of %s tool %s is %d bytes, over the %d-byte limit", ErrInputTooLarge, id, toolID, len(input), MaxInputBytes)
-	}
-	if len(bytes.TrimSpace(input)) == 0 {
-		input = json.RawMessage("null")
-	}
-	e, err := h.in.Inventory().Skill(ctx, id, "")
+	p, err := h.check(ctx, id, toolID, input, true)
 	if err != nil {
-		if errors.Is(err, inventory.ErrNotFound) {
-			return nil, "", fmt.Errorf("host: %w: %s: %v", ErrSkillNotFound, id, err)
-		}
-		return nil, "", fmt.Errorf("host: %w", err)
+		return nil, p.e.Version, err
 	}
-	if err := statusGate(e); err != nil {
-		return nil, e.Version, err
-	}
-	if err := h.crashGate(e); err != nil {
-		return nil, e.Version, err
-	}
-	t, v, dec, err := h.target(ctx, e)
-	if err != nil {
-		return nil, e.Version, err
-	}
-	sch, ok := v.schemas[toolID]
-	if !ok {
-		return nil, e.Version, fmt.Errorf("host: %w: %s has no tool %q", ErrUnknownTool, e.SkillID, toolID)
-	}
-	if err := sch.ValidateInputJSON(input); err != nil {
-		return nil, e.Version, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
-	}
+	e, t, dec, sch, input := p.e, p.t, p.dec, p.sch, p.input
 	inv := broker.Invocation{ID: supervisor.NewInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}
 	end := h.broker.Begin(inv)
 	res, err := h.sup.Call(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID})
@@ -135,16 +110,77 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 		}
 		return res, e.Version, fmt.Errorf("host: %s %s tool %s: %w", e.SkillID, e.Version, toolID, err)
 	}
+	return res, e.Version, h.checkOutput(res, toolID, sch)
+}
+
+// checked is a call that passed the gate's checks before the sidecar.
+type checked struct {
+	e     inventory.Entry
+	t     supervisor.Target
+	dec   *policy.Decision
+	sch   *manifest.ToolSchemas
+	input json.RawMessage
+}
+
+// check runs the gate's checks before the sidecar on a call of toolID of
+// the current version of id: input size, status, (local) the
+// supervisor's crashloop state, re-verification, policy, the tool and
+// its input schema. The entry is set in the result as soon as it is
+// known, even with an error.
+func (h *Host) check(ctx context.Context, id, toolID string, input json.RawMessage, local bool) (*checked, error) {
+	p := &checked{}
+	if len(input) > MaxInputBytes {
+		return p, fmt.Errorf("host: %w: the input of %s tool %s is %d bytes, over the %d-byte limit", ErrInputTooLarge, id, toolID, len(input), MaxInputBytes)
+	}
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = json.RawMessage("null")
+	}
+	p.input = input
+	e, err := h.in.Inventory().Skill(ctx, id, "")
+	if err != nil {
+		if errors.Is(err, inventory.ErrNotFound) {
+			return p, fmt.Errorf("host: %w: %s: %v", ErrSkillNotFound, id, err)
+		}
+		return p, fmt.Errorf("host: %w", err)
+	}
+	p.e = e
+	if err := statusGate(e); err != nil {
+		return p, err
+	}
+	if local {
+		if err := h.crashGate(e); err != nil {
+			return p, err
+		}
+	}
+	t, v, dec, err := h.target(ctx, e)
+	if err != nil {
+		return p, err
+	}
+	p.t, p.dec = t, dec
+	sch, ok := v.schemas[toolID]
+	if !ok {
+		return p, fmt.Errorf("host: %w: %s has no tool %q", ErrUnknownTool, e.SkillID, toolID)
+	}
+	p.sch = sch
+	if err := sch.ValidateInputJSON(input); err != nil {
+		return p, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
+	}
+	return p, nil
+}
+
+// checkOutput caps res's output and validates it against sch, clearing
+// the output when it fails.
+func (h *Host) checkOutput(res *Result, toolID string, sch *manifest.ToolSchemas) error {
 	if len(res.Output) > h.cfg.MaxOutputBytes {
 		n := len(res.Output)
 		res.Output = nil
-		return res, e.Version, fmt.Errorf("host: %w: %d bytes, cap %d", ErrOutputTooLarge, n, h.cfg.MaxOutputBytes)
+		return fmt.Errorf("host: %w: %d bytes, cap %d", ErrOutputTooLarge, n, h.cfg.MaxOutputBytes)
 	}
 	if err := sch.ValidateOutputJSON(res.Output); err != nil {
 		res.Output = nil
-		return res, e.Version, fmt.Errorf("host: %w: %s: %v", ErrInvalidOutput, toolID, err)
+		return fmt.Errorf("host: %w: %s: %v", ErrInvalidOutput, toolID, err)
 	}
-	return res, e.Version, nil
+	return nil
 }
 
 // target re-verifies the installed version e and computes the Target its

@@ -67,8 +67,9 @@ type Config struct {
 	VaultKey, VaultKeyCommand string
 	// Storage is the skills' key-value store; nil opens
 	// <state>/storage/storage.db (closed by Close; a Storage given here is
-	// not).
-	Storage *storage.Store
+	// not). A clustered node passes the cluster's backend
+	// (cluster.Link.SkillStorage), so skills keep one state cluster-wide.
+	Storage storage.Backend
 	// Channels are the channels skills may send to; nil is an empty
 	// registry (every channel "unavailable") that Channels() returns for
 	// the application to fill.
@@ -145,7 +146,7 @@ type Host struct {
 	runDir *rundir.Instance
 
 	broker    *broker.Broker
-	storage   *storage.Store
+	storage   storage.Backend
 	ownsStore bool
 	vault     *vault.Vault
 	channels  *channels.Registry

@@ -39,8 +39,9 @@ type Config struct {
 	Egress *egress.Client
 	// Secrets holds secret values.
 	Secrets SecretStore
-	// Storage is the key-value store of skills.
-	Storage *storage.Store
+	// Storage is the key-value store of skills: the SQLite store, or the
+	// cluster's JetStream key-value backend when clustered.
+	Storage storage.Backend
 	// Channels are the host's channels.
 	Channels *channels.Registry
 	// Logger receives denials (warn) and operations (debug); nil discards.

@@ -125,7 +125,7 @@ func (c *Config) withDefaults() Config {
 	if out.Replicas == 0 {
 		out.Replicas = 1
 		if out.Embedded != nil {
-			out.Replicas = min(3, 1+len(out.Embedded.Routes))
+			out.Replicas = min(3, out.Embedded.servers())
 		}
 	}
 	return out
@@ -204,4 +204,19 @@ func validName(s string) bool {
 		}
 	}
 	return true
+}
+
+// servers counts the embedded cluster's servers its routes name: this
+// one and every other route (a route to this node's own route listener,
+// which every node may list, is this one).
+func (e *EmbeddedConfig) servers() int {
+	seen := map[string]bool{}
+	for _, r := range e.Routes {
+		u, err := url.Parse(r)
+		if err != nil || u.Host == "" || u.Host == e.RouteListen {
+			continue
+		}
+		seen[u.Host] = true
+	}
+	return 1 + len(seen)
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/palyra-go/palyra/host/storage"
 )
 
 // Link is a node's connection to its cluster: the embedded nats-server
@@ -30,6 +32,9 @@ type Link struct {
 	events    jetstream.Stream
 	artifacts jetstream.ObjectStore
 	storage   jetstream.KeyValue
+	secrets   jetstream.KeyValue
+
+	skillStorage *KVStorage
 }
 
 // Dial joins the cluster cfg describes: it starts the embedded server when
@@ -102,6 +107,9 @@ func Dial(ctx context.Context, cfg Config) (*Link, error) {
 		return nil, fmt.Errorf("cluster: jetstream: %w", err)
 	}
 	if err := l.ensure(ctx); err != nil {
+		return nil, err
+	}
+	if l.skillStorage, err = NewKVStorage(ctx, nc, l.storage); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -236,6 +244,20 @@ func (l *Link) ensureOnce(ctx context.Context, r int) error {
 		})
 		return err
 	})
+	try("key-value bucket "+SecretsBucket, func(c context.Context) (err error) {
+		l.secrets, err = l.js.KeyValue(c, SecretsBucket)
+		return err
+	}, func(c context.Context) (err error) {
+		l.secrets, err = l.js.CreateOrUpdateKeyValue(c, jetstream.KeyValueConfig{
+			Bucket:       SecretsBucket,
+			Description:  "Palyra-Go vault entries, sealed (ciphertext only; each node keeps its key)",
+			Storage:      jetstream.FileStorage,
+			Replicas:     r,
+			History:      1,
+			MaxValueSize: 1 << 20,
+		})
+		return err
+	})
 	return errors.Join(errs...)
 }
 
@@ -280,6 +302,13 @@ func (l *Link) Artifacts() jetstream.ObjectStore { return l.artifacts }
 
 // StorageKV is the key-value bucket of the skills' storage.
 func (l *Link) StorageKV() jetstream.KeyValue { return l.storage }
+
+// SecretsKV is the key-value bucket of the vault's sealed entries.
+func (l *Link) SecretsKV() jetstream.KeyValue { return l.secrets }
+
+// SkillStorage is the skills' storage backend over StorageKV, for
+// host.Config.Storage on a clustered node (the host does not close it).
+func (l *Link) SkillStorage() storage.Backend { return l.skillStorage }
 
 // Server is the embedded nats-server (nil with URLs).
 func (l *Link) Server() *server.Server { return l.srv }

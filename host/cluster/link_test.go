@@ -55,3 +55,24 @@ func TestDialThreeEmbedded(t *testing.T) {
 		t.Fatalf("ops stream replicas %+v", info.Cluster)
 	}
 }
+
+// TestDefaultReplicas: min(3, servers), whether the routes list this node
+// or not.
+func TestDefaultReplicas(t *testing.T) {
+	for _, tc := range []struct {
+		routes []string
+		want   int
+	}{
+		{nil, 1},
+		{[]string{"nats-route://127.0.0.1:6222"}, 1},
+		{[]string{"nats-route://127.0.0.1:6222", "nats-route://127.0.0.1:6223"}, 2},
+		{[]string{"nats-route://127.0.0.1:6223"}, 2},
+		{[]string{"nats-route://127.0.0.1:6222", "nats-route://127.0.0.1:6223", "nats-route://127.0.0.1:6224"}, 3},
+		{[]string{"nats-route://127.0.0.1:6223", "nats-route://127.0.0.1:6224", "nats-route://127.0.0.1:6225", "nats-route://127.0.0.1:6226"}, 3},
+	} {
+		c := Config{NodeName: "a", Embedded: &EmbeddedConfig{StoreDir: "x", RouteListen: "127.0.0.1:6222", Routes: tc.routes}}
+		if got := c.withDefaults().Replicas; got != tc.want {
+			t.Errorf("routes %v: replicas %d, want %d", tc.routes, got, tc.want)
+		}
+	}
+}

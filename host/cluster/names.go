@@ -25,6 +25,13 @@ const (
 	// storage capability when clustered.
 	StorageBucket = "PALYRA_STORAGE"
 
+	// SecretsBucket is the JetStream key-value bucket of the vault's
+	// sealed entries: each node publishes what `palyra secrets set` and
+	// `delete` change in its vault, and imports the others' ciphertext
+	// into its own vault when its own key opens it (the key never
+	// travels). Keys: the secret's name in lower-case hex.
+	SecretsBucket = "PALYRA_SECRETS"
+
 	// EventsStream is the JetStream stream of the cluster's lifecycle and
 	// hook events (GET /v1/events on any node reads it). Subjects:
 	// EventsSubjectPrefix + the event kind.
@@ -63,3 +70,13 @@ const (
 	// other events never fire hooks).
 	HooksFilterSubject = EventsSubjectPrefix + "skill.>"
 )
+
+// NodeCallInfix builds the subject a node answers calls of skill on, outside
+// the queue group: a caller that retries a call no node accepted sends the
+// retry to a named live peer there, so that it goes to another responder.
+// HeartbeatSubjectPrefix+<node>+NodeCallInfix+<skill>.
+const NodeCallInfix = ".call."
+
+// HeartbeatSuffix ends each node's heartbeat subject:
+// HeartbeatSubjectPrefix+<node>+HeartbeatSuffix.
+const HeartbeatSuffix = ".heartbeat"

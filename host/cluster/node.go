@@ -38,7 +38,12 @@ type Node struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// route is the routing part: served skills, calls, heartbeats.
+	route *router
+
 	closeOnce sync.Once
+
+	secrets *secretSync // the vault's replication (secrets.go)
 }
 
 // Compile-time check: a node is a Service.
@@ -64,7 +69,7 @@ func NewNode(ctx context.Context, link *Link, h *host.Host, opts NodeOptions) (*
 			n.Close(context.WithoutCancel(ctx))
 		}
 	}()
-	for _, part := range []func(context.Context) error{n.startOps, n.startRouting, n.startEvents} {
+	for _, part := range []func(context.Context) error{n.startOps, n.startRouting, n.startEvents, n.startSecrets} {
 		if err := part(ctx); err != nil {
 			return nil, err
 		}

@@ -496,8 +496,8 @@ func TestDialCredsOperatorMode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ai.Streams != 4 {
-				t.Fatalf("account PALYRA holds %d streams, want the cluster's 4 (2 streams, the object store, the bucket)", ai.Streams)
+			if ai.Streams != 5 {
+				t.Fatalf("account PALYRA holds %d streams, want the cluster's 5 (2 streams, the object store, the storage and secrets buckets)", ai.Streams)
 			}
 		})
 	}

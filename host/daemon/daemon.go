@@ -193,6 +193,9 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		OnCall: d.observeCall, OnHook: d.observeHook,
 		DispatchHooks: d.link == nil, HookTimeout: cfg.HookTimeout.Duration,
 	}
+	if d.link != nil {
+		hcfg.Storage = d.link.SkillStorage() // skills keep one state cluster-wide
+	}
 	if d.host, err = host.Open(ctx, hcfg); err != nil {
 		return nil, err
 	}

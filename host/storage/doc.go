@@ -24,6 +24,16 @@
 // Reason names the rule, e.g. `segment ".." is not allowed` or
 // "byte 0x00 at offset 3 is not allowed".
 //
+// # Backends
+//
+// The broker and the host use a Backend, whose semantics (key rules,
+// quota, compare-and-swap, list order and cursors, errors) are stated once
+// on the interface. *Store, below, is the backend of one machine; a
+// clustered node uses the cluster's JetStream key-value backend
+// (host/cluster.KVStorage), which keeps each skill's key space as one
+// record and applies this package's rules to it through Space. Both run
+// the behaviour table of host/storage/storagetest.
+//
 // # Why a table and not files
 //
 // The store is one SQLite database, <state>/storage/storage.db, with the

@@ -37,6 +37,9 @@ var (
 	// ErrBusy: another process held the database's write lock for longer
 	// than the busy timeout.
 	ErrBusy = errcode.New("storage_busy", "storage database is busy")
+	// ErrCorruptSpace: an encoded key space (a Space kept as one record,
+	// as the cluster's backend keeps it) cannot be decoded.
+	ErrCorruptSpace = errcode.New("storage_corrupt_space", "corrupt encoded storage key space")
 	// ErrSchemaTooNew: the database file was migrated by a newer build; this
 	// build does not know its schema and refuses to touch it.
 	ErrSchemaTooNew = errcode.New("storage_schema_too_new", "storage database schema is newer than this build")
@@ -100,10 +103,17 @@ type QuotaError struct {
 	Limit   string // LimitKeys or LimitBytes
 	Max     int64  // the limit
 	Would   int64  // the count the write would have reached
+	// Bound names what set Max when it is not the skill's quota (the
+	// cluster backend's largest key space); "" for the quota.
+	Bound string
 }
 
 // Error implements error.
 func (e *QuotaError) Error() string {
+	if e.Bound != "" {
+		return fmt.Sprintf("storage of skill %s exceeded: %d %s would pass the limit of %d, %s",
+			e.SkillID, e.Would, e.Limit, e.Max, e.Bound)
+	}
 	return fmt.Sprintf("storage quota of skill %s exceeded: %d %s would pass the limit of %d",
 		e.SkillID, e.Would, e.Limit, e.Max)
 }

@@ -187,13 +187,13 @@ func TestPrefixUpperBound(t *testing.T) {
 
 func TestValidateSkillID(t *testing.T) {
 	for _, id := range []string{"acme.x", "a", "acme.echo_http", "pub:skill-1"} {
-		if err := validateSkillID(id); err != nil {
-			t.Errorf("validateSkillID(%q) = %v", id, err)
+		if err := ValidateSkillID(id); err != nil {
+			t.Errorf("ValidateSkillID(%q) = %v", id, err)
 		}
 	}
 	for _, id := range []string{"", "Acme.x", "a/b", "a b", "a%", "a\x00", strings.Repeat("s", MaxSkillIDBytes+1)} {
-		if err := validateSkillID(id); !errors.Is(err, ErrInvalidSkillID) {
-			t.Errorf("validateSkillID(%.20q) = %v, want ErrInvalidSkillID", id, err)
+		if err := ValidateSkillID(id); !errors.Is(err, ErrInvalidSkillID) {
+			t.Errorf("ValidateSkillID(%.20q) = %v, want ErrInvalidSkillID", id, err)
 		}
 	}
 }

@@ -173,10 +173,10 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// validateSkillID checks a skill id: 1 to MaxSkillIDBytes bytes of
+// ValidateSkillID checks a skill id: 1 to MaxSkillIDBytes bytes of
 // [a-z0-9._:-], the alphabet of Palyra identifiers. Ids are not
 // normalized: two spellings of one skill would be two key spaces.
-func validateSkillID(id string) error {
+func ValidateSkillID(id string) error {
 	switch {
 	case id == "":
 		return fmt.Errorf("%w: the skill id is empty", ErrInvalidSkillID)
@@ -199,10 +199,7 @@ func (s *Store) checkEntry(skillID, fullKey string) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	if err := validateSkillID(skillID); err != nil {
-		return err
-	}
-	return validateFullKey(fullKey)
+	return CheckEntry(skillID, fullKey)
 }
 
 // Get returns the value stored under fullKey in the key space of skillID,
@@ -261,18 +258,10 @@ func (s *Store) Put(ctx context.Context, skillID, fullKey string, value []byte, 
 
 // checkWrite validates the arguments of a write of value under fullKey.
 func (s *Store) checkWrite(skillID, fullKey string, value []byte, q Quota) error {
-	if err := s.checkEntry(skillID, fullKey); err != nil {
+	if err := s.usable(); err != nil {
 		return err
 	}
-	if len(value) > MaxValueBytes {
-		return fmt.Errorf("%w: the value for key %q of skill %s is %d bytes, over the limit of %d bytes",
-			ErrValueTooLarge, fullKey, skillID, len(value), MaxValueBytes)
-	}
-	if q.MaxKeys < 0 || q.MaxBytes < 0 {
-		return fmt.Errorf("%w: MaxKeys %d and MaxBytes %d of skill %s must not be negative (0 is unlimited)",
-			ErrInvalidQuota, q.MaxKeys, q.MaxBytes, skillID)
-	}
-	return nil
+	return CheckWrite(skillID, fullKey, value, q)
 }
 
 // store writes value under fullKey inside tx, judging the quota on the
@@ -431,21 +420,9 @@ func (s *Store) List(ctx context.Context, skillID, prefix string, limit int, cur
 	if err := s.usable(); err != nil {
 		return nil, "", err
 	}
-	if err := validateSkillID(skillID); err != nil {
+	limit, err = CheckList(skillID, prefix, limit, cursor)
+	if err != nil {
 		return nil, "", err
-	}
-	if err := validateListPrefix(prefix); err != nil {
-		return nil, "", err
-	}
-	if err := validateCursor(cursor); err != nil {
-		return nil, "", err
-	}
-	switch {
-	case limit == 0:
-		limit = DefaultListLimit
-	case limit < 0 || limit > MaxListLimit:
-		return nil, "", fmt.Errorf("%w: limit %d of a list of skill %s is outside 0..%d",
-			ErrInvalidListLimit, limit, skillID, MaxListLimit)
 	}
 
 	where := []string{"skill_id = ?"}
@@ -494,7 +471,7 @@ func (s *Store) Usage(ctx context.Context, skillID string) (Usage, error) {
 	if err := s.usable(); err != nil {
 		return Usage{}, err
 	}
-	if err := validateSkillID(skillID); err != nil {
+	if err := ValidateSkillID(skillID); err != nil {
 		return Usage{}, err
 	}
 	u, err := usageOf(ctx, s.db, skillID)
@@ -511,7 +488,7 @@ func (s *Store) Purge(ctx context.Context, skillID string) (Usage, error) {
 	if err := s.usable(); err != nil {
 		return Usage{}, err
 	}
-	if err := validateSkillID(skillID); err != nil {
+	if err := ValidateSkillID(skillID); err != nil {
 		return Usage{}, err
 	}
 	op := "purge skill " + skillID

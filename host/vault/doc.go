@@ -73,6 +73,18 @@
 // read, change and an atomic replace of vault.json (temporary file, fsync,
 // rename, directory fsync). Readers never see a half-written file.
 //
+// # Replication
+//
+// A cluster (host/cluster) replicates the vault's ciphertext, never its
+// key: SealedEntries reads the entries still sealed, with the vault's key
+// check, and Import stores such an entry in another node's vault as it is,
+// only when that vault's own key opens the key check and the entry
+// authenticates under its name (else ErrKeyMismatch or ErrCorrupt, and
+// nothing is written). A node without the key so never holds an entry it
+// cannot open: Has is false and the skill reports the secret missing.
+// DeleteSealed removes an entry only if it is still the sealed value a
+// replicated delete names.
+//
 // # Limits
 //
 // MaxSecretBytes per value, MaxEntries entries, MaxVaultFileBytes for

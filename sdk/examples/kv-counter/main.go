@@ -40,11 +40,10 @@ func init() {
 	skill.Handle("palyra.get", get)
 }
 
-// load returns the counter's value; an absent counter is 0.
-func load(st *skill.Storage, name string) (int64, error) {
-	v, found, err := st.Get(name)
-	if err != nil || !found {
-		return 0, err
+// parse reads a stored counter; an absent one (nil) is 0.
+func parse(name string, v []byte) (int64, error) {
+	if v == nil {
+		return 0, nil
 	}
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	if err != nil {
@@ -53,21 +52,48 @@ func load(st *skill.Storage, name string) (int64, error) {
 	return n, nil
 }
 
+// load returns the counter's value; an absent counter is 0.
+func load(st *skill.Storage, name string) (int64, error) {
+	v, found, err := st.Get(name)
+	if err != nil || !found {
+		return 0, err
+	}
+	return parse(name, v)
+}
+
+// increment adds by to the counter with compare-and-swap in a loop: read,
+// add, swap from what was read, and on a lost race add to what the winner
+// wrote. A get then put would lose the increments of calls running at the
+// same time (other instances on this host, or on other nodes of a
+// cluster, whose storage is one); the swap never does.
 func increment(ctx *skill.Context, in IncrementIn) (CounterOut, error) {
 	st := ctx.Storage(prefix)
-	n, err := load(st, in.Name)
-	if err != nil {
-		return CounterOut{}, err
-	}
 	by := int64(1)
 	if in.By != nil {
 		by = *in.By
 	}
-	n += by
-	if err := st.Put(in.Name, []byte(strconv.FormatInt(n, 10))); err != nil {
+	cur, found, err := st.Get(in.Name)
+	if err != nil {
 		return CounterOut{}, err
 	}
-	return CounterOut{Name: in.Name, Count: n}, nil
+	if !found {
+		cur = nil // expected nil: the counter must still be absent
+	}
+	for {
+		n, err := parse(in.Name, cur)
+		if err != nil {
+			return CounterOut{}, err
+		}
+		n += by
+		swapped, current, err := st.CompareAndSwap(in.Name, cur, []byte(strconv.FormatInt(n, 10)))
+		if err != nil {
+			return CounterOut{}, err
+		}
+		if swapped {
+			return CounterOut{Name: in.Name, Count: n}, nil
+		}
+		cur = current // another call won: add to what it wrote
+	}
 }
 
 func get(ctx *skill.Context, in GetIn) (CounterOut, error) {

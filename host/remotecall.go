@@ -1,0 +1,88 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/palyra-go/palyra/host/inventory"
+)
+
+// A call that runs on another host (a node of a cluster that does not
+// serve the skill) passes the same gate on the caller's side: PrepareCall
+// before the request leaves, FinishRemoteCall on the result that comes
+// back. No host trusts another's sidecar output blindly.
+
+// CallCheck is a call that passed this host's checks and may be sent to
+// another host to run.
+type CallCheck struct {
+	// SkillID and Version are the current version the call was checked
+	// against.
+	SkillID, Version string
+	// ToolID is the tool called.
+	ToolID string
+}
+
+// PrepareCall checks req against this host's view without running it:
+// the timeout's range, the input's size, the skill's current version and
+// its status, the artifact re-verified against the trust store, the
+// policy, the tool, and the input against the tool's input schema. The
+// errors are those Call returns for the same failures. The supervisor's
+// state is not consulted: the call does not run here.
+func (h *Host) PrepareCall(ctx context.Context, req CallRequest) (*CallCheck, error) {
+	if err := h.writable(); err != nil {
+		return nil, err
+	}
+	if req.Timeout < 0 || req.Timeout > MaxCallTimeout {
+		return nil, fmt.Errorf("%w: timeout %s is outside 0..%s", ErrBadRequest, req.Timeout, MaxCallTimeout)
+	}
+	id := strings.ToLower(strings.TrimSpace(req.SkillID))
+	p, err := h.check(ctx, id, req.ToolID, req.Input, false)
+	if err != nil {
+		return nil, err
+	}
+	return &CallCheck{SkillID: p.e.SkillID, Version: p.e.Version, ToolID: req.ToolID}, nil
+}
+
+// FinishRemoteCall checks the result of a call another host ran, as Call
+// checks its own sidecar's: the output is capped and validated against
+// the output schema of the version that ran it (re-verified here; a
+// version this host does not have is refused with ErrInvalidOutput), and
+// an A2UI document it carries is kept here for form submits. A failure
+// returns the result without its output, with a *CallError.
+func (h *Host) FinishRemoteCall(ctx context.Context, res *CallResult) (*CallResult, error) {
+	if err := h.writable(); err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("host: %w: no result", ErrInvalidOutput)
+	}
+	fail := func(err error) (*CallResult, error) {
+		bad := *res
+		bad.Output, bad.A2UI = nil, nil
+		return &bad, &CallError{Err: err, Result: &bad}
+	}
+	e, err := h.in.Inventory().Skill(ctx, strings.ToLower(strings.TrimSpace(res.SkillID)), res.Version)
+	if err != nil {
+		if errors.Is(err, inventory.ErrNotFound) {
+			return fail(fmt.Errorf("host: %w: %s %s ran elsewhere and is not installed here to check its output", ErrInvalidOutput, res.SkillID, res.Version))
+		}
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	v, err := h.verify(ctx, e)
+	if err != nil {
+		return fail(err)
+	}
+	sch, ok := v.schemas[res.ToolID]
+	if !ok {
+		return fail(fmt.Errorf("host: %w: %s has no tool %q", ErrUnknownTool, e.SkillID, res.ToolID))
+	}
+	out := *res
+	out.A2UI = nil
+	r := &Result{Output: out.Output}
+	if err := h.checkOutput(r, res.ToolID, sch); err != nil {
+		return fail(err)
+	}
+	return h.keepA2UI(&out, res.ToolID, nil)
+}
