@@ -144,20 +144,30 @@ func KillUnderLoad(ctx context.Context, c *Cluster, load Load, victim string, be
 		<-outc
 		return nil, err
 	}
+	// The watchers outlive the load by a little: a status request can
+	// take a moment while a stream the victim led elects a new leader.
+	// Each poll's time is when it was sent: the node computes its status
+	// as of then.
+	wctx, wstop := context.WithTimeout(ctx, after+10*time.Second)
+	defer wstop()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, n := range watch {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for lctx.Err() == nil {
-				if live, err := sees(lctx, n, victim); err == nil && !live {
+			for wctx.Err() == nil {
+				sent := time.Now()
+				if live, err := sees(wctx, n, victim); err == nil && !live {
 					mu.Lock()
-					r.Lost[n.Name] = time.Since(r.Killed)
+					r.Lost[n.Name] = sent.Sub(r.Killed)
 					mu.Unlock()
 					return
 				}
-				sleep(20 * time.Millisecond)
+				select {
+				case <-wctx.Done():
+				case <-time.After(20 * time.Millisecond):
+				}
 			}
 		}()
 	}
