@@ -140,8 +140,13 @@ func TestCluster(t *testing.T) {
 		// each in it once (every node applied them, one stored), and the
 		// hook's outcomes (hook:dispatched, published by whichever node ran
 		// the hook) are one per quarantine.
+		reads := 0
 		count := func(ctx context.Context) (quarantined, outcomes int, failed []host.Event, err error) {
-			err = cn.Client.Events(ctx, host.EventsRequest{After: 0}, func(e host.Event) error {
+			n := []*clusterproc.Node{cn, a, b}[reads%3] // any node streams the cluster's events
+			reads++
+			total := 0
+			err = n.Client.Events(ctx, host.EventsRequest{After: 0}, func(e host.Event) error {
+				total++
 				switch {
 				case e.Kind == "skill:quarantined" && (e.SkillID == "test.hk" || e.SkillID == "test.mark"):
 					quarantined++
@@ -153,6 +158,9 @@ func TestCluster(t *testing.T) {
 				}
 				return nil
 			})
+			if err == nil && total == 0 {
+				err = fmt.Errorf("GET /v1/events through %s replayed no event at all", n.Name)
+			}
 			return
 		}
 		took := eventually(t, "the four hooks' outcomes", func(ctx context.Context) error {
