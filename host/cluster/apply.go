@@ -318,7 +318,9 @@ func (n *Node) applyMsg(ctx context.Context, seq uint64, data []byte) error {
 	}); err != nil && ctx.Err() == nil {
 		n.log.Warn("reading the events of an op", "seq", seq, "error", err)
 	}
-	n.opApplied(ctx, seq, op.At, evs)
+	if !op.Quiet {
+		n.opApplied(ctx, seq, op.At, evs)
+	}
 
 	s.mu.Lock()
 	s.applied = seq

@@ -255,6 +255,9 @@ func (n *Node) followLocal(ctx context.Context) {
 		err := n.host.Events(ctx, host.EventsRequest{After: -1, Follow: true}, func(ev host.Event) error {
 			if ev.ID > 0 && ev.Principal == host.PrincipalAnomaly {
 				n.publishEvent(ctx, ev, fmt.Sprintf("%s-%d", n.Name(), ev.ID), nats.Header{})
+				if ev.Kind == "skill:quarantined" {
+					n.replicateAnomaly(ctx, ev)
+				}
 			}
 			return nil
 		})
@@ -268,6 +271,21 @@ func (n *Node) followLocal(ctx context.Context) {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
 		}
+	}
+}
+
+// replicateAnomaly makes a quarantine by this node's anomaly detector the
+// cluster's: an op every node applies (this one finds the version
+// quarantined already), quiet because ev is published already. Its
+// principal names the node, system:anomaly@<node>: the other nodes record
+// who quarantined, and do not take it for their own detector's.
+func (n *Node) replicateAnomaly(ctx context.Context, ev host.Event) {
+	qctx, cancel := context.WithTimeout(host.WithPrincipal(ctx, host.PrincipalAnomaly+"@"+n.Name()), 30*time.Second)
+	defer cancel()
+	req := host.StatusRequest{SkillID: ev.SkillID, Version: ev.Version, Reason: ev.Reason}
+	if _, err := n.submit(qctx, Op{Kind: OpQuarantine, Status: &req, Quiet: true}); err != nil && ctx.Err() == nil {
+		n.log.Error("the anomaly quarantine was not replicated; the other nodes still serve the version",
+			"skill_id", ev.SkillID, "skill_version", ev.Version, "error", err)
 	}
 }
 

@@ -250,4 +250,23 @@ func TestAnomalyQuarantinePublishedByItsNode(t *testing.T) {
 	if m.Header.Get(HeaderNode) != "n0" || m.Header.Get(HeaderOpSeq) != "" {
 		t.Fatalf("published with headers %v, want node n0 and no op", m.Header)
 	}
+	// The quarantine is the cluster's: an op the other nodes apply, quiet
+	// (the event above is its only one in the stream).
+	for i := 1; i < 3; i++ {
+		for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+			info, err := c.hosts[i].Info(ctx, host.SkillRef{SkillID: "palyra.event_log"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Inventory.Status == "quarantined" {
+				break
+			}
+			if time.Since(start) > time.Minute { // a failure bound, not a measurement
+				t.Fatalf("node %d: palyra.event_log is %+v, want the anomaly quarantine replicated", i, info.Inventory)
+			}
+		}
+	}
+	if got := readEvents(t, c.nodes[2], 0); len(got) != 1 {
+		t.Fatalf("the cluster's stream holds %d events after the replicated quarantine, want 1: %+v", len(got), got)
+	}
 }

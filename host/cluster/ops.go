@@ -84,6 +84,9 @@ type Op struct {
 	// hook_enable, hook_remove.
 	HookID  string `json:"hook_id,omitempty"`
 	Enabled bool   `json:"enabled,omitempty"`
+	// Quiet: the op's origin published its event already (a quarantine
+	// by its anomaly detector); the nodes that apply it publish none.
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // InstallOptions are an install op's InstallRequest: every field but the
