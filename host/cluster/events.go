@@ -142,19 +142,13 @@ func (n *Node) initPublisher(ctx context.Context) {
 
 func (n *Node) startEvents(ctx context.Context) error {
 	n.initPublisher(ctx)
-	cons, err := n.link.JetStream().CreateOrUpdateConsumer(ctx, EventsStream, jetstream.ConsumerConfig{
-		Durable:     HooksConsumer,
-		Description: "Palyra-Go hooks: each lifecycle event to one node, which fires its hooks",
-		// Events stored before the consumer first existed (a cluster
-		// that ran without it) fire no hooks.
-		DeliverPolicy: jetstream.DeliverNewPolicy,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       hooksAckWait,
-		MaxDeliver:    -1,
-		// One event's hooks at a time in the cluster, in stream order.
-		MaxAckPending: 1,
-		FilterSubject: HooksFilterSubject,
-		Replicas:      n.link.cfg.Replicas,
+	// The consumer is created (or found) with retries, bounded by the
+	// link's ConnectTimeout: a node restarted right after another died
+	// meets the consumer's raft group electing a leader.
+	var cons jetstream.Consumer
+	err := withRetry(ctx, n.link.cfg.ConnectTimeout, func(c context.Context) (err error) {
+		cons, err = n.link.JetStream().CreateOrUpdateConsumer(c, EventsStream, hooksConsumerConfig(n.link.cfg.Replicas))
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: hooks consumer %s: %w", HooksConsumer, Unavailable(err))
@@ -170,6 +164,43 @@ func (n *Node) startEvents(ctx context.Context) error {
 	}()
 	n.goLoop(n.followLocal)
 	return nil
+}
+
+// hooksConsumerConfig is the durable consumer HooksConsumer.
+func hooksConsumerConfig(replicas int) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:     HooksConsumer,
+		Description: "Palyra-Go hooks: each lifecycle event to one node, which fires its hooks",
+		// Events stored before the consumer first existed (a cluster
+		// that ran without it) fire no hooks.
+		DeliverPolicy: jetstream.DeliverNewPolicy,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       hooksAckWait,
+		MaxDeliver:    -1,
+		// One event's hooks at a time in the cluster, in stream order.
+		MaxAckPending: 1,
+		FilterSubject: HooksFilterSubject,
+		Replicas:      replicas,
+	}
+}
+
+// withRetry runs fn (each try bounded by publishBudget) until it succeeds,
+// ctx ends or budget has passed, 250 ms apart; the last error otherwise.
+func withRetry(ctx context.Context, budget time.Duration, fn func(context.Context) error) error {
+	giveUp := time.Now().Add(budget)
+	for {
+		c, cancel := context.WithTimeout(ctx, publishBudget)
+		err := fn(c)
+		cancel()
+		if err == nil || ctx.Err() != nil || time.Now().After(giveUp) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // stopEvents stops pulling events for hooks and waits for the event whose
@@ -403,7 +434,9 @@ func (n *Node) fireEvent(ctx context.Context, msg jetstream.Msg) {
 // Events implements host.Service over the cluster's events stream: the
 // events after req.After (a stream sequence, which is an event's ID on
 // every node; req.After < 0: none of the past), then, with req.Follow,
-// live ones until ctx ends or the node closes.
+// live ones until ctx ends or the node closes. Events are read by
+// sequence (like the ops applier), woken by a plain subscription to the
+// events' subjects; a follower rides out a stream leader's re-election.
 func (n *Node) Events(ctx context.Context, req host.EventsRequest, fn func(host.Event) error) error {
 	if !req.Follow && req.After < 0 {
 		return nil
@@ -412,55 +445,86 @@ func (n *Node) Events(ctx context.Context, req host.EventsRequest, fn func(host.
 	defer cancel()
 	defer context.AfterFunc(n.ctx, cancel)()
 	s := n.link.Events()
-	var last uint64
-	if !req.Follow {
-		info, err := s.Info(ctx)
+	wake := make(chan struct{}, 1)
+	if req.Follow {
+		sub, err := n.link.Conn().Subscribe(EventsSubjectPrefix+">", func(*nats.Msg) {
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		})
 		if err != nil {
 			return fmt.Errorf("cluster: events: %w", Unavailable(err))
 		}
-		last = info.State.LastSeq
-		if last <= uint64(req.After) {
+		defer sub.Unsubscribe()
+	}
+	// bounds returns the stream's first and last sequences.
+	bounds := func() (uint64, uint64, error) {
+		c, cancel := context.WithTimeout(ctx, publishBudget)
+		defer cancel()
+		info, err := s.Info(c)
+		if err != nil {
+			return 0, 0, err
+		}
+		return info.State.FirstSeq, info.State.LastSeq, nil
+	}
+	first, last, err := bounds()
+	if err != nil {
+		if ctx.Err() != nil {
 			return nil
 		}
+		return fmt.Errorf("cluster: events: %w", Unavailable(err))
 	}
-	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverNewPolicy}
+	next := last + 1
 	if req.After >= 0 {
-		cfg = jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: uint64(req.After) + 1}
+		next = uint64(req.After) + 1
 	}
-	cons, err := s.OrderedConsumer(ctx, cfg)
-	if err != nil {
-		if n.ctx.Err() != nil {
+	for {
+		next = max(next, first)
+		for next <= last {
+			c, cancel := context.WithTimeout(ctx, publishBudget)
+			m, err := s.GetMsg(c, next)
+			cancel()
+			switch {
+			case errors.Is(err, jetstream.ErrMsgNotFound):
+				next++ // aged out or deleted
+				continue
+			case err != nil && ctx.Err() != nil:
+				return nil
+			case err != nil && !req.Follow:
+				return fmt.Errorf("cluster: events: %w", Unavailable(err))
+			case err != nil:
+				n.log.Debug("reading the events stream; retrying", "seq", next, "error", err)
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(250 * time.Millisecond):
+				}
+				continue
+			}
+			var ev host.Event
+			if err := json.Unmarshal(m.Data, &ev); err != nil {
+				n.log.Warn("event not decodable; skipped", "seq", next, "error", err)
+			} else {
+				ev.ID = int64(m.Sequence)
+				if err := fn(ev); err != nil {
+					return err
+				}
+			}
+			next++
+		}
+		if !req.Follow {
 			return nil
 		}
-		return fmt.Errorf("cluster: events: %w", Unavailable(err))
-	}
-	it, err := cons.Messages()
-	if err != nil {
-		return fmt.Errorf("cluster: events: %w", Unavailable(err))
-	}
-	defer it.Stop()
-	for {
-		msg, err := it.Next(jetstream.NextContext(ctx))
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("cluster: events: %w", Unavailable(err))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case <-time.After(time.Second):
 		}
-		meta, err := msg.Metadata()
-		if err != nil {
-			return fmt.Errorf("cluster: events: %w", err)
-		}
-		var ev host.Event
-		if err := json.Unmarshal(msg.Data(), &ev); err != nil {
-			n.log.Warn("event not decodable; skipped", "seq", meta.Sequence.Stream, "error", err)
-		} else {
-			ev.ID = int64(meta.Sequence.Stream)
-			if err := fn(ev); err != nil {
-				return err
-			}
-		}
-		if !req.Follow && (meta.Sequence.Stream >= last || meta.NumPending == 0) {
+		if f, l, err := bounds(); err == nil {
+			first, last = f, l
+		} else if ctx.Err() != nil {
 			return nil
 		}
 	}

@@ -138,6 +138,9 @@ type msgGetResponse struct {
 	} `json:"message,omitempty"`
 }
 
+// kvReadTry bounds one try of a key space read.
+const kvReadTry = time.Second
+
 // load reads skillID's key space and its revision from the stream leader:
 // an empty Space and revision 0 when the skill never wrote, an empty Space
 // and the marker's revision after a delete or purge.
@@ -150,7 +153,22 @@ func (s *KVStorage) load(ctx context.Context, skillID string) (*storage.Space, u
 		ctx, cancel = context.WithTimeout(ctx, kvReadTimeout)
 		defer cancel()
 	}
-	msg, err := s.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+s.stream, req)
+	// A leader that died leaves the request unanswered until the replicas
+	// elect another (a few seconds): short tries, until ctx ends.
+	var msg *nats.Msg
+	var err error
+	for {
+		try, cancel := context.WithTimeout(ctx, kvReadTry)
+		msg, err = s.nc.RequestWithContext(try, "$JS.API.STREAM.MSG.GET."+s.stream, req)
+		cancel()
+		if err == nil || ctx.Err() != nil || !(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout)) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("storage: read key space of skill %s: %w", skillID, Unavailable(err))
 	}

@@ -108,8 +108,14 @@ func (r *router) register(skills []string) (micro.Service, error) {
 	return svc, nil
 }
 
+// queueFactor is how far past its in-flight bound a node takes the calls
+// other nodes send it: the bound spreads calls (a node that has room runs
+// them itself), and a cluster that is busy everywhere queues them in the
+// sidecars' queues rather than refusing them.
+const queueFactor = 8
+
 // handle answers a call request: busy when this node does not serve the
-// skill, is full, is stopping or got the request after its accept-by time
+// skill, is full (queueFactor × its in-flight bound), is stopping or got the request after its accept-by time
 // (the call does not start); else accepted at once, then the result of
 // the local host's Call, run under the request's deadline and principal,
 // on its own goroutine.
@@ -137,7 +143,7 @@ func (r *router) handle(req micro.Request) {
 	// stopRouting sets stopping under, so no call starts after it waits.
 	r.mu.Lock()
 	_, served := slices.BinarySearch(r.served, skill)
-	ok = !r.stopping && served && !time.Now().After(env.AcceptBy) && r.inFlight[skill] < r.maxInFlight
+	ok = !r.stopping && served && !time.Now().After(env.AcceptBy) && r.inFlight[skill] < r.maxInFlight*queueFactor
 	if ok {
 		r.inFlight[skill]++
 		r.serving.Add(1)
