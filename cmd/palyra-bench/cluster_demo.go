@@ -184,8 +184,8 @@ func clusterDemo(ctx context.Context, o options, stdout io.Writer, progress func
 	}
 	say("    c seen lost by the survivors (GET /v1/cluster, NATS liveness window): %s", lost)
 	say("  c restarted: caught up and serving %v after its start", catchUp.Round(time.Millisecond))
-	say("  NATS: streams %s, %s; object store %s; KV %s; subjects %s*, %s*, %s<skill>, %s<node>.heartbeat",
-		cluster.OpsStream, cluster.EventsStream, cluster.ArtifactStore, cluster.StorageBucket,
+	say("  NATS: streams %s, %s; object store %s; KV %s, %s; subjects %s*, %s*, %s<skill>, %s<node>.heartbeat",
+		cluster.OpsStream, cluster.EventsStream, cluster.ArtifactStore, cluster.StorageBucket, cluster.SecretsBucket,
 		cluster.OpsSubjectPrefix, cluster.EventsSubjectPrefix, cluster.CallSubjectPrefix, cluster.HeartbeatSubjectPrefix)
 	var wrong []string
 	if len(kr.Bad) > 0 {

@@ -34,17 +34,29 @@ func objectDigest(sum []byte) string {
 func (n *Node) putArtifact(ctx context.Context, data []byte) (string, error) {
 	sum := sha256.Sum256(data)
 	name := hex.EncodeToString(sum[:])
-	ctx, cancel := context.WithTimeout(ctx, publishBudget+time.Duration(len(data)>>20)*time.Second)
-	defer cancel()
 	store := n.link.artifacts
-	info, err := store.GetInfo(ctx, name)
-	switch {
-	case err == nil && !info.Deleted && info.Digest == objectDigest(sum[:]) && info.Size == uint64(len(data)):
-		return name, nil
-	case err != nil && !errors.Is(err, jetstream.ErrObjectNotFound):
+	var stored bool
+	if err := retryUnavailable(ctx, writeBudget, func(c context.Context) error {
+		info, err := store.GetInfo(c, name)
+		switch {
+		case err == nil && !info.Deleted && info.Digest == objectDigest(sum[:]) && info.Size == uint64(len(data)):
+			stored = true
+			return nil
+		case err != nil && !errors.Is(err, jetstream.ErrObjectNotFound):
+			return err
+		}
+		return nil
+	}); err != nil {
 		return "", fmt.Errorf("cluster: look up artifact %s: %w", name, Unavailable(err))
 	}
-	if _, err := store.Put(ctx, jetstream.ObjectMeta{Name: name, Description: "palyra skill artifact"}, bytes.NewReader(data)); err != nil {
+	if stored {
+		return name, nil
+	}
+	// One put, bounded by the budget and a second per MiB (a put retried
+	// after a partial one starts over under the same name).
+	pctx, cancel := context.WithTimeout(ctx, writeBudget+time.Duration(len(data)>>20)*time.Second)
+	defer cancel()
+	if _, err := store.Put(pctx, jetstream.ObjectMeta{Name: name, Description: "palyra skill artifact"}, bytes.NewReader(data)); err != nil {
 		return "", fmt.Errorf("cluster: store artifact %s: %w", name, Unavailable(err))
 	}
 	return name, nil

@@ -164,6 +164,12 @@ func (s *KVStorage) load(ctx context.Context, skillID string) (*storage.Space, u
 		if err == nil || ctx.Err() != nil || !(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout)) {
 			break
 		}
+		// No leader now: a replica's copy answers the read (it may lag
+		// the last write by a moment; a write still goes to the leader
+		// and checks the revision, so nothing is lost on it).
+		if sp, rev, ok := s.loadReplica(ctx, skillID); ok {
+			return sp, rev, nil
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(50 * time.Millisecond):
@@ -197,6 +203,25 @@ func (s *KVStorage) load(ctx context.Context, skillID string) (*storage.Space, u
 		return nil, 0, fmt.Errorf("storage: key space of skill %s (revision %d): %w", skillID, m.Sequence, err)
 	}
 	return sp, m.Sequence, nil
+}
+
+// loadReplica reads skillID's key space from any replica of the bucket
+// (a direct get); ok is false when none answers within kvReadTry.
+func (s *KVStorage) loadReplica(ctx context.Context, skillID string) (*storage.Space, uint64, bool) {
+	try, cancel := context.WithTimeout(ctx, kvReadTry)
+	defer cancel()
+	e, err := s.kv.Get(try, kvKey(skillID))
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return &storage.Space{}, 0, true
+	case err != nil:
+		return nil, 0, false
+	}
+	sp, err := storage.DecodeSpace(e.Value())
+	if err != nil {
+		return nil, 0, false
+	}
+	return sp, e.Revision(), true
 }
 
 // lock takes this node's write lock of skillID.

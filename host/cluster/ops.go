@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -52,6 +53,33 @@ const (
 // publishBudget bounds a publish, an artifact put and a stream read when
 // the caller's context allows longer.
 const publishBudget = 5 * time.Second
+
+// writeBudget bounds the retries of a write (an op's append, an
+// artifact's put) that found no stream leader: longer than JetStream's
+// re-election after a leader's node died (its raft election timeout is
+// 4 to 9 s). With no quorum at all, a write fails with
+// ErrClusterUnavailable after it.
+const writeBudget = 20 * time.Second
+
+// retryUnavailable runs fn (each try bounded by publishBudget) until it
+// succeeds, fails otherwise than for the cluster's unavailability, ctx
+// ends or budget has passed, 250 ms apart; it returns the last error.
+func retryUnavailable(ctx context.Context, budget time.Duration, fn func(context.Context) error) error {
+	giveUp := time.Now().Add(budget)
+	for {
+		c, cancel := context.WithTimeout(ctx, publishBudget)
+		err := fn(c)
+		cancel()
+		if err == nil || !errors.Is(Unavailable(err), ErrClusterUnavailable) || ctx.Err() != nil || time.Now().After(giveUp) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
 
 // Op is one lifecycle change in OpsStream (JSON). The envelope fields are
 // common to every kind; the others are set for the kinds named.
@@ -204,14 +232,15 @@ func (n *Node) submit(ctx context.Context, op Op) (any, error) {
 		s.mu.Unlock()
 	}()
 
-	pctx, cancel := context.WithTimeout(ctx, publishBudget)
-	ack, err := n.link.js.Publish(pctx, OpsSubjectPrefix+op.Kind, data,
-		jetstream.WithMsgID(op.ID), jetstream.WithExpectStream(OpsStream))
-	cancel()
+	// Retried (the message id makes it safe) through a stream leader's
+	// re-election after a node died, which JetStream starts seconds later.
+	var ack *jetstream.PubAck
+	err = retryUnavailable(ctx, writeBudget, func(c context.Context) (err error) {
+		ack, err = n.link.js.Publish(c, OpsSubjectPrefix+op.Kind, data,
+			jetstream.WithMsgID(op.ID), jetstream.WithExpectStream(OpsStream))
+		return err
+	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
 		return nil, fmt.Errorf("cluster: append %s op: %w", op.Kind, Unavailable(err))
 	}
 	n.log.Debug("op appended", "kind", op.Kind, "seq", ack.Sequence, "op_id", op.ID, "duplicate", ack.Duplicate)

@@ -61,6 +61,8 @@ type Node struct {
 	// restart).
 	URL, Token string
 	Client     *client.Client
+	// KilledAt is when Kill last sent SIGKILL to it.
+	KilledAt time.Time
 
 	cmd     *exec.Cmd
 	done    chan struct{}
@@ -277,6 +279,7 @@ func (c *Cluster) Kill(name string) error {
 		return fmt.Errorf("node %s is not running", name)
 	}
 	kids := proctest.Children(n.PID())
+	n.KilledAt = time.Now()
 	if err := n.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		return err
 	}

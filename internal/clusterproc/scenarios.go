@@ -138,12 +138,14 @@ func KillUnderLoad(ctx context.Context, c *Cluster, load Load, victim string, be
 		}
 	}
 	r := &KillReport{Lost: map[string]time.Duration{}}
-	r.Killed = time.Now()
 	if err := c.Kill(victim); err != nil {
 		stop()
 		<-outc
 		return nil, err
 	}
+	// The signal's time, not the call's: listing the victim's children
+	// before it (a scan of /proc) can take a while on a loaded machine.
+	r.Killed = c.Node(victim).KilledAt
 	// The watchers outlive the load by a little: a status request can
 	// take a moment while a stream the victim led elects a new leader.
 	// Each poll's time is when it was sent: the node computes its status
