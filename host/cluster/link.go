@@ -347,7 +347,9 @@ func Unavailable(err error) error {
 		return fmt.Errorf("%w: %v", ErrClusterUnavailable, err)
 	}
 	var apiErr *jetstream.APIError
-	if errors.As(err, &apiErr) && (apiErr.Code == 503 || apiErr.Code == 504) {
+	// 10158 "duplicate message id is in process": an earlier try of the
+	// same write is still waiting for a quorum.
+	if errors.As(err, &apiErr) && (apiErr.Code == 503 || apiErr.Code == 504 || apiErr.ErrorCode == 10158) {
 		return fmt.Errorf("%w: %v", ErrClusterUnavailable, err)
 	}
 	return err
