@@ -63,7 +63,7 @@ const (
 	// event's hooks to ack or report progress before it redelivers the
 	// event to another node: a node that died mid-hook delays the
 	// cluster's hooks by this much.
-	hooksAckWait = 30 * time.Second
+	hooksAckWait = 10 * time.Second
 	// hooksProgressEvery is how often a node running hooks reports
 	// progress (resetting the ack wait).
 	hooksProgressEvery = hooksAckWait / 3
