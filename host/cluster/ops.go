@@ -21,6 +21,7 @@ import (
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/trust"
 )
 
 // OpVersion is the version of the op envelope this node writes and reads.
@@ -47,7 +48,15 @@ const (
 	OpHookEnable = "hook_enable"
 	// OpHookRemove is RemoveHook: Op.HookID.
 	OpHookRemove = "hook_remove"
+	// OpTrustRotate is RotateTrust: Op.Statement, the rotation
+	// statement's bytes (at most MaxOpStatementBytes).
+	OpTrustRotate = "trust_rotate"
 )
+
+// MaxOpStatementBytes bounds the rotation statement a trust_rotate op
+// carries (trust.MaxRotationSize): a larger one is refused before anything
+// is appended.
+const MaxOpStatementBytes = trust.MaxRotationSize
 
 // publishBudget bounds a publish, an artifact put and a stream read when
 // the caller's context allows longer.
@@ -84,6 +93,8 @@ type Op struct {
 	// hook_enable, hook_remove.
 	HookID  string `json:"hook_id,omitempty"`
 	Enabled bool   `json:"enabled,omitempty"`
+	// trust_rotate: the rotation statement's bytes.
+	Statement []byte `json:"statement,omitempty"`
 	// Quiet: the op's origin published its event already (a quarantine
 	// by its anomaly detector); the nodes that apply it publish none.
 	Quiet bool `json:"quiet,omitempty"`
@@ -355,4 +366,27 @@ func (n *Node) RemoveHook(ctx context.Context, hookID string) error {
 	}
 	_, err := n.submit(ctx, Op{Kind: OpHookRemove, HookID: hookID})
 	return err
+}
+
+// RotateTrust implements host.Service through the ops stream: the
+// statement is checked here (so a malformed one is refused before anything
+// is appended), then every node applies it to its own trust store, in
+// stream order, with its own replay protection and clock-skew check. The
+// result is this node's.
+func (n *Node) RotateTrust(ctx context.Context, req host.RotateTrustRequest) (*host.RotateTrustResult, error) {
+	if len(req.Statement) == 0 {
+		return nil, invalid("the rotation statement is empty")
+	}
+	if len(req.Statement) > MaxOpStatementBytes {
+		return nil, fmt.Errorf("%w: the statement is %d bytes, the limit is %d bytes (MaxOpStatementBytes)",
+			trust.ErrInvalidRotation, len(req.Statement), MaxOpStatementBytes)
+	}
+	rot, err := trust.ParseRotation(req.Statement)
+	if err != nil {
+		return nil, err
+	}
+	if err := rot.Verify(); err != nil {
+		return nil, err
+	}
+	return result[host.RotateTrustResult](n.submit(ctx, Op{Kind: OpTrustRotate, Statement: req.Statement}))
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/internal/testskill"
 )
 
@@ -164,7 +165,35 @@ const (
 	skillA = "conf.alpha" // installed first; quarantined, enabled, disabled
 	skillB = "conf.beta"  // removed at the end
 	skillU = "conf.gamma" // upgraded last: a failing 1.1.0 is held back
+	skillR = "conf.delta" // signed by the publisher's rotated key
 )
+
+// rotatedKey is the suite publisher's key after rotate_trust, and
+// rotatedAt when that statement was issued.
+var (
+	rotatedKey = testskill.Key(44)
+	rotatedAt  = time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+)
+
+// rotation makes a signed rotation statement moving publisher from oldKey
+// to newKey.
+func rotation(t *testing.T, publisher string, oldKey, newKey ed25519.PrivateKey, at time.Time) *trust.Rotation {
+	t.Helper()
+	r, err := trust.NewRotation(publisher, oldKey, newKey, at, "conformance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func marshalRotation(t *testing.T, r *trust.Rotation) []byte {
+	t.Helper()
+	b, err := r.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 // callVersion calls skillU and checks the version that served.
 func callVersion(ctx context.Context, t *testing.T, s host.Service, want string) {
@@ -557,6 +586,60 @@ func cases() []Case {
 			}
 			callVersion(ctx, t, s, "1.2.0")
 			_, err = s.Remove(ctx, host.RemoveRequest{SkillID: skillU})
+			return err
+		}},
+		// Key rotation: the last cases, since the suite's publisher then
+		// signs with rotatedKey.
+		{Name: "rotate_trust_not_a_statement", Code: "invalid_rotation", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.RotateTrust(ctx, host.RotateTrustRequest{Statement: []byte(`{"schema_version":1}`)})
+			return err
+		}},
+		{Name: "rotate_trust_bad_signature", Code: "rotation_signature_invalid", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			r := rotation(t, Publisher, Key, rotatedKey, rotatedAt)
+			r.NewKeySignature = append([]byte(nil), r.OldKeySignature...)
+			_, err := s.RotateTrust(ctx, host.RotateTrustRequest{Statement: marshalRotation(t, r)})
+			return err
+		}},
+		{Name: "rotate_trust_unknown_publisher", Code: "rotation_not_applicable", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.RotateTrust(ctx, host.RotateTrustRequest{Statement: marshalRotation(t, rotation(t, "nobody", otherKey, rotatedKey, rotatedAt))})
+			return err
+		}},
+		{Name: "rotate_trust", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			stmt := marshalRotation(t, rotation(t, Publisher, Key, rotatedKey, rotatedAt))
+			res, err := s.RotateTrust(ctx, host.RotateTrustRequest{Statement: stmt})
+			if err != nil {
+				return err
+			}
+			if res.Publisher != Publisher || res.Outcome != "tofu_pin_moved" || len(res.StatementSHA256) != 64 {
+				t.Fatalf("rotate: %+v", res)
+			}
+			// Applying it again changes nothing.
+			if res, err = s.RotateTrust(ctx, host.RotateTrustRequest{Statement: stmt}); err != nil || res.Outcome != "already_applied" {
+				t.Fatalf("rotate again: %+v, %v", res, err)
+			}
+			return nil
+		}},
+		{Name: "install_signed_by_the_rotated_key", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := s.Install(ctx, host.InstallRequest{Artifact: artifact(t, skillR, "1.0.0", Publisher, rotatedKey)})
+			if err != nil {
+				return err
+			}
+			if !res.Installed || res.Status != "active" {
+				t.Fatalf("install: %+v", res)
+			}
+			if res, err := call(ctx, s, skillR, `{"text":"rotated"}`); err != nil || res.Version != "1.0.0" {
+				t.Fatalf("call %s: %+v, %v", skillR, res, err)
+			}
+			return nil
+		}},
+		{Name: "install_signed_by_the_old_key_after_rotation", Code: "tofu_key_mismatch", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Install(ctx, host.InstallRequest{Artifact: artifact(t, skillR, "1.1.0", Publisher, Key), AllowTOFU: true})
+			return err
+		}},
+		{Name: "rotate_trust_replayed", Code: "rotation_replayed", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			// Back to the old key, but dated before the applied statement.
+			stmt := marshalRotation(t, rotation(t, Publisher, rotatedKey, Key, rotatedAt.Add(-time.Hour)))
+			_, err := s.RotateTrust(ctx, host.RotateTrustRequest{Statement: stmt})
 			return err
 		}},
 	}

@@ -42,6 +42,7 @@ const (
 	HostService_DisableSkill_FullMethodName    = "/palyra.host.v1.HostService/DisableSkill"
 	HostService_RemoveSkill_FullMethodName     = "/palyra.host.v1.HostService/RemoveSkill"
 	HostService_Reaudit_FullMethodName         = "/palyra.host.v1.HostService/Reaudit"
+	HostService_RotateTrust_FullMethodName     = "/palyra.host.v1.HostService/RotateTrust"
 	HostService_CallTool_FullMethodName        = "/palyra.host.v1.HostService/CallTool"
 	HostService_SubmitForm_FullMethodName      = "/palyra.host.v1.HostService/SubmitForm"
 	HostService_ListHooks_FullMethodName       = "/palyra.host.v1.HostService/ListHooks"
@@ -82,6 +83,9 @@ type HostServiceClient interface {
 	RemoveSkill(ctx context.Context, in *RemoveSkillRequest, opts ...grpc.CallOption) (*RemoveSkillResponse, error)
 	// Reaudit re-audits every installed version now, quarantining what fails.
 	Reaudit(ctx context.Context, in *ReauditRequest, opts ...grpc.CallOption) (*ReauditResponse, error)
+	// RotateTrust applies a publisher's signed key rotation statement to the
+	// trust store (replay protection and clock skew checked).
+	RotateTrust(ctx context.Context, in *RotateTrustRequest, opts ...grpc.CallOption) (*RotateTrustResponse, error)
 	// CallTool runs a tool of the current version of a skill.
 	CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error)
 	// SubmitForm validates an A2UI form submit against the form of a
@@ -215,6 +219,16 @@ func (c *hostServiceClient) Reaudit(ctx context.Context, in *ReauditRequest, opt
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ReauditResponse)
 	err := c.cc.Invoke(ctx, HostService_Reaudit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) RotateTrust(ctx context.Context, in *RotateTrustRequest, opts ...grpc.CallOption) (*RotateTrustResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RotateTrustResponse)
+	err := c.cc.Invoke(ctx, HostService_RotateTrust_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -376,6 +390,9 @@ type HostServiceServer interface {
 	RemoveSkill(context.Context, *RemoveSkillRequest) (*RemoveSkillResponse, error)
 	// Reaudit re-audits every installed version now, quarantining what fails.
 	Reaudit(context.Context, *ReauditRequest) (*ReauditResponse, error)
+	// RotateTrust applies a publisher's signed key rotation statement to the
+	// trust store (replay protection and clock skew checked).
+	RotateTrust(context.Context, *RotateTrustRequest) (*RotateTrustResponse, error)
 	// CallTool runs a tool of the current version of a skill.
 	CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error)
 	// SubmitForm validates an A2UI form submit against the form of a
@@ -444,6 +461,9 @@ func (UnimplementedHostServiceServer) RemoveSkill(context.Context, *RemoveSkillR
 }
 func (UnimplementedHostServiceServer) Reaudit(context.Context, *ReauditRequest) (*ReauditResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Reaudit not implemented")
+}
+func (UnimplementedHostServiceServer) RotateTrust(context.Context, *RotateTrustRequest) (*RotateTrustResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RotateTrust not implemented")
 }
 func (UnimplementedHostServiceServer) CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CallTool not implemented")
@@ -678,6 +698,24 @@ func _HostService_Reaudit_Handler(srv interface{}, ctx context.Context, dec func
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(HostServiceServer).Reaudit(ctx, req.(*ReauditRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_RotateTrust_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RotateTrustRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).RotateTrust(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_RotateTrust_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).RotateTrust(ctx, req.(*RotateTrustRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -937,6 +975,10 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Reaudit",
 			Handler:    _HostService_Reaudit_Handler,
+		},
+		{
+			MethodName: "RotateTrust",
+			Handler:    _HostService_RotateTrust_Handler,
 		},
 		{
 			MethodName: "CallTool",
