@@ -415,6 +415,11 @@ func (n *Node) applyOp(ctx context.Context, seq uint64, op Op) outcome {
 			return missing("statement")
 		}
 		return wrap(h.RotateTrust(actx, host.RotateTrustRequest{Statement: op.Statement}))
+	case OpPolicySet:
+		if len(op.Profile) == 0 {
+			return missing("profile")
+		}
+		return wrap(h.SetPolicy(actx, host.SetPolicyRequest{Profile: op.Profile}))
 	}
 	return outcome{err: fmt.Errorf("%w: seq %d: unknown kind %q", ErrInvalidOp, seq, op.Kind)}
 }

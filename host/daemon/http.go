@@ -20,6 +20,7 @@ import (
 	"github.com/palyra-go/palyra/host/a2ui"
 	"github.com/palyra-go/palyra/host/console"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/trust"
 )
 
@@ -223,6 +224,18 @@ func (d *Daemon) apiMux() *http.ServeMux {
 			return err
 		}
 		res, err := d.svc.RotateTrust(r.Context(), host.RotateTrustRequest{Statement: stmt})
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, res)
+	})
+	// The body is the profile's TOML (policy.toml).
+	d.route(mux, "PUT /v1/policy", false, func(w http.ResponseWriter, r *http.Request) error {
+		prof, err := d.readBody(r, policy.MaxProfileBytes)
+		if err != nil {
+			return err
+		}
+		res, err := d.svc.SetPolicy(r.Context(), host.SetPolicyRequest{Profile: prof})
 		if err != nil {
 			return err
 		}

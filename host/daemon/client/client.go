@@ -335,6 +335,16 @@ func (c *Client) RotateTrust(ctx context.Context, req host.RotateTrustRequest) (
 	return &out, nil
 }
 
+// SetPolicy implements host.Service: PUT /v1/policy with the profile's
+// TOML as the body.
+func (c *Client) SetPolicy(ctx context.Context, req host.SetPolicyRequest) (*host.PolicyResult, error) {
+	var out host.PolicyResult
+	if err := c.do(ctx, http.MethodPut, "/v1/policy", nil, "application/toml", bytes.NewReader(req.Profile), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // callBody is the body of a tool call.
 type callBody struct {
 	Input     json.RawMessage `json:"input,omitempty"`

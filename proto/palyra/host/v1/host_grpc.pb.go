@@ -43,6 +43,7 @@ const (
 	HostService_RemoveSkill_FullMethodName     = "/palyra.host.v1.HostService/RemoveSkill"
 	HostService_Reaudit_FullMethodName         = "/palyra.host.v1.HostService/Reaudit"
 	HostService_RotateTrust_FullMethodName     = "/palyra.host.v1.HostService/RotateTrust"
+	HostService_SetPolicy_FullMethodName       = "/palyra.host.v1.HostService/SetPolicy"
 	HostService_CallTool_FullMethodName        = "/palyra.host.v1.HostService/CallTool"
 	HostService_SubmitForm_FullMethodName      = "/palyra.host.v1.HostService/SubmitForm"
 	HostService_ListHooks_FullMethodName       = "/palyra.host.v1.HostService/ListHooks"
@@ -86,6 +87,8 @@ type HostServiceClient interface {
 	// RotateTrust applies a publisher's signed key rotation statement to the
 	// trust store (replay protection and clock skew checked).
 	RotateTrust(ctx context.Context, in *RotateTrustRequest, opts ...grpc.CallOption) (*RotateTrustResponse, error)
+	// SetPolicy replaces the operator profile (policy.toml), live.
+	SetPolicy(ctx context.Context, in *SetPolicyRequest, opts ...grpc.CallOption) (*SetPolicyResponse, error)
 	// CallTool runs a tool of the current version of a skill.
 	CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error)
 	// SubmitForm validates an A2UI form submit against the form of a
@@ -229,6 +232,16 @@ func (c *hostServiceClient) RotateTrust(ctx context.Context, in *RotateTrustRequ
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(RotateTrustResponse)
 	err := c.cc.Invoke(ctx, HostService_RotateTrust_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) SetPolicy(ctx context.Context, in *SetPolicyRequest, opts ...grpc.CallOption) (*SetPolicyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetPolicyResponse)
+	err := c.cc.Invoke(ctx, HostService_SetPolicy_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -393,6 +406,8 @@ type HostServiceServer interface {
 	// RotateTrust applies a publisher's signed key rotation statement to the
 	// trust store (replay protection and clock skew checked).
 	RotateTrust(context.Context, *RotateTrustRequest) (*RotateTrustResponse, error)
+	// SetPolicy replaces the operator profile (policy.toml), live.
+	SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error)
 	// CallTool runs a tool of the current version of a skill.
 	CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error)
 	// SubmitForm validates an A2UI form submit against the form of a
@@ -464,6 +479,9 @@ func (UnimplementedHostServiceServer) Reaudit(context.Context, *ReauditRequest) 
 }
 func (UnimplementedHostServiceServer) RotateTrust(context.Context, *RotateTrustRequest) (*RotateTrustResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RotateTrust not implemented")
+}
+func (UnimplementedHostServiceServer) SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetPolicy not implemented")
 }
 func (UnimplementedHostServiceServer) CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CallTool not implemented")
@@ -716,6 +734,24 @@ func _HostService_RotateTrust_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(HostServiceServer).RotateTrust(ctx, req.(*RotateTrustRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_SetPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetPolicyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).SetPolicy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_SetPolicy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).SetPolicy(ctx, req.(*SetPolicyRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -979,6 +1015,10 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RotateTrust",
 			Handler:    _HostService_RotateTrust_Handler,
+		},
+		{
+			MethodName: "SetPolicy",
+			Handler:    _HostService_SetPolicy_Handler,
 		},
 		{
 			MethodName: "CallTool",
