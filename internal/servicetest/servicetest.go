@@ -168,6 +168,10 @@ const (
 	skillR = "conf.delta" // signed by the publisher's rotated key
 )
 
+// lowWallClock is a profile whose wall-clock cap is below what the
+// suite's manifests ask for.
+const lowWallClock = "[quotas]\nmax_wall_clock_ms = 1000\n"
+
 // rotatedKey is the suite publisher's key after rotate_trust, and
 // rotatedAt when that statement was issued.
 var (
@@ -640,6 +644,40 @@ func cases() []Case {
 			// Back to the old key, but dated before the applied statement.
 			stmt := marshalRotation(t, rotation(t, Publisher, rotatedKey, Key, rotatedAt.Add(-time.Hour)))
 			_, err := s.RotateTrust(ctx, host.RotateTrustRequest{Statement: stmt})
+			return err
+		}},
+		// The operator policy: the suite's manifests ask for a wall-clock
+		// timeout of 5000 ms.
+		{Name: "set_policy_invalid", Code: "invalid_policy_profile", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte("[quotas]\nmax_wall_clock = 1000\n")})
+			return err
+		}},
+		{Name: "set_policy_lowers_a_cap", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := s.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte(lowWallClock)})
+			if err != nil {
+				return err
+			}
+			if len(res.SHA256) != 64 || res.Summary.MaxWallClockMS != 1000 {
+				t.Fatalf("set policy: %+v", res)
+			}
+			st, err := s.Cluster(ctx)
+			if err != nil {
+				return err
+			}
+			if got := st.Nodes[0].PolicySHA256; got != res.SHA256 {
+				t.Fatalf("cluster reports policy %s, SetPolicy gave %s", got, res.SHA256)
+			}
+			return nil
+		}},
+		{Name: "call_outside_the_new_policy", Code: "policy_violation", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := call(ctx, s, skillR, `{"text":"capped"}`)
+			return err
+		}},
+		{Name: "set_policy_back", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			if _, err := s.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte("[quotas]\nmax_wall_clock_ms = 60000\n")}); err != nil {
+				return err
+			}
+			_, err := call(ctx, s, skillR, `{"text":"uncapped"}`)
 			return err
 		}},
 	}
