@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/internal/testskill"
 )
@@ -40,11 +41,12 @@ func rotationStatement(t *testing.T, from, to ed25519.PrivateKey, at time.Time) 
 	return b
 }
 
-// TestTrustRotationReplicated: a rotation statement given to one node is
-// an op every node applies to its own trust store, a malformed one is
-// refused before anything is appended, and a node closed meanwhile
-// applies the rotations it missed when it reopens.
-func TestTrustRotationReplicated(t *testing.T) {
+// TestTrustAndPolicyReplicated: a rotation statement or an operator
+// profile given to one node is an op every node applies to its own trust
+// store or policy, a malformed one is refused before anything is
+// appended, and a node closed meanwhile applies what it missed when it
+// reopens.
+func TestTrustAndPolicyReplicated(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	ms := startCluster(t, 3)
@@ -86,9 +88,42 @@ func TestTrustRotationReplicated(t *testing.T) {
 		}
 	})
 
+	t.Run("every node applies the policy", func(t *testing.T) {
+		res, err := ms[0].node.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte("[quotas]\nmax_wall_clock_ms = 30000\n")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := ms[0].node.Applied()
+		for _, m := range ms {
+			eventually(t, m.cfg.NodeName+" applied the policy", func() bool { return m.node.Applied() >= last })
+			if got := m.host.PolicySHA256(); got != res.SHA256 {
+				t.Fatalf("%s judges by policy %s, want %s", m.cfg.NodeName, got, res.SHA256)
+			}
+		}
+		eventually(t, "node 0 sees every node's heartbeat with the new policy", func() bool {
+			st, err := ms[0].node.Cluster(ctx)
+			if err != nil || len(st.Nodes) != len(ms) {
+				return false
+			}
+			for _, n := range st.Nodes {
+				if n.PolicySHA256 != res.SHA256 {
+					return false
+				}
+			}
+			return true
+		})
+		if _, err := ms[1].node.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte("[quotas]\nbogus = 1\n")}); !errors.Is(err, policy.ErrInvalidProfile) {
+			t.Fatalf("invalid profile: err %v, want invalid_policy_profile", err)
+		}
+	})
+
 	t.Run("a node closed meanwhile catches up when it reopens", func(t *testing.T) {
 		m := ms[2]
 		m.closeNode(t)
+		pol, err := ms[1].node.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte("[quotas]\nmax_wall_clock_ms = 20000\n")})
+		if err != nil {
+			t.Fatal(err)
+		}
 		res, err := ms[1].node.RotateTrust(ctx, host.RotateTrustRequest{Statement: rotationStatement(t, key1, key2, at.Add(time.Minute))})
 		if err != nil || res.Outcome != string(trust.RotationAllowlistKeyReplaced) {
 			t.Fatalf("rotate: %+v, %v", res, err)
@@ -97,6 +132,9 @@ func TestTrustRotationReplicated(t *testing.T) {
 		for _, m := range ms {
 			if got := trustedKeys(t, m, "acme"); !slices.Equal(got, []string{keyHex(key2)}) {
 				t.Fatalf("%s trusts %v, want only %s", m.cfg.NodeName, got, keyHex(key2))
+			}
+			if got := m.host.PolicySHA256(); got != pol.SHA256 {
+				t.Fatalf("%s judges by policy %s, want %s", m.cfg.NodeName, got, pol.SHA256)
 			}
 		}
 		// A stale statement (issued before the last one) is the local
