@@ -39,9 +39,13 @@ type NodeStatus struct {
 	// CallsPerSecond is the node's call rate over its last few seconds.
 	CallsPerSecond float64 `json:"calls_per_second"`
 	// Applied is the last ops-stream sequence the node applied.
-	Applied   uint64            `json:"applied"`
-	Labels    map[string]string `json:"labels,omitempty"`
-	StartedAt time.Time         `json:"started_at"`
+	Applied uint64 `json:"applied"`
+	// PolicySHA256 is PolicyDigest of the operator profile the node
+	// judges by: a node whose digest differs from the others' has another
+	// policy.
+	PolicySHA256 string            `json:"policy_sha256,omitempty"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	StartedAt    time.Time         `json:"started_at"`
 }
 
 // SidecarRunning is the status of a sidecar that is up.
@@ -62,7 +66,7 @@ func (h *Host) Cluster(ctx context.Context) (*ClusterStatus, error) {
 	if err := h.open(); err != nil {
 		return nil, err
 	}
-	self := NodeStatus{Name: LocalNodeName(), Live: true, LastSeen: time.Now().UTC(), Skills: []string{}}
+	self := NodeStatus{Name: LocalNodeName(), Live: true, LastSeen: time.Now().UTC(), Skills: []string{}, PolicySHA256: h.PolicySHA256()}
 	if sc, err := h.Sidecars(ctx); err == nil {
 		seen := map[string]bool{}
 		for _, s := range sc {

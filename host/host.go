@@ -154,8 +154,10 @@ type Host struct {
 	stats     *callStats
 	detector  *anomaly.Detector
 
-	mu     sync.Mutex
-	closed bool
+	mu sync.Mutex
+	// policyMu orders SetPolicy's file write and profile swap.
+	policyMu sync.Mutex
+	closed   bool
 	// verified caches trust verdicts by artifact sha256 and trust store
 	// state, with the verified manifest and its compiled schemas.
 	verified map[string]*verified

@@ -52,6 +52,12 @@ type Service interface {
 	// Reaudit re-audits every installed version and quarantines what now
 	// fails.
 	Reaudit(ctx context.Context) (*ReauditReport, error)
+	// RotateTrust applies a publisher's signed key rotation statement to
+	// the trust store (replay protection and clock skew checked).
+	RotateTrust(ctx context.Context, req RotateTrustRequest) (*RotateTrustResult, error)
+	// SetPolicy replaces the operator profile (policy.toml), live: the
+	// next install, enable, re-audit and call judge by it.
+	SetPolicy(ctx context.Context, req SetPolicyRequest) (*PolicyResult, error)
 
 	// Call runs a tool of the current version of a skill, checked at
 	// every call (status, trust, grants, input and output schemas). On a

@@ -40,10 +40,10 @@ func TestClusterStatusDaemon(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if len(lines) != 3 || !strings.Contains(lines[0], "cluster of one") || strings.Join(strings.Fields(lines[1]), " ") != "NODE LIVE VERSION SKILLS SIDECARS CALLS/S APPLIED LAST_SEEN" {
+	if len(lines) != 3 || !strings.Contains(lines[0], "cluster of one") || strings.Join(strings.Fields(lines[1]), " ") != "NODE LIVE VERSION SKILLS SIDECARS CALLS/S APPLIED POLICY LAST_SEEN" {
 		t.Fatalf("table:\n%s", r.stdout)
 	}
-	if f := strings.Fields(lines[2]); len(f) < 8 || f[0] != host.LocalNodeName() || f[1] != "true" || f[2] != manifest.RuntimeVersion || f[3] != "test.hookprobe" || f[4] != "1" {
+	if f := strings.Fields(lines[2]); len(f) < 8 || f[0] != host.LocalNodeName() || f[1] != "true" || f[2] != manifest.RuntimeVersion || f[3] != "test.hookprobe" || f[4] != "1" || len(f[7]) != 12 {
 		t.Errorf("row: %q", lines[2])
 	}
 
@@ -58,15 +58,15 @@ func TestClusterStatusDaemon(t *testing.T) {
 func TestClusterTable(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	st := &host.ClusterStatus{Clustered: true, Cluster: "prod", Node: "a", StreamLast: 42, Nodes: []host.NodeStatus{
-		{Name: "a", Version: "0.1.0", Live: true, LastSeen: now.Add(-250 * time.Millisecond), Skills: []string{"acme.echo", "acme.fetch"}, SidecarsAlive: 2, CallsPerSecond: 12.34, Applied: 42},
+		{Name: "a", Version: "0.1.0", Live: true, LastSeen: now.Add(-250 * time.Millisecond), Skills: []string{"acme.echo", "acme.fetch"}, SidecarsAlive: 2, CallsPerSecond: 12.34, Applied: 42, PolicySHA256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
 		{Name: "b", Live: false, LastSeen: now.Add(-5 * time.Second), Skills: nil, Applied: 40},
 	}}
 	got := clusterTable(st, now)
 	want := []string{
 		"cluster prod, answered by a, ops stream at 42, 2 node(s)",
-		"NODE LIVE VERSION SKILLS SIDECARS CALLS/S APPLIED LAST_SEEN",
-		"a true 0.1.0 acme.echo,acme.fetch 2 12.3 42 300ms ago",
-		"b false - - 0 0.0 40 5s ago",
+		"NODE LIVE VERSION SKILLS SIDECARS CALLS/S APPLIED POLICY LAST_SEEN",
+		"a true 0.1.0 acme.echo,acme.fetch 2 12.3 42 0123456789ab 300ms ago",
+		"b false - - 0 0.0 40 - 5s ago",
 	}
 	lines := strings.Split(strings.TrimSpace(got), "\n")
 	if len(lines) != len(want) {

@@ -58,11 +58,17 @@ func clusterTable(st *host.ClusterStatus, now time.Time) string {
 		fmt.Fprintf(&b, "not clustered: %s is a cluster of one\n", st.Node)
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tLIVE\tVERSION\tSKILLS\tSIDECARS\tCALLS/S\tAPPLIED\tLAST_SEEN")
+	fmt.Fprintln(tw, "NODE\tLIVE\tVERSION\tSKILLS\tSIDECARS\tCALLS/S\tAPPLIED\tPOLICY\tLAST_SEEN")
 	for _, n := range st.Nodes {
 		skills := strings.Join(n.Skills, ",")
-		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%d\t%s\t%s\t%s\n", n.Name, n.Live, dash(n.Version), dash(skills), n.SidecarsAlive,
-			strconv.FormatFloat(n.CallsPerSecond, 'f', 1, 64), applied(st, n), lastSeen(n.LastSeen, now))
+		// The policy digest's first 12 hex: a node whose policy differs
+		// stands out.
+		pol := n.PolicySHA256
+		if len(pol) > 12 {
+			pol = pol[:12]
+		}
+		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", n.Name, n.Live, dash(n.Version), dash(skills), n.SidecarsAlive,
+			strconv.FormatFloat(n.CallsPerSecond, 'f', 1, 64), applied(st, n), dash(pol), lastSeen(n.LastSeen, now))
 	}
 	tw.Flush()
 	return b.String()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/inventory"
 	"github.com/palyra-go/palyra/host/policy"
@@ -38,8 +39,42 @@ func profileMap(p *policy.Profile) (map[string]any, []byte, error) {
 }
 
 func (a *app) policyCommand() *cobra.Command {
-	return group("policy", "Show and check the operator capability profile",
-		a.policyShowCommand(), a.policyCheckCommand())
+	return group("policy", "Show, check and set the operator capability profile",
+		a.policyShowCommand(), a.policyCheckCommand(), a.policySetCommand())
+}
+
+func (a *app) policySetCommand() *cobra.Command {
+	var (
+		file string
+		sf   stateFlags
+	)
+	c := &cobra.Command{
+		Use:   "set --profile FILE",
+		Short: "Replace the operator profile, live (through the daemon with --url; in a cluster, on every node)",
+		Long: "set validates the profile, writes it to the policy file (<state>/policy.toml, or the daemon's --policy) and makes it the profile the next install, enable, re-audit and call are judged by. " +
+			"It quarantines nothing by itself: an active skill the new profile no longer allows is refused at its next call and quarantined by the next re-audit.",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			data, err := readSmallFile(file, policy.MaxProfileBytes)
+			if err != nil {
+				return err
+			}
+			sv, err := a.service(cmd, &sf, "trust-store")
+			if err != nil {
+				return err
+			}
+			defer sv.Close()
+			res, err := sv.SetPolicy(a.actor(cmd), host.SetPolicyRequest{Profile: data})
+			if err != nil {
+				return err
+			}
+			return a.emit(res, fmt.Sprintf("policy.set path=%s sha256=%s", res.Path, res.SHA256))
+		},
+	}
+	c.Flags().StringVar(&file, "profile", "", "the new profile (TOML, as policy.toml)")
+	sf.register(c, false)
+	requireFlags(c, "profile")
+	return c
 }
 
 // policyShowReport is the result of policy show.

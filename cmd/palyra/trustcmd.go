@@ -3,8 +3,9 @@ package main
 import (
 	"fmt"
 
-	"github.com/palyra-go/palyra/host/trust"
 	"github.com/spf13/cobra"
+
+	"github.com/palyra-go/palyra/host"
 )
 
 func (a *app) trustCommand() *cobra.Command {
@@ -42,45 +43,44 @@ func (a *app) trustShowCommand() *cobra.Command {
 	return c
 }
 
-// rotateReport is the result of trust rotate.
+// rotateReport is the result of trust rotate. TrustStore is "" through
+// a daemon, which does not report where its store is.
 type rotateReport struct {
-	TrustStore string `json:"trust_store"`
-	Publisher  string `json:"publisher"`
-	Outcome    string `json:"outcome"`
+	TrustStore      string `json:"trust_store,omitempty"`
+	Publisher       string `json:"publisher"`
+	Outcome         string `json:"outcome"`
+	StatementSHA256 string `json:"statement_sha256"`
 }
 
 func (a *app) trustRotateCommand() *cobra.Command {
 	var (
 		stmt string
-		tf   trustFlags
+		sf   stateFlags
 	)
 	c := &cobra.Command{
 		Use:   "rotate --statement FILE [--trust-store T]",
-		Short: "Apply a publisher's signed key rotation statement to the trust store",
+		Short: "Apply a publisher's signed key rotation statement to the trust store (through the daemon with --url)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			data, err := readSmallFile(stmt, maxSmallFileBytes)
 			if err != nil {
 				return err
 			}
-			rot, err := trust.ParseRotation(data)
+			sv, err := a.service(cmd, &sf, "trust-store")
 			if err != nil {
 				return err
 			}
-			f, path, err := a.openTrust(cmd, &tf)
+			defer sv.Close()
+			res, err := sv.RotateTrust(a.actor(cmd), host.RotateTrustRequest{Statement: data})
 			if err != nil {
 				return err
 			}
-			outcome, err := f.ApplyRotation(cmd.Context(), rot)
-			if err != nil {
-				return err
-			}
-			r := rotateReport{TrustStore: path, Publisher: rot.Publisher, Outcome: string(outcome)}
-			return a.emit(r, fmt.Sprintf("trust.rotate trust_store=%s publisher=%s outcome=%s", r.TrustStore, r.Publisher, r.Outcome))
+			r := rotateReport{TrustStore: sv.trustStore, Publisher: res.Publisher, Outcome: res.Outcome, StatementSHA256: res.StatementSHA256}
+			return a.emit(r, fmt.Sprintf("trust.rotate trust_store=%s publisher=%s outcome=%s statement_sha256=%s", r.TrustStore, r.Publisher, r.Outcome, r.StatementSHA256))
 		},
 	}
 	c.Flags().StringVar(&stmt, "statement", "", "rotation statement file (from palyra keys rotate)")
-	tf.register(c)
+	sf.register(c, false)
 	requireFlags(c, "statement")
 	return c
 }

@@ -410,6 +410,16 @@ func (n *Node) applyOp(ctx context.Context, seq uint64, op Op) outcome {
 		return wrap(h.SetHookEnabled(actx, op.HookID, op.Enabled))
 	case OpHookRemove:
 		return outcome{err: h.RemoveHook(actx, op.HookID)}
+	case OpTrustRotate:
+		if len(op.Statement) == 0 {
+			return missing("statement")
+		}
+		return wrap(h.RotateTrust(actx, host.RotateTrustRequest{Statement: op.Statement}))
+	case OpPolicySet:
+		if len(op.Profile) == 0 {
+			return missing("profile")
+		}
+		return wrap(h.SetPolicy(actx, host.SetPolicyRequest{Profile: op.Profile}))
 	}
 	return outcome{err: fmt.Errorf("%w: seq %d: unknown kind %q", ErrInvalidOp, seq, op.Kind)}
 }

@@ -51,7 +51,7 @@ func (r *router) status(ctx context.Context) heartbeat {
 	hb := heartbeat{
 		Name: cfg.NodeName, Version: r.n.opts.Version, Skills: r.servedSkills(),
 		CallsPerSecond: r.calls.perSecond(time.Now()), Applied: r.n.Applied(),
-		Labels: cfg.Labels, StartedAt: r.n.start,
+		Labels: cfg.Labels, StartedAt: r.n.start, PolicySHA256: r.n.host.PolicySHA256(),
 	}
 	if sc, err := r.n.host.Sidecars(ctx); err == nil {
 		for _, s := range sc {

@@ -22,6 +22,8 @@ import (
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/policy"
+	"github.com/palyra-go/palyra/host/trust"
 )
 
 // OpVersion is the version of the op envelope this node writes and reads.
@@ -48,7 +50,23 @@ const (
 	OpHookEnable = "hook_enable"
 	// OpHookRemove is RemoveHook: Op.HookID.
 	OpHookRemove = "hook_remove"
+	// OpTrustRotate is RotateTrust: Op.Statement, the rotation
+	// statement's bytes (at most MaxOpStatementBytes).
+	OpTrustRotate = "trust_rotate"
+	// OpPolicySet is SetPolicy: Op.Profile, the operator profile's TOML
+	// (at most MaxOpProfileBytes).
+	OpPolicySet = "policy_set"
 )
+
+// MaxOpStatementBytes bounds the rotation statement a trust_rotate op
+// carries (trust.MaxRotationSize): a larger one is refused before anything
+// is appended.
+const MaxOpStatementBytes = trust.MaxRotationSize
+
+// MaxOpProfileBytes bounds the operator profile a policy_set op carries
+// (policy.MaxProfileBytes): a larger one is refused before anything is
+// appended.
+const MaxOpProfileBytes = policy.MaxProfileBytes
 
 // publishBudget bounds a publish, an artifact put and a stream read when
 // the caller's context allows longer.
@@ -112,6 +130,10 @@ type Op struct {
 	// hook_enable, hook_remove.
 	HookID  string `json:"hook_id,omitempty"`
 	Enabled bool   `json:"enabled,omitempty"`
+	// trust_rotate: the rotation statement's bytes.
+	Statement []byte `json:"statement,omitempty"`
+	// policy_set: the profile's TOML.
+	Profile []byte `json:"profile,omitempty"`
 	// Quiet: the op's origin published its event already (a quarantine
 	// by its anomaly detector); the nodes that apply it publish none.
 	Quiet bool `json:"quiet,omitempty"`
@@ -384,4 +406,45 @@ func (n *Node) RemoveHook(ctx context.Context, hookID string) error {
 	}
 	_, err := n.submit(ctx, Op{Kind: OpHookRemove, HookID: hookID})
 	return err
+}
+
+// RotateTrust implements host.Service through the ops stream: the
+// statement is checked here (so a malformed one is refused before anything
+// is appended), then every node applies it to its own trust store, in
+// stream order, with its own replay protection and clock-skew check. The
+// result is this node's.
+func (n *Node) RotateTrust(ctx context.Context, req host.RotateTrustRequest) (*host.RotateTrustResult, error) {
+	if len(req.Statement) == 0 {
+		return nil, invalid("the rotation statement is empty")
+	}
+	if len(req.Statement) > MaxOpStatementBytes {
+		return nil, fmt.Errorf("%w: the statement is %d bytes, the limit is %d bytes (MaxOpStatementBytes)",
+			trust.ErrInvalidRotation, len(req.Statement), MaxOpStatementBytes)
+	}
+	rot, err := trust.ParseRotation(req.Statement)
+	if err != nil {
+		return nil, err
+	}
+	if err := rot.Verify(); err != nil {
+		return nil, err
+	}
+	return result[host.RotateTrustResult](n.submit(ctx, Op{Kind: OpTrustRotate, Statement: req.Statement}))
+}
+
+// SetPolicy implements host.Service through the ops stream: the profile
+// is parsed and validated here (so a bad one is refused before anything is
+// appended), then every node writes it to its own policy file and swaps
+// it live, in stream order, so every node ends with the same profile (the
+// same PolicySHA256 in Cluster). The result is this node's.
+func (n *Node) SetPolicy(ctx context.Context, req host.SetPolicyRequest) (*host.PolicyResult, error) {
+	if len(req.Profile) == 0 {
+		return nil, invalid("the profile is empty")
+	}
+	if len(req.Profile) > MaxOpProfileBytes {
+		return nil, &policy.ProfileError{Reason: fmt.Sprintf("the profile is %d bytes, the limit is %d bytes (MaxOpProfileBytes)", len(req.Profile), MaxOpProfileBytes)}
+	}
+	if _, err := policy.Parse(req.Profile); err != nil {
+		return nil, err
+	}
+	return result[host.PolicyResult](n.submit(ctx, Op{Kind: OpPolicySet, Profile: req.Profile}))
 }

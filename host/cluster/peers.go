@@ -18,6 +18,8 @@ type heartbeat struct {
 	Applied        uint64            `json:"applied"`
 	Labels         map[string]string `json:"labels,omitempty"`
 	StartedAt      time.Time         `json:"started_at"`
+	// PolicySHA256 is host.PolicyDigest of the node's operator profile.
+	PolicySHA256 string `json:"policy_sha256,omitempty"`
 }
 
 // peer is a node as its last heartbeat described it; seen is when this

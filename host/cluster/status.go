@@ -43,6 +43,6 @@ func nodeStatus(hb heartbeat, seen time.Time, live bool) host.NodeStatus {
 	return host.NodeStatus{
 		Name: hb.Name, Version: hb.Version, Live: live, LastSeen: seen, Skills: skills,
 		SidecarsAlive: hb.SidecarsAlive, CallsPerSecond: hb.CallsPerSecond, Applied: hb.Applied,
-		Labels: hb.Labels, StartedAt: hb.StartedAt,
+		Labels: hb.Labels, StartedAt: hb.StartedAt, PolicySHA256: hb.PolicySHA256,
 	}
 }

@@ -252,6 +252,22 @@ func (g *grpcServer) Reaudit(ctx context.Context, _ *hostv1.ReauditRequest) (*ho
 	return &hostv1.ReauditResponse{Audited: int32(rep.Checked), Quarantined: int32(rep.Quarantined), ResultJson: mustJSON(rep)}, nil
 }
 
+func (g *grpcServer) RotateTrust(ctx context.Context, req *hostv1.RotateTrustRequest) (*hostv1.RotateTrustResponse, error) {
+	r, err := g.d.svc.RotateTrust(ctx, host.RotateTrustRequest{Statement: req.GetStatement()})
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.RotateTrustResponse{Publisher: r.Publisher, Outcome: r.Outcome, StatementSha256: r.StatementSHA256}, nil
+}
+
+func (g *grpcServer) SetPolicy(ctx context.Context, req *hostv1.SetPolicyRequest) (*hostv1.SetPolicyResponse, error) {
+	r, err := g.d.svc.SetPolicy(ctx, host.SetPolicyRequest{Profile: req.GetProfile()})
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.SetPolicyResponse{Sha256: r.SHA256, Path: r.Path, ResultJson: mustJSON(r)}, nil
+}
+
 func callProto(r *host.CallResult) *hostv1.CallToolResponse {
 	out := &hostv1.CallToolResponse{
 		InvocationId: r.InvocationID, Version: r.Version, OutputJson: r.Output, ExitCode: r.ExitCode,

@@ -20,6 +20,8 @@ import (
 	"github.com/palyra-go/palyra/host/a2ui"
 	"github.com/palyra-go/palyra/host/console"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/policy"
+	"github.com/palyra-go/palyra/host/trust"
 )
 
 // ErrRequestTooLarge is a request body over its limit.
@@ -213,6 +215,31 @@ func (d *Daemon) apiMux() *http.ServeMux {
 			return err
 		}
 		return writeJSON(w, http.StatusOK, rep)
+	})
+	// The body is the rotation statement itself (the file palyra keys
+	// rotate writes).
+	d.route(mux, "POST /v1/trust/rotate", false, func(w http.ResponseWriter, r *http.Request) error {
+		stmt, err := d.readBody(r, trust.MaxRotationSize)
+		if err != nil {
+			return err
+		}
+		res, err := d.svc.RotateTrust(r.Context(), host.RotateTrustRequest{Statement: stmt})
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, res)
+	})
+	// The body is the profile's TOML (policy.toml).
+	d.route(mux, "PUT /v1/policy", false, func(w http.ResponseWriter, r *http.Request) error {
+		prof, err := d.readBody(r, policy.MaxProfileBytes)
+		if err != nil {
+			return err
+		}
+		res, err := d.svc.SetPolicy(r.Context(), host.SetPolicyRequest{Profile: prof})
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, res)
 	})
 	d.route(mux, "POST /v1/skills/{id}/tools/{tool}/call", false, d.httpCall)
 	d.route(mux, "GET /v1/skills/{id}/metrics", false, func(w http.ResponseWriter, r *http.Request) error {

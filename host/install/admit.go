@@ -33,16 +33,17 @@ func (a *admission) quarantine() bool { return a.err != nil }
 // evaluate audits a verified artifact and evaluates it against the
 // operator profile.
 func (in *Installer) evaluate(ctx context.Context, vr *artifact.VerifyReport) (*admission, error) {
+	prof := in.Policy()
 	rep, err := audit.Audit(ctx, audit.Input{
 		Inspection:    vr.Inspection,
 		TrustDecision: vr.TrustDecision,
-		Profile:       in.profile,
+		Profile:       prof,
 		Options:       audit.Options{Now: in.now, VulnFeedHook: in.vulnHook},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
 	}
-	dec, err := in.profile.Evaluate(vr.Inspection.Manifest)
+	dec, err := prof.Evaluate(vr.Inspection.Manifest)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
 	}
@@ -100,7 +101,7 @@ func (in *Installer) decisionOf(raw json.RawMessage) *policy.Decision {
 	if err != nil {
 		return nil
 	}
-	d, err := in.profile.Evaluate(m)
+	d, err := in.Policy().Evaluate(m)
 	if err != nil {
 		return nil
 	}

@@ -100,7 +100,7 @@ type Installer struct {
 	skillsDir   string // layout.SkillsDir()
 	db          *inventory.DB
 	trust       *trust.File
-	profile     *policy.Profile
+	profile     atomic.Pointer[policy.Profile] // swapped by SetPolicy
 	bus         *events.Bus
 	now         func() time.Time
 	lockTimeout time.Duration
@@ -164,7 +164,6 @@ func newInstaller(cfg Config) (*Installer, error) {
 		state:       layout.Dir(),
 		skillsDir:   layout.SkillsDir(),
 		trust:       trust.OpenFile(trustPath),
-		profile:     cfg.Policy,
 		bus:         cfg.Bus,
 		now:         cfg.Now,
 		lockTimeout: cfg.LockTimeout,
@@ -172,12 +171,14 @@ func newInstaller(cfg Config) (*Installer, error) {
 		precompile:  cfg.Precompile,
 		vulnHook:    cfg.VulnFeedHook,
 	}
-	if in.profile == nil {
-		in.profile = policy.Default()
+	prof := cfg.Policy
+	if prof == nil {
+		prof = policy.Default()
 	}
-	if err := in.profile.Validate(); err != nil {
+	if err := prof.Validate(); err != nil {
 		return nil, fmt.Errorf("install: %w", err)
 	}
+	in.profile.Store(prof)
 	if in.now == nil {
 		in.now = time.Now
 	}
@@ -214,8 +215,23 @@ func (in *Installer) Layout() statedir.Layout { return in.layout }
 // TrustStorePath returns the trust store file the Installer decides with.
 func (in *Installer) TrustStorePath() string { return in.trust.Path() }
 
-// Policy returns the operator profile the Installer judges by.
-func (in *Installer) Policy() *policy.Profile { return in.profile }
+// Policy returns the operator profile the Installer judges by now.
+func (in *Installer) Policy() *policy.Profile { return in.profile.Load() }
+
+// SetPolicy replaces the operator profile the Installer judges by, for
+// every install, enable and re-audit after it (one in progress keeps the
+// profile it started with). An invalid profile is refused with
+// policy.ErrInvalidProfile and the current one kept.
+func (in *Installer) SetPolicy(p *policy.Profile) error {
+	if p == nil {
+		return fmt.Errorf("install: %w: no profile", policy.ErrInvalidProfile)
+	}
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	in.profile.Store(p)
+	return nil
+}
 
 // VersionDir returns the directory of an installed version:
 // <state>/skills/<skill_id>/<version>. It does not check that it exists.

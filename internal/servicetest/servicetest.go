@@ -21,6 +21,7 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/internal/testskill"
 )
 
@@ -164,7 +165,39 @@ const (
 	skillA = "conf.alpha" // installed first; quarantined, enabled, disabled
 	skillB = "conf.beta"  // removed at the end
 	skillU = "conf.gamma" // upgraded last: a failing 1.1.0 is held back
+	skillR = "conf.delta" // signed by the publisher's rotated key
 )
+
+// lowWallClock is a profile whose wall-clock cap is below what the
+// suite's manifests ask for.
+const lowWallClock = "[quotas]\nmax_wall_clock_ms = 1000\n"
+
+// rotatedKey is the suite publisher's key after rotate_trust, and
+// rotatedAt when that statement was issued.
+var (
+	rotatedKey = testskill.Key(44)
+	rotatedAt  = time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+)
+
+// rotation makes a signed rotation statement moving publisher from oldKey
+// to newKey.
+func rotation(t *testing.T, publisher string, oldKey, newKey ed25519.PrivateKey, at time.Time) *trust.Rotation {
+	t.Helper()
+	r, err := trust.NewRotation(publisher, oldKey, newKey, at, "conformance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func marshalRotation(t *testing.T, r *trust.Rotation) []byte {
+	t.Helper()
+	b, err := r.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 // callVersion calls skillU and checks the version that served.
 func callVersion(ctx context.Context, t *testing.T, s host.Service, want string) {
@@ -557,6 +590,94 @@ func cases() []Case {
 			}
 			callVersion(ctx, t, s, "1.2.0")
 			_, err = s.Remove(ctx, host.RemoveRequest{SkillID: skillU})
+			return err
+		}},
+		// Key rotation: the last cases, since the suite's publisher then
+		// signs with rotatedKey.
+		{Name: "rotate_trust_not_a_statement", Code: "invalid_rotation", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.RotateTrust(ctx, host.RotateTrustRequest{Statement: []byte(`{"schema_version":1}`)})
+			return err
+		}},
+		{Name: "rotate_trust_bad_signature", Code: "rotation_signature_invalid", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			r := rotation(t, Publisher, Key, rotatedKey, rotatedAt)
+			r.NewKeySignature = append([]byte(nil), r.OldKeySignature...)
+			_, err := s.RotateTrust(ctx, host.RotateTrustRequest{Statement: marshalRotation(t, r)})
+			return err
+		}},
+		{Name: "rotate_trust_unknown_publisher", Code: "rotation_not_applicable", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.RotateTrust(ctx, host.RotateTrustRequest{Statement: marshalRotation(t, rotation(t, "nobody", otherKey, rotatedKey, rotatedAt))})
+			return err
+		}},
+		{Name: "rotate_trust", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			stmt := marshalRotation(t, rotation(t, Publisher, Key, rotatedKey, rotatedAt))
+			res, err := s.RotateTrust(ctx, host.RotateTrustRequest{Statement: stmt})
+			if err != nil {
+				return err
+			}
+			if res.Publisher != Publisher || res.Outcome != "tofu_pin_moved" || len(res.StatementSHA256) != 64 {
+				t.Fatalf("rotate: %+v", res)
+			}
+			// Applying it again changes nothing.
+			if res, err = s.RotateTrust(ctx, host.RotateTrustRequest{Statement: stmt}); err != nil || res.Outcome != "already_applied" {
+				t.Fatalf("rotate again: %+v, %v", res, err)
+			}
+			return nil
+		}},
+		{Name: "install_signed_by_the_rotated_key", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := s.Install(ctx, host.InstallRequest{Artifact: artifact(t, skillR, "1.0.0", Publisher, rotatedKey)})
+			if err != nil {
+				return err
+			}
+			if !res.Installed || res.Status != "active" {
+				t.Fatalf("install: %+v", res)
+			}
+			if res, err := call(ctx, s, skillR, `{"text":"rotated"}`); err != nil || res.Version != "1.0.0" {
+				t.Fatalf("call %s: %+v, %v", skillR, res, err)
+			}
+			return nil
+		}},
+		{Name: "install_signed_by_the_old_key_after_rotation", Code: "tofu_key_mismatch", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Install(ctx, host.InstallRequest{Artifact: artifact(t, skillR, "1.1.0", Publisher, Key), AllowTOFU: true})
+			return err
+		}},
+		{Name: "rotate_trust_replayed", Code: "rotation_replayed", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			// Back to the old key, but dated before the applied statement.
+			stmt := marshalRotation(t, rotation(t, Publisher, rotatedKey, Key, rotatedAt.Add(-time.Hour)))
+			_, err := s.RotateTrust(ctx, host.RotateTrustRequest{Statement: stmt})
+			return err
+		}},
+		// The operator policy: the suite's manifests ask for a wall-clock
+		// timeout of 5000 ms.
+		{Name: "set_policy_invalid", Code: "invalid_policy_profile", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte("[quotas]\nmax_wall_clock = 1000\n")})
+			return err
+		}},
+		{Name: "set_policy_lowers_a_cap", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := s.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte(lowWallClock)})
+			if err != nil {
+				return err
+			}
+			if len(res.SHA256) != 64 || res.Summary.MaxWallClockMS != 1000 {
+				t.Fatalf("set policy: %+v", res)
+			}
+			st, err := s.Cluster(ctx)
+			if err != nil {
+				return err
+			}
+			if got := st.Nodes[0].PolicySHA256; got != res.SHA256 {
+				t.Fatalf("cluster reports policy %s, SetPolicy gave %s", got, res.SHA256)
+			}
+			return nil
+		}},
+		{Name: "call_outside_the_new_policy", Code: "policy_violation", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := call(ctx, s, skillR, `{"text":"capped"}`)
+			return err
+		}},
+		{Name: "set_policy_back", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			if _, err := s.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte("[quotas]\nmax_wall_clock_ms = 60000\n")}); err != nil {
+				return err
+			}
+			_, err := call(ctx, s, skillR, `{"text":"uncapped"}`)
 			return err
 		}},
 	}

@@ -325,6 +325,26 @@ func (c *Client) Reaudit(ctx context.Context) (*host.ReauditReport, error) {
 	return &out, err
 }
 
+// RotateTrust implements host.Service: POST /v1/trust/rotate with the
+// statement as the body.
+func (c *Client) RotateTrust(ctx context.Context, req host.RotateTrustRequest) (*host.RotateTrustResult, error) {
+	var out host.RotateTrustResult
+	if err := c.do(ctx, http.MethodPost, "/v1/trust/rotate", nil, "application/json", bytes.NewReader(req.Statement), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetPolicy implements host.Service: PUT /v1/policy with the profile's
+// TOML as the body.
+func (c *Client) SetPolicy(ctx context.Context, req host.SetPolicyRequest) (*host.PolicyResult, error) {
+	var out host.PolicyResult
+	if err := c.do(ctx, http.MethodPut, "/v1/policy", nil, "application/toml", bytes.NewReader(req.Profile), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // callBody is the body of a tool call.
 type callBody struct {
 	Input     json.RawMessage `json:"input,omitempty"`

@@ -1361,6 +1361,223 @@ func (x *RemoveSkillResponse) GetResultJson() []byte {
 	return nil
 }
 
+// RotateTrustRequest carries a rotation statement (the file palyra keys
+// rotate writes), at most 16 KiB.
+type RotateTrustRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Statement     []byte                 `protobuf:"bytes,1,opt,name=statement,proto3" json:"statement,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RotateTrustRequest) Reset() {
+	*x = RotateTrustRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RotateTrustRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RotateTrustRequest) ProtoMessage() {}
+
+func (x *RotateTrustRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RotateTrustRequest.ProtoReflect.Descriptor instead.
+func (*RotateTrustRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *RotateTrustRequest) GetStatement() []byte {
+	if x != nil {
+		return x.Statement
+	}
+	return nil
+}
+
+// RotateTrustResponse is what applying the statement did.
+type RotateTrustResponse struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Publisher string                 `protobuf:"bytes,1,opt,name=publisher,proto3" json:"publisher,omitempty"`
+	// outcome is allowlist_key_replaced, tofu_pin_moved or already_applied.
+	Outcome         string `protobuf:"bytes,2,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	StatementSha256 string `protobuf:"bytes,3,opt,name=statement_sha256,json=statementSha256,proto3" json:"statement_sha256,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *RotateTrustResponse) Reset() {
+	*x = RotateTrustResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RotateTrustResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RotateTrustResponse) ProtoMessage() {}
+
+func (x *RotateTrustResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RotateTrustResponse.ProtoReflect.Descriptor instead.
+func (*RotateTrustResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *RotateTrustResponse) GetPublisher() string {
+	if x != nil {
+		return x.Publisher
+	}
+	return ""
+}
+
+func (x *RotateTrustResponse) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *RotateTrustResponse) GetStatementSha256() string {
+	if x != nil {
+		return x.StatementSha256
+	}
+	return ""
+}
+
+// SetPolicyRequest carries the operator profile's TOML, at most 256 KiB.
+type SetPolicyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Profile       []byte                 `protobuf:"bytes,1,opt,name=profile,proto3" json:"profile,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetPolicyRequest) Reset() {
+	*x = SetPolicyRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetPolicyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetPolicyRequest) ProtoMessage() {}
+
+func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetPolicyRequest.ProtoReflect.Descriptor instead.
+func (*SetPolicyRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *SetPolicyRequest) GetProfile() []byte {
+	if x != nil {
+		return x.Profile
+	}
+	return nil
+}
+
+// SetPolicyResponse describes the profile now in effect.
+type SetPolicyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// sha256 is the digest of the profile's canonical TOML.
+	Sha256 string `protobuf:"bytes,1,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// path is the file the profile was written to.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// result_json is the JSON document PUT /v1/policy returns.
+	ResultJson    []byte `protobuf:"bytes,3,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetPolicyResponse) Reset() {
+	*x = SetPolicyResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetPolicyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetPolicyResponse) ProtoMessage() {}
+
+func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetPolicyResponse.ProtoReflect.Descriptor instead.
+func (*SetPolicyResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *SetPolicyResponse) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+func (x *SetPolicyResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SetPolicyResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
 // ReauditRequest has no fields.
 type ReauditRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1370,7 +1587,7 @@ type ReauditRequest struct {
 
 func (x *ReauditRequest) Reset() {
 	*x = ReauditRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[20]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1382,7 +1599,7 @@ func (x *ReauditRequest) String() string {
 func (*ReauditRequest) ProtoMessage() {}
 
 func (x *ReauditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[20]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1395,7 +1612,7 @@ func (x *ReauditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReauditRequest.ProtoReflect.Descriptor instead.
 func (*ReauditRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{20}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{24}
 }
 
 // ReauditResponse is the re-audit report.
@@ -1410,7 +1627,7 @@ type ReauditResponse struct {
 
 func (x *ReauditResponse) Reset() {
 	*x = ReauditResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[21]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1422,7 +1639,7 @@ func (x *ReauditResponse) String() string {
 func (*ReauditResponse) ProtoMessage() {}
 
 func (x *ReauditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[21]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1435,7 +1652,7 @@ func (x *ReauditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReauditResponse.ProtoReflect.Descriptor instead.
 func (*ReauditResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{21}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ReauditResponse) GetAudited() int32 {
@@ -1473,7 +1690,7 @@ type CallToolRequest struct {
 
 func (x *CallToolRequest) Reset() {
 	*x = CallToolRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[22]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1485,7 +1702,7 @@ func (x *CallToolRequest) String() string {
 func (*CallToolRequest) ProtoMessage() {}
 
 func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[22]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1498,7 +1715,7 @@ func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
 func (*CallToolRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{22}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CallToolRequest) GetSkillId() string {
@@ -1548,7 +1765,7 @@ type A2UIRef struct {
 
 func (x *A2UIRef) Reset() {
 	*x = A2UIRef{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[23]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1560,7 +1777,7 @@ func (x *A2UIRef) String() string {
 func (*A2UIRef) ProtoMessage() {}
 
 func (x *A2UIRef) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[23]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1573,7 +1790,7 @@ func (x *A2UIRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use A2UIRef.ProtoReflect.Descriptor instead.
 func (*A2UIRef) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{23}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *A2UIRef) GetDocumentId() string {
@@ -1623,7 +1840,7 @@ type CallToolResponse struct {
 
 func (x *CallToolResponse) Reset() {
 	*x = CallToolResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[24]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1635,7 +1852,7 @@ func (x *CallToolResponse) String() string {
 func (*CallToolResponse) ProtoMessage() {}
 
 func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[24]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1648,7 +1865,7 @@ func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
 func (*CallToolResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{24}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CallToolResponse) GetInvocationId() string {
@@ -1720,7 +1937,7 @@ type SubmitFormRequest struct {
 
 func (x *SubmitFormRequest) Reset() {
 	*x = SubmitFormRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[25]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1732,7 +1949,7 @@ func (x *SubmitFormRequest) String() string {
 func (*SubmitFormRequest) ProtoMessage() {}
 
 func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[25]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1745,7 +1962,7 @@ func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormRequest.ProtoReflect.Descriptor instead.
 func (*SubmitFormRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{25}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SubmitFormRequest) GetDocumentId() string {
@@ -1779,7 +1996,7 @@ type SubmitFormResponse struct {
 
 func (x *SubmitFormResponse) Reset() {
 	*x = SubmitFormResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[26]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1791,7 +2008,7 @@ func (x *SubmitFormResponse) String() string {
 func (*SubmitFormResponse) ProtoMessage() {}
 
 func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[26]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1804,7 +2021,7 @@ func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormResponse.ProtoReflect.Descriptor instead.
 func (*SubmitFormResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{26}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SubmitFormResponse) GetResult() *CallToolResponse {
@@ -1836,7 +2053,7 @@ type HookBinding struct {
 
 func (x *HookBinding) Reset() {
 	*x = HookBinding{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[27]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +2065,7 @@ func (x *HookBinding) String() string {
 func (*HookBinding) ProtoMessage() {}
 
 func (x *HookBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[27]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +2078,7 @@ func (x *HookBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookBinding.ProtoReflect.Descriptor instead.
 func (*HookBinding) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{27}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *HookBinding) GetHookId() string {
@@ -1950,7 +2167,7 @@ type ListHooksRequest struct {
 
 func (x *ListHooksRequest) Reset() {
 	*x = ListHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[28]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1962,7 +2179,7 @@ func (x *ListHooksRequest) String() string {
 func (*ListHooksRequest) ProtoMessage() {}
 
 func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[28]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1975,7 +2192,7 @@ func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{28}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{32}
 }
 
 // ListHooksResponse lists every binding.
@@ -1988,7 +2205,7 @@ type ListHooksResponse struct {
 
 func (x *ListHooksResponse) Reset() {
 	*x = ListHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[29]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2000,7 +2217,7 @@ func (x *ListHooksResponse) String() string {
 func (*ListHooksResponse) ProtoMessage() {}
 
 func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[29]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2013,7 +2230,7 @@ func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{29}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListHooksResponse) GetBindings() []*HookBinding {
@@ -2033,7 +2250,7 @@ type BindHookRequest struct {
 
 func (x *BindHookRequest) Reset() {
 	*x = BindHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[30]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2045,7 +2262,7 @@ func (x *BindHookRequest) String() string {
 func (*BindHookRequest) ProtoMessage() {}
 
 func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[30]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2058,7 +2275,7 @@ func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookRequest.ProtoReflect.Descriptor instead.
 func (*BindHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{30}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *BindHookRequest) GetBinding() *HookBinding {
@@ -2078,7 +2295,7 @@ type BindHookResponse struct {
 
 func (x *BindHookResponse) Reset() {
 	*x = BindHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[31]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2090,7 +2307,7 @@ func (x *BindHookResponse) String() string {
 func (*BindHookResponse) ProtoMessage() {}
 
 func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[31]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2103,7 +2320,7 @@ func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookResponse.ProtoReflect.Descriptor instead.
 func (*BindHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{31}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *BindHookResponse) GetBinding() *HookBinding {
@@ -2124,7 +2341,7 @@ type SetHookEnabledRequest struct {
 
 func (x *SetHookEnabledRequest) Reset() {
 	*x = SetHookEnabledRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2136,7 +2353,7 @@ func (x *SetHookEnabledRequest) String() string {
 func (*SetHookEnabledRequest) ProtoMessage() {}
 
 func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2149,7 +2366,7 @@ func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{32}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *SetHookEnabledRequest) GetHookId() string {
@@ -2176,7 +2393,7 @@ type SetHookEnabledResponse struct {
 
 func (x *SetHookEnabledResponse) Reset() {
 	*x = SetHookEnabledResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2188,7 +2405,7 @@ func (x *SetHookEnabledResponse) String() string {
 func (*SetHookEnabledResponse) ProtoMessage() {}
 
 func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2201,7 +2418,7 @@ func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{33}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *SetHookEnabledResponse) GetBinding() *HookBinding {
@@ -2221,7 +2438,7 @@ type RemoveHookRequest struct {
 
 func (x *RemoveHookRequest) Reset() {
 	*x = RemoveHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2233,7 +2450,7 @@ func (x *RemoveHookRequest) String() string {
 func (*RemoveHookRequest) ProtoMessage() {}
 
 func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2246,7 +2463,7 @@ func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookRequest.ProtoReflect.Descriptor instead.
 func (*RemoveHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{34}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *RemoveHookRequest) GetHookId() string {
@@ -2265,7 +2482,7 @@ type RemoveHookResponse struct {
 
 func (x *RemoveHookResponse) Reset() {
 	*x = RemoveHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2277,7 +2494,7 @@ func (x *RemoveHookResponse) String() string {
 func (*RemoveHookResponse) ProtoMessage() {}
 
 func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2290,7 +2507,7 @@ func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookResponse.ProtoReflect.Descriptor instead.
 func (*RemoveHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{35}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
 }
 
 // FireHooksRequest fires an event with a JSON payload.
@@ -2304,7 +2521,7 @@ type FireHooksRequest struct {
 
 func (x *FireHooksRequest) Reset() {
 	*x = FireHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2316,7 +2533,7 @@ func (x *FireHooksRequest) String() string {
 func (*FireHooksRequest) ProtoMessage() {}
 
 func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2329,7 +2546,7 @@ func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksRequest.ProtoReflect.Descriptor instead.
 func (*FireHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{36}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *FireHooksRequest) GetEvent() string {
@@ -2358,7 +2575,7 @@ type FireHooksResponse struct {
 
 func (x *FireHooksResponse) Reset() {
 	*x = FireHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2370,7 +2587,7 @@ func (x *FireHooksResponse) String() string {
 func (*FireHooksResponse) ProtoMessage() {}
 
 func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2383,7 +2600,7 @@ func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksResponse.ProtoReflect.Descriptor instead.
 func (*FireHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{37}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *FireHooksResponse) GetDecision() string {
@@ -2414,7 +2631,7 @@ type StreamEventsRequest struct {
 
 func (x *StreamEventsRequest) Reset() {
 	*x = StreamEventsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2426,7 +2643,7 @@ func (x *StreamEventsRequest) String() string {
 func (*StreamEventsRequest) ProtoMessage() {}
 
 func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2439,7 +2656,7 @@ func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsRequest.ProtoReflect.Descriptor instead.
 func (*StreamEventsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{38}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *StreamEventsRequest) GetAfterId() int64 {
@@ -2471,7 +2688,7 @@ type StreamEventsResponse struct {
 
 func (x *StreamEventsResponse) Reset() {
 	*x = StreamEventsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2483,7 +2700,7 @@ func (x *StreamEventsResponse) String() string {
 func (*StreamEventsResponse) ProtoMessage() {}
 
 func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2496,7 +2713,7 @@ func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsResponse.ProtoReflect.Descriptor instead.
 func (*StreamEventsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *StreamEventsResponse) GetId() int64 {
@@ -2543,7 +2760,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2555,7 +2772,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2568,7 +2785,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
 }
 
 // ListToolsResponse is the callable-tool catalog.
@@ -2584,7 +2801,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2596,7 +2813,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2609,7 +2826,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListToolsResponse) GetGeneration() string {
@@ -2635,7 +2852,7 @@ type ListSidecarsRequest struct {
 
 func (x *ListSidecarsRequest) Reset() {
 	*x = ListSidecarsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2647,7 +2864,7 @@ func (x *ListSidecarsRequest) String() string {
 func (*ListSidecarsRequest) ProtoMessage() {}
 
 func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2660,7 +2877,7 @@ func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsRequest.ProtoReflect.Descriptor instead.
 func (*ListSidecarsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
 }
 
 // ListSidecarsResponse is the supervisor's view of every sidecar.
@@ -2674,7 +2891,7 @@ type ListSidecarsResponse struct {
 
 func (x *ListSidecarsResponse) Reset() {
 	*x = ListSidecarsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2686,7 +2903,7 @@ func (x *ListSidecarsResponse) String() string {
 func (*ListSidecarsResponse) ProtoMessage() {}
 
 func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2699,7 +2916,7 @@ func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsResponse.ProtoReflect.Descriptor instead.
 func (*ListSidecarsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListSidecarsResponse) GetResultJson() []byte {
@@ -2719,7 +2936,7 @@ type GetSkillMetricsRequest struct {
 
 func (x *GetSkillMetricsRequest) Reset() {
 	*x = GetSkillMetricsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2731,7 +2948,7 @@ func (x *GetSkillMetricsRequest) String() string {
 func (*GetSkillMetricsRequest) ProtoMessage() {}
 
 func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2744,7 +2961,7 @@ func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsRequest.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *GetSkillMetricsRequest) GetSkillId() string {
@@ -2765,7 +2982,7 @@ type GetSkillMetricsResponse struct {
 
 func (x *GetSkillMetricsResponse) Reset() {
 	*x = GetSkillMetricsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2777,7 +2994,7 @@ func (x *GetSkillMetricsResponse) String() string {
 func (*GetSkillMetricsResponse) ProtoMessage() {}
 
 func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2790,7 +3007,7 @@ func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsResponse.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *GetSkillMetricsResponse) GetResultJson() []byte {
@@ -2809,7 +3026,7 @@ type GetClusterRequest struct {
 
 func (x *GetClusterRequest) Reset() {
 	*x = GetClusterRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2821,7 +3038,7 @@ func (x *GetClusterRequest) String() string {
 func (*GetClusterRequest) ProtoMessage() {}
 
 func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2834,7 +3051,7 @@ func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
 }
 
 // GetClusterResponse is the cluster as the daemon sees it.
@@ -2848,7 +3065,7 @@ type GetClusterResponse struct {
 
 func (x *GetClusterResponse) Reset() {
 	*x = GetClusterResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2860,7 +3077,7 @@ func (x *GetClusterResponse) String() string {
 func (*GetClusterResponse) ProtoMessage() {}
 
 func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2873,7 +3090,7 @@ func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *GetClusterResponse) GetResultJson() []byte {
@@ -2985,6 +3202,19 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\bversions\x18\x01 \x03(\tR\bversions\x12%\n" +
 	"\x0estorage_purged\x18\x02 \x01(\bR\rstoragePurged\x12\x1f\n" +
 	"\vresult_json\x18\x03 \x01(\fR\n" +
+	"resultJson\"2\n" +
+	"\x12RotateTrustRequest\x12\x1c\n" +
+	"\tstatement\x18\x01 \x01(\fR\tstatement\"x\n" +
+	"\x13RotateTrustResponse\x12\x1c\n" +
+	"\tpublisher\x18\x01 \x01(\tR\tpublisher\x12\x18\n" +
+	"\aoutcome\x18\x02 \x01(\tR\aoutcome\x12)\n" +
+	"\x10statement_sha256\x18\x03 \x01(\tR\x0fstatementSha256\",\n" +
+	"\x10SetPolicyRequest\x12\x18\n" +
+	"\aprofile\x18\x01 \x01(\fR\aprofile\"`\n" +
+	"\x11SetPolicyResponse\x12\x16\n" +
+	"\x06sha256\x18\x01 \x01(\tR\x06sha256\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x1f\n" +
+	"\vresult_json\x18\x03 \x01(\fR\n" +
 	"resultJson\"\x10\n" +
 	"\x0eReauditRequest\"n\n" +
 	"\x0fReauditResponse\x12\x18\n" +
@@ -3092,7 +3322,7 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11GetClusterRequest\"5\n" +
 	"\x12GetClusterResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson2\x84\x0f\n" +
+	"resultJson2\xae\x10\n" +
 	"\vHostService\x12S\n" +
 	"\n" +
 	"ListSkills\x12!.palyra.host.v1.ListSkillsRequest\x1a\".palyra.host.v1.ListSkillsResponse\x12M\n" +
@@ -3105,7 +3335,9 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\vEnableSkill\x12\".palyra.host.v1.EnableSkillRequest\x1a#.palyra.host.v1.EnableSkillResponse\x12Y\n" +
 	"\fDisableSkill\x12#.palyra.host.v1.DisableSkillRequest\x1a$.palyra.host.v1.DisableSkillResponse\x12V\n" +
 	"\vRemoveSkill\x12\".palyra.host.v1.RemoveSkillRequest\x1a#.palyra.host.v1.RemoveSkillResponse\x12J\n" +
-	"\aReaudit\x12\x1e.palyra.host.v1.ReauditRequest\x1a\x1f.palyra.host.v1.ReauditResponse\x12M\n" +
+	"\aReaudit\x12\x1e.palyra.host.v1.ReauditRequest\x1a\x1f.palyra.host.v1.ReauditResponse\x12V\n" +
+	"\vRotateTrust\x12\".palyra.host.v1.RotateTrustRequest\x1a#.palyra.host.v1.RotateTrustResponse\x12P\n" +
+	"\tSetPolicy\x12 .palyra.host.v1.SetPolicyRequest\x1a!.palyra.host.v1.SetPolicyResponse\x12M\n" +
 	"\bCallTool\x12\x1f.palyra.host.v1.CallToolRequest\x1a .palyra.host.v1.CallToolResponse\x12S\n" +
 	"\n" +
 	"SubmitForm\x12!.palyra.host.v1.SubmitFormRequest\x1a\".palyra.host.v1.SubmitFormResponse\x12P\n" +
@@ -3134,7 +3366,7 @@ func file_palyra_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_palyra_host_v1_host_proto_rawDescData
 }
 
-var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
 var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*Skill)(nil),                   // 0: palyra.host.v1.Skill
 	(*ListSkillsRequest)(nil),       // 1: palyra.host.v1.ListSkillsRequest
@@ -3156,34 +3388,38 @@ var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*DisableSkillResponse)(nil),    // 17: palyra.host.v1.DisableSkillResponse
 	(*RemoveSkillRequest)(nil),      // 18: palyra.host.v1.RemoveSkillRequest
 	(*RemoveSkillResponse)(nil),     // 19: palyra.host.v1.RemoveSkillResponse
-	(*ReauditRequest)(nil),          // 20: palyra.host.v1.ReauditRequest
-	(*ReauditResponse)(nil),         // 21: palyra.host.v1.ReauditResponse
-	(*CallToolRequest)(nil),         // 22: palyra.host.v1.CallToolRequest
-	(*A2UIRef)(nil),                 // 23: palyra.host.v1.A2UIRef
-	(*CallToolResponse)(nil),        // 24: palyra.host.v1.CallToolResponse
-	(*SubmitFormRequest)(nil),       // 25: palyra.host.v1.SubmitFormRequest
-	(*SubmitFormResponse)(nil),      // 26: palyra.host.v1.SubmitFormResponse
-	(*HookBinding)(nil),             // 27: palyra.host.v1.HookBinding
-	(*ListHooksRequest)(nil),        // 28: palyra.host.v1.ListHooksRequest
-	(*ListHooksResponse)(nil),       // 29: palyra.host.v1.ListHooksResponse
-	(*BindHookRequest)(nil),         // 30: palyra.host.v1.BindHookRequest
-	(*BindHookResponse)(nil),        // 31: palyra.host.v1.BindHookResponse
-	(*SetHookEnabledRequest)(nil),   // 32: palyra.host.v1.SetHookEnabledRequest
-	(*SetHookEnabledResponse)(nil),  // 33: palyra.host.v1.SetHookEnabledResponse
-	(*RemoveHookRequest)(nil),       // 34: palyra.host.v1.RemoveHookRequest
-	(*RemoveHookResponse)(nil),      // 35: palyra.host.v1.RemoveHookResponse
-	(*FireHooksRequest)(nil),        // 36: palyra.host.v1.FireHooksRequest
-	(*FireHooksResponse)(nil),       // 37: palyra.host.v1.FireHooksResponse
-	(*StreamEventsRequest)(nil),     // 38: palyra.host.v1.StreamEventsRequest
-	(*StreamEventsResponse)(nil),    // 39: palyra.host.v1.StreamEventsResponse
-	(*ListToolsRequest)(nil),        // 40: palyra.host.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),       // 41: palyra.host.v1.ListToolsResponse
-	(*ListSidecarsRequest)(nil),     // 42: palyra.host.v1.ListSidecarsRequest
-	(*ListSidecarsResponse)(nil),    // 43: palyra.host.v1.ListSidecarsResponse
-	(*GetSkillMetricsRequest)(nil),  // 44: palyra.host.v1.GetSkillMetricsRequest
-	(*GetSkillMetricsResponse)(nil), // 45: palyra.host.v1.GetSkillMetricsResponse
-	(*GetClusterRequest)(nil),       // 46: palyra.host.v1.GetClusterRequest
-	(*GetClusterResponse)(nil),      // 47: palyra.host.v1.GetClusterResponse
+	(*RotateTrustRequest)(nil),      // 20: palyra.host.v1.RotateTrustRequest
+	(*RotateTrustResponse)(nil),     // 21: palyra.host.v1.RotateTrustResponse
+	(*SetPolicyRequest)(nil),        // 22: palyra.host.v1.SetPolicyRequest
+	(*SetPolicyResponse)(nil),       // 23: palyra.host.v1.SetPolicyResponse
+	(*ReauditRequest)(nil),          // 24: palyra.host.v1.ReauditRequest
+	(*ReauditResponse)(nil),         // 25: palyra.host.v1.ReauditResponse
+	(*CallToolRequest)(nil),         // 26: palyra.host.v1.CallToolRequest
+	(*A2UIRef)(nil),                 // 27: palyra.host.v1.A2UIRef
+	(*CallToolResponse)(nil),        // 28: palyra.host.v1.CallToolResponse
+	(*SubmitFormRequest)(nil),       // 29: palyra.host.v1.SubmitFormRequest
+	(*SubmitFormResponse)(nil),      // 30: palyra.host.v1.SubmitFormResponse
+	(*HookBinding)(nil),             // 31: palyra.host.v1.HookBinding
+	(*ListHooksRequest)(nil),        // 32: palyra.host.v1.ListHooksRequest
+	(*ListHooksResponse)(nil),       // 33: palyra.host.v1.ListHooksResponse
+	(*BindHookRequest)(nil),         // 34: palyra.host.v1.BindHookRequest
+	(*BindHookResponse)(nil),        // 35: palyra.host.v1.BindHookResponse
+	(*SetHookEnabledRequest)(nil),   // 36: palyra.host.v1.SetHookEnabledRequest
+	(*SetHookEnabledResponse)(nil),  // 37: palyra.host.v1.SetHookEnabledResponse
+	(*RemoveHookRequest)(nil),       // 38: palyra.host.v1.RemoveHookRequest
+	(*RemoveHookResponse)(nil),      // 39: palyra.host.v1.RemoveHookResponse
+	(*FireHooksRequest)(nil),        // 40: palyra.host.v1.FireHooksRequest
+	(*FireHooksResponse)(nil),       // 41: palyra.host.v1.FireHooksResponse
+	(*StreamEventsRequest)(nil),     // 42: palyra.host.v1.StreamEventsRequest
+	(*StreamEventsResponse)(nil),    // 43: palyra.host.v1.StreamEventsResponse
+	(*ListToolsRequest)(nil),        // 44: palyra.host.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),       // 45: palyra.host.v1.ListToolsResponse
+	(*ListSidecarsRequest)(nil),     // 46: palyra.host.v1.ListSidecarsRequest
+	(*ListSidecarsResponse)(nil),    // 47: palyra.host.v1.ListSidecarsResponse
+	(*GetSkillMetricsRequest)(nil),  // 48: palyra.host.v1.GetSkillMetricsRequest
+	(*GetSkillMetricsResponse)(nil), // 49: palyra.host.v1.GetSkillMetricsResponse
+	(*GetClusterRequest)(nil),       // 50: palyra.host.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),      // 51: palyra.host.v1.GetClusterResponse
 }
 var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	0,  // 0: palyra.host.v1.ListSkillsResponse.skills:type_name -> palyra.host.v1.Skill
@@ -3191,12 +3427,12 @@ var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	11, // 2: palyra.host.v1.QuarantineSkillResponse.status:type_name -> palyra.host.v1.StatusChange
 	11, // 3: palyra.host.v1.EnableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
 	11, // 4: palyra.host.v1.DisableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
-	23, // 5: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
-	24, // 6: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	27, // 7: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
-	27, // 8: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
-	27, // 9: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
-	27, // 10: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
+	27, // 5: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
+	28, // 6: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	31, // 7: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
+	31, // 8: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
+	31, // 9: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
+	31, // 10: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
 	1,  // 11: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
 	3,  // 12: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
 	5,  // 13: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
@@ -3206,43 +3442,47 @@ var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	14, // 17: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
 	16, // 18: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
 	18, // 19: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
-	20, // 20: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
-	22, // 21: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
-	25, // 22: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
-	28, // 23: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
-	30, // 24: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
-	32, // 25: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
-	34, // 26: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
-	36, // 27: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
-	38, // 28: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
-	40, // 29: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
-	42, // 30: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
-	44, // 31: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
-	46, // 32: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
-	2,  // 33: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
-	4,  // 34: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
-	6,  // 35: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
-	8,  // 36: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
-	10, // 37: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
-	13, // 38: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
-	15, // 39: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
-	17, // 40: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
-	19, // 41: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
-	21, // 42: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
-	24, // 43: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
-	26, // 44: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
-	29, // 45: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
-	31, // 46: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
-	33, // 47: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
-	35, // 48: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
-	37, // 49: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
-	39, // 50: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
-	41, // 51: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
-	43, // 52: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
-	45, // 53: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
-	47, // 54: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
-	33, // [33:55] is the sub-list for method output_type
-	11, // [11:33] is the sub-list for method input_type
+	24, // 20: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
+	20, // 21: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
+	22, // 22: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
+	26, // 23: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
+	29, // 24: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
+	32, // 25: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
+	34, // 26: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
+	36, // 27: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
+	38, // 28: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
+	40, // 29: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
+	42, // 30: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
+	44, // 31: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
+	46, // 32: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
+	48, // 33: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
+	50, // 34: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
+	2,  // 35: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
+	4,  // 36: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
+	6,  // 37: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
+	8,  // 38: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
+	10, // 39: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
+	13, // 40: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
+	15, // 41: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
+	17, // 42: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
+	19, // 43: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
+	25, // 44: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
+	21, // 45: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
+	23, // 46: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
+	28, // 47: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
+	30, // 48: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
+	33, // 49: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
+	35, // 50: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
+	37, // 51: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
+	39, // 52: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
+	41, // 53: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
+	43, // 54: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
+	45, // 55: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
+	47, // 56: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
+	49, // 57: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
+	51, // 58: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
+	35, // [35:59] is the sub-list for method output_type
+	11, // [11:35] is the sub-list for method input_type
 	11, // [11:11] is the sub-list for extension type_name
 	11, // [11:11] is the sub-list for extension extendee
 	0,  // [0:11] is the sub-list for field type_name
@@ -3253,14 +3493,14 @@ func file_palyra_host_v1_host_proto_init() {
 	if File_palyra_host_v1_host_proto != nil {
 		return
 	}
-	file_palyra_host_v1_host_proto_msgTypes[38].OneofWrappers = []any{}
+	file_palyra_host_v1_host_proto_msgTypes[42].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_host_v1_host_proto_rawDesc), len(file_palyra_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   48,
+			NumMessages:   52,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -42,6 +42,8 @@ const (
 	HostService_DisableSkill_FullMethodName    = "/palyra.host.v1.HostService/DisableSkill"
 	HostService_RemoveSkill_FullMethodName     = "/palyra.host.v1.HostService/RemoveSkill"
 	HostService_Reaudit_FullMethodName         = "/palyra.host.v1.HostService/Reaudit"
+	HostService_RotateTrust_FullMethodName     = "/palyra.host.v1.HostService/RotateTrust"
+	HostService_SetPolicy_FullMethodName       = "/palyra.host.v1.HostService/SetPolicy"
 	HostService_CallTool_FullMethodName        = "/palyra.host.v1.HostService/CallTool"
 	HostService_SubmitForm_FullMethodName      = "/palyra.host.v1.HostService/SubmitForm"
 	HostService_ListHooks_FullMethodName       = "/palyra.host.v1.HostService/ListHooks"
@@ -82,6 +84,11 @@ type HostServiceClient interface {
 	RemoveSkill(ctx context.Context, in *RemoveSkillRequest, opts ...grpc.CallOption) (*RemoveSkillResponse, error)
 	// Reaudit re-audits every installed version now, quarantining what fails.
 	Reaudit(ctx context.Context, in *ReauditRequest, opts ...grpc.CallOption) (*ReauditResponse, error)
+	// RotateTrust applies a publisher's signed key rotation statement to the
+	// trust store (replay protection and clock skew checked).
+	RotateTrust(ctx context.Context, in *RotateTrustRequest, opts ...grpc.CallOption) (*RotateTrustResponse, error)
+	// SetPolicy replaces the operator profile (policy.toml), live.
+	SetPolicy(ctx context.Context, in *SetPolicyRequest, opts ...grpc.CallOption) (*SetPolicyResponse, error)
 	// CallTool runs a tool of the current version of a skill.
 	CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error)
 	// SubmitForm validates an A2UI form submit against the form of a
@@ -215,6 +222,26 @@ func (c *hostServiceClient) Reaudit(ctx context.Context, in *ReauditRequest, opt
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ReauditResponse)
 	err := c.cc.Invoke(ctx, HostService_Reaudit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) RotateTrust(ctx context.Context, in *RotateTrustRequest, opts ...grpc.CallOption) (*RotateTrustResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RotateTrustResponse)
+	err := c.cc.Invoke(ctx, HostService_RotateTrust_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) SetPolicy(ctx context.Context, in *SetPolicyRequest, opts ...grpc.CallOption) (*SetPolicyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetPolicyResponse)
+	err := c.cc.Invoke(ctx, HostService_SetPolicy_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -376,6 +403,11 @@ type HostServiceServer interface {
 	RemoveSkill(context.Context, *RemoveSkillRequest) (*RemoveSkillResponse, error)
 	// Reaudit re-audits every installed version now, quarantining what fails.
 	Reaudit(context.Context, *ReauditRequest) (*ReauditResponse, error)
+	// RotateTrust applies a publisher's signed key rotation statement to the
+	// trust store (replay protection and clock skew checked).
+	RotateTrust(context.Context, *RotateTrustRequest) (*RotateTrustResponse, error)
+	// SetPolicy replaces the operator profile (policy.toml), live.
+	SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error)
 	// CallTool runs a tool of the current version of a skill.
 	CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error)
 	// SubmitForm validates an A2UI form submit against the form of a
@@ -444,6 +476,12 @@ func (UnimplementedHostServiceServer) RemoveSkill(context.Context, *RemoveSkillR
 }
 func (UnimplementedHostServiceServer) Reaudit(context.Context, *ReauditRequest) (*ReauditResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Reaudit not implemented")
+}
+func (UnimplementedHostServiceServer) RotateTrust(context.Context, *RotateTrustRequest) (*RotateTrustResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RotateTrust not implemented")
+}
+func (UnimplementedHostServiceServer) SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetPolicy not implemented")
 }
 func (UnimplementedHostServiceServer) CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CallTool not implemented")
@@ -678,6 +716,42 @@ func _HostService_Reaudit_Handler(srv interface{}, ctx context.Context, dec func
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(HostServiceServer).Reaudit(ctx, req.(*ReauditRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_RotateTrust_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RotateTrustRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).RotateTrust(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_RotateTrust_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).RotateTrust(ctx, req.(*RotateTrustRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_SetPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetPolicyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).SetPolicy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_SetPolicy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).SetPolicy(ctx, req.(*SetPolicyRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -937,6 +1011,14 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Reaudit",
 			Handler:    _HostService_Reaudit_Handler,
+		},
+		{
+			MethodName: "RotateTrust",
+			Handler:    _HostService_RotateTrust_Handler,
+		},
+		{
+			MethodName: "SetPolicy",
+			Handler:    _HostService_SetPolicy_Handler,
 		},
 		{
 			MethodName: "CallTool",
