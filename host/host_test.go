@@ -324,37 +324,7 @@ func watArtifact(t *testing.T, id, version, module, quotas string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	manifest := `manifest_version = 2
-skill_id = "` + id + `"
-name = "Test"
-version = "` + version + `"
-publisher = "acme"
-
-[[entrypoints.tools]]
-id = "` + id + `.t"
-name = "t"
-description = "test"
-
-[entrypoints.tools.input_schema]
-type = "object"
-
-[entrypoints.tools.output_schema]
-type = "object"
-
-[entrypoints.tools.risk]
-default_sensitive = false
-requires_approval = false
-
-[capabilities.quotas]
-` + quotas + `
-
-[compat]
-required_protocol_major = 1
-min_palyra_version = "0.1.0"
-
-[operator]
-display_name = "Test"
-`
+	manifest := testskill.OneToolManifest(id, version, quotas)
 	return testskill.Build(t, manifest, wasm, testskill.Key(7))
 }
 

@@ -149,33 +149,6 @@ func skillArtifact(t testing.TB, id, version string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	manifest := `manifest_version = 2
-skill_id = "` + id + `"
-name = "Test"
-version = "` + version + `"
-publisher = "acme"
-
-[[entrypoints.tools]]
-id = "` + id + `.t"
-name = "t"
-description = "test"
-
-[entrypoints.tools.input_schema]
-type = "object"
-
-[entrypoints.tools.output_schema]
-type = "object"
-
-[entrypoints.tools.risk]
-default_sensitive = false
-requires_approval = false
-
-[compat]
-required_protocol_major = 1
-min_palyra_version = "0.1.0"
-
-[operator]
-display_name = "Test"
-`
+	manifest := testskill.OneToolManifest(id, version, "")
 	return testskill.Build(t, manifest, wasm, testKey)
 }

@@ -40,3 +40,40 @@ func Build(tb testing.TB, manifest string, module []byte, key ed25519.PrivateKey
 	}
 	return built.Bytes
 }
+
+// OneToolManifest is the manifest of skill id at version, by publisher
+// acme, whose one tool id+".t" takes and returns a JSON object, with the
+// [capabilities.quotas] lines given ("" for none).
+func OneToolManifest(id, version, quotas string) string {
+	return `manifest_version = 2
+skill_id = "` + id + `"
+name = "Test"
+version = "` + version + `"
+publisher = "acme"
+
+[[entrypoints.tools]]
+id = "` + id + `.t"
+name = "t"
+description = "test"
+
+[entrypoints.tools.input_schema]
+type = "object"
+
+[entrypoints.tools.output_schema]
+type = "object"
+
+[entrypoints.tools.risk]
+default_sensitive = false
+requires_approval = false
+
+[capabilities.quotas]
+` + quotas + `
+
+[compat]
+required_protocol_major = 1
+min_palyra_version = "0.1.0"
+
+[operator]
+display_name = "Test"
+`
+}
