@@ -146,7 +146,7 @@ func (n *Node) startEvents(ctx context.Context) error {
 	// link's ConnectTimeout: a node restarted right after another died
 	// meets the consumer's raft group electing a leader.
 	var cons jetstream.Consumer
-	err := withRetry(ctx, n.link.cfg.ConnectTimeout, func(c context.Context) (err error) {
+	err := retryUnavailable(ctx, n.link.cfg.ConnectTimeout, func(c context.Context) (err error) {
 		cons, err = n.link.JetStream().CreateOrUpdateConsumer(c, EventsStream, hooksConsumerConfig(n.link.cfg.Replicas))
 		return err
 	})
@@ -181,25 +181,6 @@ func hooksConsumerConfig(replicas int) jetstream.ConsumerConfig {
 		MaxAckPending: 1,
 		FilterSubject: HooksFilterSubject,
 		Replicas:      replicas,
-	}
-}
-
-// withRetry runs fn (each try bounded by publishBudget) until it succeeds,
-// ctx ends or budget has passed, 250 ms apart; the last error otherwise.
-func withRetry(ctx context.Context, budget time.Duration, fn func(context.Context) error) error {
-	giveUp := time.Now().Add(budget)
-	for {
-		c, cancel := context.WithTimeout(ctx, publishBudget)
-		err := fn(c)
-		cancel()
-		if err == nil || ctx.Err() != nil || time.Now().After(giveUp) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(250 * time.Millisecond):
-		}
 	}
 }
 

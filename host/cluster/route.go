@@ -131,11 +131,12 @@ func (r *router) serves(skill string) bool {
 	return ok
 }
 
-// acquire takes a slot of skill's in-flight bound; false when full.
+// acquire takes a slot of skill's in-flight bound when this node serves
+// skill; false when it does not or the bound is reached.
 func (r *router) acquire(skill string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.inFlight[skill] >= r.maxInFlight {
+	if _, served := slices.BinarySearch(r.served, skill); !served || r.inFlight[skill] >= r.maxInFlight {
 		return false
 	}
 	r.inFlight[skill]++
@@ -163,7 +164,7 @@ func (r *router) release(skill string) {
 func (n *Node) Call(ctx context.Context, req host.CallRequest) (*host.CallResult, error) {
 	r := n.route
 	skill := strings.ToLower(strings.TrimSpace(req.SkillID))
-	if r.serves(skill) && r.acquire(skill) {
+	if r.acquire(skill) {
 		defer r.release(skill)
 		return n.host.Call(ctx, req)
 	}

@@ -475,23 +475,10 @@ func TestDialCredsOperatorMode(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, err := Dial(ctx, Config{NodeName: "a", URLs: []string{d.url}, CredsFile: tc.creds, ConnectTimeout: 5 * time.Second})
-			if !tc.ok {
-				if err == nil {
-					l.Close()
-					t.Fatal("Dial succeeded")
-				}
-				if !errors.Is(err, ErrClusterUnavailable) || !strings.Contains(strings.ToLower(err.Error()), "authorization violation") {
-					t.Fatalf("error %v, want cluster_unavailable with the authorization violation", err)
-				}
+			if !joinedOrRefused(t, ctx, l, err, tc.ok) {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
 			defer l.Close()
-			if _, err := l.JetStream().Publish(ctx, OpsSubjectPrefix+"test", []byte("x")); err != nil {
-				t.Fatal(err)
-			}
 			ai, err := l.JetStream().AccountInfo(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -586,23 +573,10 @@ accounts {
 			c := tc.cfg
 			c.NodeName, c.URLs, c.ConnectTimeout = "a", []string{s.ClientURL()}, 5*time.Second
 			l, err := Dial(ctx, c)
-			if !tc.ok {
-				if err == nil {
-					l.Close()
-					t.Fatal("Dial succeeded")
-				}
-				if !errors.Is(err, ErrClusterUnavailable) || !strings.Contains(strings.ToLower(err.Error()), "authorization violation") {
-					t.Fatalf("error %v, want cluster_unavailable with the authorization violation", err)
-				}
+			if !joinedOrRefused(t, ctx, l, err, tc.ok) {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
 			defer l.Close()
-			if _, err := l.JetStream().Publish(ctx, OpsSubjectPrefix+"test", []byte("x")); err != nil {
-				t.Fatal(err)
-			}
 		})
 	}
 }
@@ -695,4 +669,29 @@ func TestRecipeRefusesRogueRoutes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// joinedOrRefused checks a Dial's outcome: with ok, it joined and can
+// append to the ops stream (true); without, it was refused with
+// cluster_unavailable naming the authorization violation (false).
+func joinedOrRefused(t *testing.T, ctx context.Context, l *Link, err error, ok bool) bool {
+	t.Helper()
+	if !ok {
+		if err == nil {
+			l.Close()
+			t.Fatal("Dial succeeded")
+		}
+		if !errors.Is(err, ErrClusterUnavailable) || !strings.Contains(strings.ToLower(err.Error()), "authorization violation") {
+			t.Fatalf("error %v, want cluster_unavailable with the authorization violation", err)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.JetStream().Publish(ctx, OpsSubjectPrefix+"test", []byte("x")); err != nil {
+		l.Close()
+		t.Fatal(err)
+	}
+	return true
 }
