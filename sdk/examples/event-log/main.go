@@ -26,13 +26,15 @@
 //
 // on_event is safe however many calls overlap (hook dispatch sends a skill
 // its events one at a time, but the tool may also be called directly, or
-// by "palyra hooks fire"): a call claims the next number by writing its
-// entry with compare-and-swap from "absent" (sdk/ABI.md §5.3), so two calls
-// can never take the same number, and then moves "seq" forward with
-// compare-and-swap from the value it read. A call that finds the number
-// taken (by an overlapping call, or by an earlier call whose counter update
-// failed) moves "seq" past it for the other and tries the next one. No
-// event overwrites another, and no number is skipped.
+// by "palyra hooks fire"): a call claims the next number by moving "seq"
+// forward with compare-and-swap from the value it read (sdk/ABI.md §5.3),
+// so two calls can never take the same number, and then writes its entry
+// with compare-and-swap from "absent". A call that loses the counter's swap
+// goes on from the value the winner left; a call that finds its entry's key
+// taken (by an older version whose counter update failed) keeps that entry
+// and claims the next number. No event overwrites another, and a number is
+// left without an entry only when the call that claimed it failed to write
+// it (and returned that error).
 package main
 
 import (
@@ -76,7 +78,7 @@ const (
 	// listPage is the page size of a storage list, the ABI's maximum.
 	listPage = 1000
 	// maxClaimAttempts bounds the numbers one on_event call tries before it
-	// gives up (error "contended"): each attempt is two or three capability
+	// gives up (error "contended"): each attempt is one or two capability
 	// calls, and with the prune they stay within the ABI's 256 per call.
 	maxClaimAttempts = 60
 )
@@ -143,8 +145,14 @@ func parseSeq(v []byte) (int64, error) {
 	return n, nil
 }
 
-// claim stores entry under the next free sequence number and moves the
-// counter to it, with compare-and-swap only, and returns the number.
+// claim stores entry under the next free sequence number, with
+// compare-and-swap only, and returns the number. The number is claimed on
+// the counter first: the call whose swap moves "seq" from n to n+1 owns n+1,
+// and no other call can. The entry is then written from "absent", so an
+// entry already under that number (a counter left behind by an older
+// version of this skill) is kept and the next number tried. Claiming on the
+// entry first would not do: prune deletes old entries, and a call holding a
+// stale counter would find a pruned number "absent" and take it again.
 func claim(st *skill.Storage, entry []byte) (int64, error) {
 	seq, raw, err := loadSeq(st)
 	if err != nil {
@@ -156,34 +164,29 @@ func claim(st *skill.Storage, entry []byte) (int64, error) {
 		}
 		next := seq + 1
 		nextRaw := []byte(strconv.FormatInt(next, 10))
-		// The entry first, from "absent": the number is ours only if no
-		// other call has written an entry under it.
-		took, _, err := st.CompareAndSwap(entryKey(next), nil, entry)
+		moved, cur, err := st.CompareAndSwap(seqKey, raw, nextRaw)
 		if err != nil {
 			return 0, err
 		}
-		// Move the counter from what we read to next: for ourselves when
-		// we took the number, for the call that took it otherwise (it may
-		// have failed before doing so). Losing this swap means another
-		// call moved the counter: go on from what it holds.
-		moved, cur, err := st.CompareAndSwap(seqKey, raw, nextRaw)
+		if !moved {
+			// Another call took the number: go on from what it holds.
+			if cur == nil {
+				return 0, skill.Errorf("corrupt_counter", "key %q vanished while recording", seqKey)
+			}
+			if seq, err = parseSeq(cur); err != nil {
+				return 0, err
+			}
+			raw = cur
+			continue
+		}
+		took, _, err := st.CompareAndSwap(entryKey(next), nil, entry)
 		if err != nil {
 			return 0, err
 		}
 		if took {
 			return next, nil
 		}
-		if moved {
-			seq, raw = next, nextRaw
-			continue
-		}
-		if cur == nil {
-			return 0, skill.Errorf("corrupt_counter", "key %q vanished while recording", seqKey)
-		}
-		if seq, err = parseSeq(cur); err != nil {
-			return 0, err
-		}
-		raw = cur
+		seq, raw = next, nextRaw
 	}
 	return 0, skill.Errorf("contended", "no free sequence number after %d attempts: other calls kept taking them", maxClaimAttempts)
 }
