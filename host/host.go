@@ -20,6 +20,7 @@ import (
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/rundir"
+	"github.com/palyra-go/palyra/host/source"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/host/supervisor"
@@ -52,6 +53,9 @@ type Config struct {
 	VulnFeedHook string
 	// Logger receives the host's and sidecars' logs; nil discards them.
 	Logger hclog.Logger
+	// Sources configures fetching from registries (install from a source,
+	// outdated, update, apply); its Trust and Logger are the host's.
+	Sources source.Config
 	// SidecarPath is the palyra-sidecar binary. Required to Call.
 	SidecarPath string
 	// CacheDir is the precompiled-module cache (default <state>/cache/modules).
@@ -153,6 +157,7 @@ type Host struct {
 	egress    *egress.Client
 	stats     *callStats
 	detector  *anomaly.Detector
+	sources   *source.Fetcher
 
 	mu sync.Mutex
 	// policyMu orders SetPolicy's file write and profile swap.
@@ -266,6 +271,10 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	h := &Host{cfg: cfg, in: in, trust: trust.OpenFile(in.TrustStorePath()), log: cfg.Logger.Named("host"), verified: map[string]*verified{}, looped: map[string]time.Time{},
 		broker: caps.broker, storage: caps.storage, ownsStore: caps.ownsStore, vault: caps.vault, channels: caps.channels, egress: caps.egress, stats: newCallStats(),
 		calls: newCallSummary(), docs: newDocStore(maxDocuments, documentTTL), wake: wake, stream: &events.Bus{}, hooks: hooks.OpenStore(cfg.StateDir)}
+	scfg := cfg.Sources
+	scfg.Trust = h.decideRegistryKey
+	scfg.Logger = cfg.Logger.Named("source")
+	h.sources = source.New(scfg)
 	h.loopCtx, h.stopLoop = context.WithCancel(context.Background())
 	h.disp = hooks.NewDispatcher(hooks.DispatcherConfig{
 		Store: h.hooks, Call: h.hookCall, Timeout: cfg.HookTimeout,

@@ -14,9 +14,12 @@ func (h *Host) Install(ctx context.Context, req InstallRequest) (*InstallResult,
 	if err := h.writable(); err != nil {
 		return nil, err
 	}
+	if err := ResolveInstallSource(ctx, h.sources, &req); err != nil {
+		return nil, err
+	}
 	opts := install.InstallOptions{
 		AllowTOFU: req.AllowTOFU, Force: req.Force, AcceptCapabilities: req.AcceptCapabilities,
-		TrustedPublishers: req.TrustedPublishers, Source: req.Source,
+		TrustedPublishers: req.TrustedPublishers, Source: req.Source, DryRun: req.DryRun,
 	}
 	// An install names its principal only when the caller did; else the
 	// installer records its own (system:install).

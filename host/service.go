@@ -8,6 +8,7 @@ import (
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/source"
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/sdk/abi"
 )
@@ -93,6 +94,20 @@ type Service interface {
 	// closes. An error of fn ends the stream with that error.
 	Events(ctx context.Context, req EventsRequest, fn func(Event) error) error
 
+	// Outdated lists installed skills whose source (the registry index or
+	// OCI repository they were installed from) has a newer version.
+	Outdated(ctx context.Context, req OutdatedRequest) (*OutdatedReport, error)
+	// Update installs the newest (or the named) version of a skill from
+	// its source. It shows the version change and the capability diff
+	// first: a dry run changes nothing, and an escalation is refused
+	// unless accepted, as with Install.
+	Update(ctx context.Context, req UpdateRequest) (*UpdateResult, error)
+	// Apply converges the host on a desired-state document (package
+	// desired): it installs, updates and (with Prune) removes skills and
+	// binds hooks; a dry run returns the plan only. A second Apply of the
+	// same document changes nothing.
+	Apply(ctx context.Context, req ApplyRequest) (*ApplyResult, error)
+
 	// Cluster reports the cluster the service belongs to: its nodes, the
 	// version each runs, the skills each serves, its sidecars alive, its
 	// call rate and the ops-stream position it has applied. A service
@@ -125,6 +140,8 @@ type (
 	TrustedKey = install.TrustedKey
 	// InstallSource records where an artifact came from (install.Source).
 	InstallSource = install.Source
+	// SourceRef names an artifact in a registry (source.Ref).
+	SourceRef = source.Ref
 	// HookBinding is a hook binding (hooks.Binding).
 	HookBinding = hooks.Binding
 	// HookOutcome is what one hook did (hooks.Outcome).
@@ -161,6 +178,12 @@ type InstallRequest struct {
 	TrustedPublishers []TrustedKey `json:"trusted_publishers,omitempty"`
 	// Source is recorded with the install.
 	Source InstallSource `json:"source,omitzero"`
+	// From fetches the artifact from a registry instead (Artifact must be
+	// empty); the source recorded is then the one it came from.
+	From *SourceRef `json:"from,omitempty"`
+	// DryRun runs every check and returns what the install would do,
+	// with Installed false, changing nothing.
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // ListRequest filters a list.

@@ -317,6 +317,14 @@ func needSkill(id string) error {
 // never got appended (the publish failed) is harmless: nothing names it,
 // and a later install of the same bytes reuses it.
 func (n *Node) Install(ctx context.Context, req host.InstallRequest) (*host.InstallResult, error) {
+	// A source is fetched by the node asked; the op carries the bytes.
+	if err := host.ResolveInstallSource(ctx, n.host.Sources(), &req); err != nil {
+		return nil, err
+	}
+	if req.DryRun {
+		// A dry run changes nothing: this node's own checks answer it.
+		return n.host.Install(ctx, req)
+	}
 	if len(req.Artifact) == 0 {
 		return nil, invalid("the artifact is empty")
 	}

@@ -59,6 +59,11 @@ type InstallOptions struct {
 	TrustedPublishers []TrustedKey
 	// Source is recorded with the install.
 	Source Source
+	// DryRun runs every check (verify, audit, policy, the installed
+	// versions and the capability escalation, trust) and returns the result
+	// the install would have, with Installed false, writing nothing: no
+	// file, no inventory row, no trust pin.
+	DryRun bool
 	// Principal is recorded as who installed; "" means PrincipalInstall.
 	Principal string
 }
@@ -172,11 +177,14 @@ func (in *Installer) Install(ctx context.Context, data []byte, opts InstallOptio
 		t.admit,
 		t.checkInstalled,
 		t.checkTrust,
+		t.dryRun,
 		t.stageFiles,
 		t.precompile,
 		t.place,
 	} {
-		if err := step(ctx); err != nil {
+		if err := step(ctx); errors.Is(err, errDryRun) {
+			return t.res, t.adm.err
+		} else if err != nil {
 			return t.refused, err
 		}
 	}
@@ -269,6 +277,9 @@ func (t *installation) undo() {
 
 // allowlist persists opts.TrustedPublishers in the trust store.
 func (t *installation) allowlist(ctx context.Context) error {
+	if t.opts.DryRun && len(t.opts.TrustedPublishers) > 0 {
+		return fmt.Errorf("install: %w: a dry run writes nothing, so it cannot allowlist publishers (allowlist them first)", ErrInvalidArgument)
+	}
 	return t.in.addTrusted(ctx, t.opts.TrustedPublishers)
 }
 
@@ -386,6 +397,25 @@ func (t *installation) checkTrust(ctx context.Context) error {
 	t.res.TrustDecision = dec
 	crashPoint("trust:decided")
 	return nil
+}
+
+// errDryRun stops the steps of a dry run before stageFiles; Install does
+// not return it.
+var errDryRun = errors.New("dry run")
+
+// dryRun ends a dry run after the checks: the result says what the install
+// would be (the status the admission decides), and nothing is written.
+func (t *installation) dryRun(context.Context) error {
+	if !t.opts.DryRun {
+		return nil
+	}
+	t.res.Installed = false
+	t.res.Status = inventory.StatusActive
+	if t.adm.quarantine() {
+		t.res.Status = inventory.StatusQuarantined
+		t.res.Reasons = append(t.res.Reasons, t.adm.reasons...)
+	}
+	return errDryRun
 }
 
 // stageFiles writes the version directory, with its metadata, under a

@@ -55,6 +55,9 @@ const (
 	SourceLocalRegistry   SourceKind = "local_registry"
 	SourceRemoteRegistry  SourceKind = "remote_registry"
 	SourceManagedArtifact SourceKind = "managed_artifact"
+	// SourceOCI is an artifact pulled from an OCI registry; its reference
+	// is oci://REGISTRY/REPOSITORY:TAG@sha256:DIGEST.
+	SourceOCI SourceKind = "oci"
 )
 
 // SecretRef names one secret a skill's manifest asks for: a vault scope and

@@ -1,0 +1,167 @@
+package host
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+
+	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/policy"
+	"github.com/palyra-go/palyra/host/source"
+)
+
+// OutdatedRequest selects the skills Outdated looks at.
+type OutdatedRequest struct {
+	// SkillID restricts the report to one skill; "" means every installed
+	// skill with a registry source.
+	SkillID string `json:"skill_id,omitempty"`
+	// AllowTOFU pins a registry index's unknown key on first use.
+	AllowTOFU bool `json:"allow_tofu,omitempty"`
+}
+
+// OutdatedReport lists the installed skills Outdated looked at.
+type OutdatedReport struct {
+	// Skills are the current versions of the skills with a registry
+	// source, by skill id; Outdated tells which have a newer version.
+	Skills []OutdatedSkill `json:"skills"`
+}
+
+// OutdatedSkill is one installed skill and the newest version its source
+// has.
+type OutdatedSkill struct {
+	SkillID        string        `json:"skill_id"`
+	CurrentVersion string        `json:"current_version"`
+	LatestVersion  string        `json:"latest_version,omitempty"`
+	Outdated       bool          `json:"outdated"`
+	Source         InstallSource `json:"source"`
+	// Error says why the source could not be read, and Code its code;
+	// empty when it could.
+	Error string `json:"error,omitempty"`
+	Code  string `json:"code,omitempty"`
+}
+
+// UpdateRequest names a skill to update.
+type UpdateRequest struct {
+	SkillID string `json:"skill_id"`
+	// Version is the version to update to; "" means the newest at the
+	// skill's source.
+	Version string `json:"version,omitempty"`
+	// DryRun returns the change and its capability diff, changing nothing.
+	DryRun bool `json:"dry_run,omitempty"`
+	// AcceptCapabilities accepts a capability escalation.
+	AcceptCapabilities bool `json:"accept_capabilities,omitempty"`
+	// AllowTOFU pins an unknown key (of the index or the artifact) on
+	// first use.
+	AllowTOFU bool `json:"allow_tofu,omitempty"`
+}
+
+// UpdateResult is what Update did, or would do.
+type UpdateResult struct {
+	SkillID     string `json:"skill_id"`
+	FromVersion string `json:"from_version"`
+	ToVersion   string `json:"to_version"`
+	// Updated is true when the new version was installed.
+	Updated bool `json:"updated"`
+	// Reason is "already_current" when the source has nothing newer.
+	Reason string `json:"reason,omitempty"`
+	DryRun bool   `json:"dry_run,omitempty"`
+	// Source is where the new version comes from.
+	Source InstallSource `json:"source"`
+	// CapabilityDiff and Escalation are what the new version is granted
+	// beyond the current one (empty when nothing).
+	CapabilityDiff []string          `json:"capability_diff"`
+	Escalation     policy.Escalation `json:"escalation"`
+	// Install is the install's (or the dry run's) result.
+	Install *InstallResult `json:"install,omitempty"`
+}
+
+// ApplyRequest is a desired-state document to converge on.
+type ApplyRequest struct {
+	// Document is the desired state (palyra.toml; package desired).
+	Document string `json:"document"`
+	// DryRun returns the plan, changing nothing.
+	DryRun bool `json:"dry_run,omitempty"`
+	// Prune removes installed skills (and hook bindings) the document does
+	// not declare.
+	Prune bool `json:"prune,omitempty"`
+}
+
+// ApplyResult is the plan of an Apply and what was done of it.
+type ApplyResult struct {
+	DryRun bool `json:"dry_run"`
+	// Changed is true when a step changed (or, in a dry run, would change)
+	// something; a converged host answers false.
+	Changed bool        `json:"changed"`
+	Steps   []ApplyStep `json:"steps"`
+}
+
+// ApplyStep is one step of an Apply's plan.
+type ApplyStep struct {
+	// Action is install, update, remove, keep, bind_hook, update_hook,
+	// remove_hook or keep_hook.
+	Action      string `json:"action"`
+	SkillID     string `json:"skill_id,omitempty"`
+	HookID      string `json:"hook_id,omitempty"`
+	FromVersion string `json:"from_version,omitempty"`
+	ToVersion   string `json:"to_version,omitempty"`
+	// Source is the reference the version comes from.
+	Source string `json:"source,omitempty"`
+	// CapabilityDiff lists what an install or update is granted beyond
+	// the current version (for an install: everything it is granted).
+	CapabilityDiff []string `json:"capability_diff,omitempty"`
+	// Done is true once the step was carried out.
+	Done bool `json:"done"`
+	// Error and Code say why the step was refused or failed.
+	Error string `json:"error,omitempty"`
+	Code  string `json:"code,omitempty"`
+}
+
+// errNotYet marks a verb whose implementation has not landed.
+var errNotYet = errors.New("not implemented yet")
+
+// Outdated implements Service.
+func (h *Host) Outdated(ctx context.Context, req OutdatedRequest) (*OutdatedReport, error) {
+	return nil, fmt.Errorf("host: outdated: %w", errNotYet)
+}
+
+// Update implements Service.
+func (h *Host) Update(ctx context.Context, req UpdateRequest) (*UpdateResult, error) {
+	return nil, fmt.Errorf("host: update: %w", errNotYet)
+}
+
+// Apply implements Service.
+func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult, error) {
+	return nil, fmt.Errorf("host: apply: %w", errNotYet)
+}
+
+// decideRegistryKey judges a registry index's key by the trust store's
+// rules, pinning it when allowTOFU and the publisher is unknown.
+func (h *Host) decideRegistryKey(ctx context.Context, publisher string, key ed25519.PublicKey, allowTOFU bool) (string, error) {
+	d, err := h.trust.Decide(ctx, publisher, key, allowTOFU)
+	return string(d), err
+}
+
+// Sources returns the host's Fetcher: its registry configuration and
+// credentials, with the trust store judging registry index keys. A
+// cluster node fetches through its host's.
+func (h *Host) Sources() *source.Fetcher { return h.sources }
+
+// ResolveInstallSource fetches req.From with f into req.Artifact and
+// req.Source, so that the install that follows is the install of a file.
+// It does nothing when req.From is nil. Fetching happens where the
+// install runs (the daemon, not the CLI that asked).
+func ResolveInstallSource(ctx context.Context, f *source.Fetcher, req *InstallRequest) error {
+	if req.From == nil {
+		return nil
+	}
+	if len(req.Artifact) > 0 {
+		return fmt.Errorf("host: %w: give the artifact or a source to fetch it from, not both", install.ErrInvalidArgument)
+	}
+	got, err := f.Fetch(ctx, *req.From, req.AllowTOFU)
+	if err != nil {
+		return fmt.Errorf("host: fetch %s: %w", req.From, err)
+	}
+	req.Artifact, req.Source, req.From = got.Artifact, got.Source, nil
+	return nil
+}

@@ -1,0 +1,82 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/inventory"
+)
+
+// Fetch gets the artifact ref names. allowTOFU applies to a registry
+// index's key (pinned on first use when true). The bytes are checked
+// against what the source said (the index entry's sha256 and identity, the
+// OCI digest and annotations); the artifact's own signature is the
+// installer's to verify.
+func (f *Fetcher) Fetch(ctx context.Context, ref Ref, allowTOFU bool) (*Fetched, error) {
+	if err := ref.Check(); err != nil {
+		return nil, err
+	}
+	if ref.OCI != "" {
+		return f.fetchOCI(ctx, ref)
+	}
+	return f.fetchIndex(ctx, ref, allowTOFU)
+}
+
+// Latest returns the highest version published at a recorded source for
+// skillID, and the Ref that fetches it. A source of kind local_artifact or
+// managed_artifact has none: ErrNoSource.
+func (f *Fetcher) Latest(ctx context.Context, src install.Source, skillID string, allowTOFU bool) (string, Ref, error) {
+	switch src.Kind {
+	case inventory.SourceOCI:
+		return f.latestOCI(ctx, src, skillID)
+	case inventory.SourceRemoteRegistry, inventory.SourceLocalRegistry:
+		return f.latestIndex(ctx, src, skillID, allowTOFU)
+	default:
+		return "", Ref{}, fmt.Errorf("source: %s: %w (installed from %s %q)", skillID, ErrNoSource, kindOrDefault(src.Kind), src.Ref)
+	}
+}
+
+// Check reports whether ref names exactly one kind of source, with what
+// that kind needs.
+func (r Ref) Check() error {
+	n := 0
+	for _, s := range []string{r.OCI, r.RegistryURL, r.RegistryDir} {
+		if strings.TrimSpace(s) != "" {
+			n++
+		}
+	}
+	switch {
+	case n != 1:
+		return fmt.Errorf("source: %w: give exactly one of an oci:// reference, a registry URL and a registry directory (got %d)", ErrInvalidRef, n)
+	case r.OCI != "" && (r.SkillID != "" || r.Version != ""):
+		return fmt.Errorf("source: %w: an oci:// reference names its version by tag or digest; skill id and version are for a registry index", ErrInvalidRef)
+	case r.OCI == "" && strings.TrimSpace(r.SkillID) == "":
+		return fmt.Errorf("source: %w: a registry index needs the skill id", ErrInvalidRef)
+	case r.OCI == "" && r.PlainHTTP:
+		return fmt.Errorf("source: %w: plain HTTP is for OCI registries on loopback only; a registry index is https only", ErrInvalidRef)
+	case r.OCI != "" && r.RegistryCACert != "":
+		return fmt.Errorf("source: %w: the registry CA certificate applies to a registry URL, not to an OCI reference", ErrInvalidRef)
+	}
+	return nil
+}
+
+// String returns the reference as a user would type it.
+func (r Ref) String() string {
+	switch {
+	case r.OCI != "":
+		return r.OCI
+	case r.Version != "":
+		return fmt.Sprintf("%s%s %s %s", r.RegistryURL, r.RegistryDir, r.SkillID, r.Version)
+	default:
+		return fmt.Sprintf("%s%s %s", r.RegistryURL, r.RegistryDir, r.SkillID)
+	}
+}
+
+func kindOrDefault(k inventory.SourceKind) inventory.SourceKind {
+	if k == "" {
+		return inventory.SourceLocalArtifact
+	}
+	return k
+}
