@@ -38,6 +38,42 @@ func (f *Fetcher) Latest(ctx context.Context, src install.Source, skillID string
 	}
 }
 
+// Versions lists the versions published for a skill, in ascending semver
+// order: for an OCI ref, the repository's semver tags (its tag or digest,
+// if any, is ignored); for an index, the entries of ref.SkillID (its
+// Version is ignored). RefAt gives the Ref that fetches one of them.
+func (f *Fetcher) Versions(ctx context.Context, ref Ref, allowTOFU bool) ([]string, error) {
+	if err := ref.Check(); err != nil {
+		return nil, err
+	}
+	if ref.OCI != "" {
+		return f.versionsOCI(ctx, ref)
+	}
+	return f.versionsIndex(ctx, ref, allowTOFU)
+}
+
+// RefAt returns the Ref that fetches version of the skill at ref's source
+// (the same index or repository; for OCI the tag is the version).
+func RefAt(ref Ref, version string) Ref {
+	if ref.OCI != "" {
+		ref.OCI = ociRepository(ref.OCI) + ":" + version
+		return ref
+	}
+	ref.Version = version
+	return ref
+}
+
+// ociRepository returns an oci:// reference without its tag or digest.
+func ociRepository(ref string) string {
+	if i := strings.Index(ref, "@"); i >= 0 {
+		ref = ref[:i]
+	}
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		ref = ref[:i]
+	}
+	return ref
+}
+
 // Check reports whether ref names exactly one kind of source, with what
 // that kind needs.
 func (r Ref) Check() error {

@@ -18,3 +18,8 @@ func (f *Fetcher) fetchIndex(ctx context.Context, ref Ref, allowTOFU bool) (*Fet
 func (f *Fetcher) latestIndex(ctx context.Context, src install.Source, skillID string, allowTOFU bool) (string, Ref, error) {
 	return "", Ref{}, errors.New("source: registry index: not implemented yet")
 }
+
+// versionsIndex returns the versions of ref.SkillID in the index, ascending.
+func (f *Fetcher) versionsIndex(ctx context.Context, ref Ref, allowTOFU bool) ([]string, error) {
+	return nil, errors.New("source: not implemented yet")
+}

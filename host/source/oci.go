@@ -17,3 +17,8 @@ func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref) (*Fetched, error) {
 func (f *Fetcher) latestOCI(ctx context.Context, src install.Source, skillID string) (string, Ref, error) {
 	return "", Ref{}, errors.New("source: oci: not implemented yet")
 }
+
+// versionsOCI returns the semver tags of the repository ref.OCI names, ascending.
+func (f *Fetcher) versionsOCI(ctx context.Context, ref Ref) ([]string, error) {
+	return nil, errors.New("source: not implemented yet")
+}
