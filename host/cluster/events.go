@@ -38,8 +38,9 @@ package cluster
 // event it is running finish (within the ctx of Close) before it leaves;
 // if it cannot, it hands the event back (nak) for another node to run.
 //
-// Reading. Node.Events reads EventsStream with an ordered consumer; an
-// event's ID is its stream sequence, the same on every node.
+// Reading. Node.Events reads EventsStream message by message from the
+// stream's leader; an event's ID is its stream sequence, the same on every
+// node.
 
 import (
 	"context"
@@ -460,13 +461,22 @@ func (n *Node) Events(ctx context.Context, req host.EventsRequest, fn func(host.
 	if req.After >= 0 {
 		next = uint64(req.After) + 1
 	}
+	// The stream's info may come from a member that is behind (a server
+	// that sees the stream's group without a leader answers with its own
+	// state), so its last sequence is a hint: a message is read by
+	// sequence from the stream's leader, and the replay ends at the first
+	// sequence past that hint that is not stored. Below it, a missing
+	// message aged out (or was deleted) and is skipped.
 	for {
 		next = max(next, first)
-		for next <= last {
+	replay:
+		for {
 			c, cancel := context.WithTimeout(ctx, publishBudget)
 			m, err := s.GetMsg(c, next)
 			cancel()
 			switch {
+			case errors.Is(err, jetstream.ErrMsgNotFound) && next > last:
+				break replay // the end of the stream
 			case errors.Is(err, jetstream.ErrMsgNotFound):
 				next++ // aged out or deleted
 				continue

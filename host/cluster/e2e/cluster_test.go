@@ -141,12 +141,20 @@ func TestCluster(t *testing.T) {
 		// hook's outcomes (hook:dispatched, published by whichever node ran
 		// the hook) are one per quarantine.
 		reads := 0
+		var seen string // what the last read saw, for a failure's message
 		count := func(ctx context.Context) (quarantined, outcomes int, failed []host.Event, err error) {
 			n := []*clusterproc.Node{cn, a, b}[reads%3] // any node streams the cluster's events
 			reads++
 			total := 0
+			kinds := map[string]int{}
+			var lastID int64
+			defer func() {
+				seen = fmt.Sprintf("through %s: %d events, last id %d, kinds %v", n.Name, total, lastID, kinds)
+			}()
 			err = n.Client.Events(ctx, host.EventsRequest{After: 0}, func(e host.Event) error {
 				total++
+				kinds[e.Kind+"/"+e.SkillID]++
+				lastID = e.ID
 				switch {
 				case e.Kind == "skill:quarantined" && (e.SkillID == "test.hk" || e.SkillID == "test.mark"):
 					quarantined++
@@ -169,7 +177,7 @@ func TestCluster(t *testing.T) {
 				return err
 			}
 			if q < 4 || o < 4 {
-				return fmt.Errorf("%d quarantines, %d hook outcomes so far", q, o)
+				return fmt.Errorf("%d quarantines, %d hook outcomes so far (%s)", q, o, seen)
 			}
 			return nil
 		})

@@ -42,7 +42,7 @@ func startCluster(t *testing.T, nodeArgs map[string][]string, names ...string) *
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, n := range c.Nodes() {
-				t.Logf("node %s output:\n%s", n.Name, tailOf(n.Output(), 20000))
+				t.Logf("node %s output (successful API requests left out):\n%s", n.Name, tailOf(withoutOKRequests(n.Output()), 20000))
 			}
 		}
 		if err := c.Close(ctx); err != nil {
@@ -50,6 +50,19 @@ func startCluster(t *testing.T, nodeArgs map[string][]string, names ...string) *
 		}
 	})
 	return c
+}
+
+// withoutOKRequests drops the debug lines of API requests answered 2xx,
+// which would push what explains a failure out of the tail.
+func withoutOKRequests(s string) string {
+	var b strings.Builder
+	for line := range strings.Lines(s) {
+		if strings.Contains(line, "api request:") && strings.Contains(line, " status=2") {
+			continue
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 func tailOf(s string, n int) string {
