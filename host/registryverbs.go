@@ -5,6 +5,10 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/inventory"
 
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/policy"
@@ -122,17 +126,135 @@ var errNotYet = errors.New("not implemented yet")
 
 // Outdated implements Service.
 func (h *Host) Outdated(ctx context.Context, req OutdatedRequest) (*OutdatedReport, error) {
-	return nil, fmt.Errorf("host: outdated: %w", errNotYet)
+	return OutdatedOf(ctx, h, h.sources, req)
 }
 
 // Update implements Service.
 func (h *Host) Update(ctx context.Context, req UpdateRequest) (*UpdateResult, error) {
-	return nil, fmt.Errorf("host: update: %w", errNotYet)
+	return UpdateOf(ctx, h, h.sources, req)
 }
 
 // Apply implements Service.
 func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult, error) {
 	return nil, fmt.Errorf("host: apply: %w", errNotYet)
+}
+
+// OutdatedOf is Outdated over any Service, with f reading the sources: the
+// local host and a cluster node share it. It looks at the current version
+// of every installed skill (or req.SkillID) that came from a registry
+// index or an OCI repository; a skill installed from a file is not listed.
+// A source that cannot be read is reported on its skill's row, so one
+// unreachable registry does not hide the others.
+func OutdatedOf(ctx context.Context, svc Service, f *source.Fetcher, req OutdatedRequest) (*OutdatedReport, error) {
+	l, err := svc.List(ctx, ListRequest{SkillID: req.SkillID, CurrentOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	rep := &OutdatedReport{Skills: []OutdatedSkill{}}
+	for _, e := range l.Entries {
+		if !fromRegistry(e.Source) {
+			continue
+		}
+		row := OutdatedSkill{SkillID: e.SkillID, CurrentVersion: e.Version, Source: e.Source}
+		latest, _, err := f.Latest(ctx, e.Source, e.SkillID, req.AllowTOFU)
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
+			row.Error, row.Code = err.Error(), errcode.Of(err)
+		default:
+			row.LatestVersion = latest
+			row.Outdated = inventory.CompareVersions(latest, e.Version) > 0
+		}
+		rep.Skills = append(rep.Skills, row)
+	}
+	if req.SkillID != "" && len(rep.Skills) == 0 {
+		if len(l.Entries) == 0 {
+			return nil, fmt.Errorf("host: outdated %s: %w", req.SkillID, install.ErrNotFound)
+		}
+		e := l.Entries[0]
+		return nil, fmt.Errorf("host: outdated %s: %w (installed from %s %q)", req.SkillID, source.ErrNoSource, e.Source.Kind, e.Source.Ref)
+	}
+	return rep, nil
+}
+
+// fromRegistry reports whether src is a registry index or an OCI
+// repository, which Outdated and Update can follow.
+func fromRegistry(src InstallSource) bool {
+	switch src.Kind {
+	case inventory.SourceOCI, inventory.SourceRemoteRegistry, inventory.SourceLocalRegistry:
+		return true
+	}
+	return false
+}
+
+// UpdateOf is Update over any Service, with f reading the sources. It
+// finds the target (req.Version at the skill's source, else the newest
+// version there), answers "already_current" when it is not newer than the
+// current version, then runs the install as a dry run from the source:
+// the version change and the capability diff. A dry run ends there; so
+// does an escalation not accepted (the result carries the diff, the error
+// is capability_escalation). Else the version is installed.
+func UpdateOf(ctx context.Context, svc Service, f *source.Fetcher, req UpdateRequest) (*UpdateResult, error) {
+	if strings.TrimSpace(req.SkillID) == "" {
+		return nil, fmt.Errorf("host: update: %w: the skill id is empty", install.ErrInvalidArgument)
+	}
+	l, err := svc.List(ctx, ListRequest{SkillID: req.SkillID, CurrentOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(l.Entries) == 0 {
+		return nil, fmt.Errorf("host: update %s: %w", req.SkillID, install.ErrNotFound)
+	}
+	cur := l.Entries[0]
+	res := &UpdateResult{SkillID: cur.SkillID, FromVersion: cur.Version, DryRun: req.DryRun, CapabilityDiff: []string{}}
+	if !fromRegistry(cur.Source) {
+		return nil, fmt.Errorf("host: update %s: %w (installed from %s %q; install a new version with its artifact)",
+			cur.SkillID, source.ErrNoSource, cur.Source.Kind, cur.Source.Ref)
+	}
+	latest, ref, err := f.Latest(ctx, cur.Source, cur.SkillID, req.AllowTOFU)
+	if err != nil {
+		return nil, fmt.Errorf("host: update %s: %w", cur.SkillID, err)
+	}
+	target := latest
+	if req.Version != "" {
+		target = req.Version
+		ref = source.RefAt(ref, target)
+	}
+	res.ToVersion = target
+	if inventory.CompareVersions(target, cur.Version) <= 0 {
+		if req.Version == "" || target == cur.Version {
+			res.ToVersion, res.Reason = cur.Version, "already_current"
+			return res, nil
+		}
+		// An older version named on purpose: installed beside, not made
+		// current (the highest version stays current).
+	}
+	// Fetched once: the dry run and the install judge the same bytes,
+	// whatever the source's tag points to meanwhile.
+	got, err := f.Fetch(ctx, ref, req.AllowTOFU)
+	if err != nil {
+		return nil, fmt.Errorf("host: update %s: fetch %s: %w", cur.SkillID, ref, err)
+	}
+	ir := InstallRequest{Artifact: got.Artifact, Source: got.Source, AllowTOFU: req.AllowTOFU, AcceptCapabilities: req.AcceptCapabilities, DryRun: true}
+	dry, err := svc.Install(ctx, ir)
+	if dry != nil {
+		res.Source, res.CapabilityDiff, res.Escalation, res.Install = dry.Source, dry.CapabilityDiff, dry.Escalation, dry
+		if res.CapabilityDiff == nil {
+			res.CapabilityDiff = []string{}
+		}
+		res.ToVersion = dry.Version
+	}
+	if err != nil || req.DryRun {
+		return res, err
+	}
+	ir.DryRun = false
+	done, err := svc.Install(ctx, ir)
+	if done != nil {
+		res.Install, res.Source = done, done.Source
+		res.Updated = done.Installed
+	}
+	return res, err
 }
 
 // decideRegistryKey judges a registry index's key by the trust store's

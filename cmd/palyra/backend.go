@@ -84,11 +84,15 @@ func (a *app) service(cmd *cobra.Command, sf *stateFlags, localOnly ...string) (
 		return nil, err
 	}
 	vaultKey, vaultKeyCommand := cliconfig.VaultKey()
+	sources, err := sf.sources.config()
+	if err != nil {
+		return nil, err
+	}
 	ctx := cmd.Context()
 	h, err := host.Open(ctx, host.Config{
 		StateDir: layout.Dir(), TrustStore: ts, Policy: prof, SidecarPath: bin, ReadOnly: sf.readOnly,
 		VaultKey: vaultKey, VaultKeyCommand: vaultKeyCommand, VulnFeedHook: cliconfig.VulnFeedHook(),
-		Supervisor: supervisor.Config{IdleTimeout: -1},
+		Supervisor: supervisor.Config{IdleTimeout: -1}, Sources: sources,
 	})
 	if err != nil {
 		return nil, err

@@ -26,7 +26,7 @@ func (a *app) lifecycleCommands() []*cobra.Command {
 	return []*cobra.Command{
 		a.installCommand(), a.listCommand(), a.infoCommand(), a.checkCommand(), a.verifyCommand(),
 		a.auditCommand(), a.quarantineCommand(), a.enableCommand(), a.disableCommand(),
-		a.removeCommand(), a.reauditCommand(),
+		a.removeCommand(), a.reauditCommand(), a.outdatedCommand(), a.updateCommand(),
 	}
 }
 
@@ -54,6 +54,9 @@ type stateFlags struct {
 	// readOnly opens the local host read-only: the verb only looks (list,
 	// info) and leaves the state dir exactly as it was, or absent.
 	readOnly bool
+	// sources configures the local host's registry access (the verbs
+	// that fetch: outdated, update, apply, install from a source).
+	sources sourceFlags
 }
 
 func (s *stateFlags) register(c *cobra.Command, judges bool) {

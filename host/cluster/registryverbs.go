@@ -10,14 +10,17 @@ import (
 // errNotYet marks a verb whose implementation has not landed.
 var errNotYet = errors.New("cluster: not implemented yet")
 
-// Outdated implements host.Service.
+// Outdated implements host.Service: this node reads the sources (with its
+// host's registry configuration); the inventory is the cluster's.
 func (n *Node) Outdated(ctx context.Context, req host.OutdatedRequest) (*host.OutdatedReport, error) {
-	return nil, errNotYet
+	return host.OutdatedOf(ctx, n, n.host.Sources(), req)
 }
 
-// Update implements host.Service.
+// Update implements host.Service: this node fetches the new version, and
+// installs it through the ops stream like any install, so every node
+// verifies, audits and installs the same bytes.
 func (n *Node) Update(ctx context.Context, req host.UpdateRequest) (*host.UpdateResult, error) {
-	return nil, errNotYet
+	return host.UpdateOf(ctx, n, n.host.Sources(), req)
 }
 
 // Apply implements host.Service.

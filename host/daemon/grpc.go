@@ -189,7 +189,18 @@ func (g *grpcServer) InstallSkill(ctx context.Context, req *hostv1.InstallSkillR
 	if n := int64(len(req.GetArtifact())); n > g.d.cfg.MaxArtifactBytes {
 		return nil, fmt.Errorf("%w: artifact of %d bytes, over the %d-byte limit", ErrRequestTooLarge, n, g.d.cfg.MaxArtifactBytes)
 	}
-	res, err := g.d.install(ctx, host.InstallRequest{Artifact: req.GetArtifact(), AllowTOFU: req.GetAllowTofu(), Force: req.GetForce(), AcceptCapabilities: req.GetAcceptCapabilities()})
+	ir := host.InstallRequest{Artifact: req.GetArtifact(), AllowTOFU: req.GetAllowTofu(), Force: req.GetForce(), AcceptCapabilities: req.GetAcceptCapabilities(), DryRun: req.GetDryRun()}
+	var res *host.InstallResult
+	var err error
+	if src := req.GetSource(); src != nil {
+		ir.From = &host.SourceRef{
+			OCI: src.GetOci(), RegistryURL: src.GetRegistryUrl(), RegistryDir: src.GetRegistryDir(), SkillID: src.GetSkillId(),
+			Version: src.GetVersion(), RegistryCACert: src.GetRegistryCaCert(), PlainHTTP: src.GetPlainHttp(),
+		}
+		res, err = g.d.svc.Install(ctx, ir)
+	} else {
+		res, err = g.d.install(ctx, ir)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -258,6 +269,43 @@ func (g *grpcServer) RotateTrust(ctx context.Context, req *hostv1.RotateTrustReq
 		return nil, err
 	}
 	return &hostv1.RotateTrustResponse{Publisher: r.Publisher, Outcome: r.Outcome, StatementSha256: r.StatementSHA256}, nil
+}
+
+func (g *grpcServer) ListOutdated(ctx context.Context, req *hostv1.ListOutdatedRequest) (*hostv1.ListOutdatedResponse, error) {
+	rep, err := g.d.svc.Outdated(ctx, host.OutdatedRequest{SkillID: req.GetSkillId(), AllowTOFU: req.GetAllowTofu()})
+	if err != nil {
+		return nil, err
+	}
+	out := &hostv1.ListOutdatedResponse{}
+	for _, s := range rep.Skills {
+		out.Skills = append(out.Skills, &hostv1.OutdatedSkill{
+			SkillId: s.SkillID, CurrentVersion: s.CurrentVersion, LatestVersion: s.LatestVersion, Outdated: s.Outdated,
+			SourceKind: string(s.Source.Kind), SourceRef: s.Source.Ref, Error: s.Error, Code: s.Code,
+		})
+	}
+	return out, nil
+}
+
+func (g *grpcServer) UpdateSkill(ctx context.Context, req *hostv1.UpdateSkillRequest) (*hostv1.UpdateSkillResponse, error) {
+	r, err := g.d.svc.Update(ctx, host.UpdateRequest{
+		SkillID: req.GetSkillId(), Version: req.GetVersion(), DryRun: req.GetDryRun(),
+		AcceptCapabilities: req.GetAcceptCapabilities(), AllowTOFU: req.GetAllowTofu(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.UpdateSkillResponse{
+		FromVersion: r.FromVersion, ToVersion: r.ToVersion, Updated: r.Updated, Reason: r.Reason,
+		CapabilityDiff: r.CapabilityDiff, ResultJson: mustJSON(r),
+	}, nil
+}
+
+func (g *grpcServer) Apply(ctx context.Context, req *hostv1.ApplyRequest) (*hostv1.ApplyResponse, error) {
+	r, err := g.d.svc.Apply(ctx, host.ApplyRequest{Document: req.GetDocument(), DryRun: req.GetDryRun(), Prune: req.GetPrune()})
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.ApplyResponse{Changed: r.Changed, ResultJson: mustJSON(r)}, nil
 }
 
 func (g *grpcServer) SetPolicy(ctx context.Context, req *hostv1.SetPolicyRequest) (*hostv1.SetPolicyResponse, error) {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -158,6 +159,53 @@ func (d *Daemon) apiMux() *http.ServeMux {
 	})
 	d.route(mux, "GET /v1/skills", false, d.httpListSkills)
 	d.route(mux, "POST /v1/skills", false, d.httpInstall)
+	// A literal segment wins over {id} in the mux: a skill named
+	// "outdated" stays reachable through GET /v1/skills/{id}?version=.
+	d.route(mux, "GET /v1/skills/outdated", false, func(w http.ResponseWriter, r *http.Request) error {
+		q := r.URL.Query()
+		tofu, err := boolParam(q.Get("allow_tofu"), "allow_tofu")
+		if err != nil {
+			return err
+		}
+		rep, err := d.svc.Outdated(r.Context(), host.OutdatedRequest{SkillID: q.Get("skill_id"), AllowTOFU: tofu})
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, rep)
+	})
+	d.route(mux, "POST /v1/skills/{id}/update", false, func(w http.ResponseWriter, r *http.Request) error {
+		var req host.UpdateRequest
+		if err := d.decode(r, &req); err != nil {
+			return err
+		}
+		if req.SkillID != "" && req.SkillID != r.PathValue("id") {
+			return fmt.Errorf("%w: skill_id %q in the body differs from %q in the path", ErrBadRequest, req.SkillID, r.PathValue("id"))
+		}
+		req.SkillID = r.PathValue("id")
+		res, err := d.svc.Update(r.Context(), req)
+		if err != nil {
+			if res != nil {
+				return &detailedError{err: err, details: res}
+			}
+			return err
+		}
+		return writeJSON(w, http.StatusOK, res)
+	})
+	// The body is {"document": "<palyra.toml>", "dry_run", "prune"}.
+	d.route(mux, "POST /v1/apply", false, func(w http.ResponseWriter, r *http.Request) error {
+		var req host.ApplyRequest
+		if err := d.decode(r, &req); err != nil {
+			return err
+		}
+		res, err := d.svc.Apply(r.Context(), req)
+		if err != nil {
+			if res != nil {
+				return &detailedError{err: err, details: res}
+			}
+			return err
+		}
+		return writeJSON(w, http.StatusOK, res)
+	})
 	d.route(mux, "GET /v1/skills/{id}", false, func(w http.ResponseWriter, r *http.Request) error {
 		info, err := d.svc.Info(r.Context(), host.SkillRef{SkillID: r.PathValue("id"), Version: r.URL.Query().Get("version")})
 		if err != nil {
@@ -427,11 +475,24 @@ func (d *Daemon) httpListSkills(w http.ResponseWriter, r *http.Request) error {
 // CLI's --trusted-publisher).
 const QueryTrustedPublisher = "trusted_publisher"
 
+// installFromRequest is the JSON body of POST /v1/skills that installs
+// from a registry: a source.Ref and the install's options.
+type installFromRequest struct {
+	host.SourceRef
+	AllowTOFU          bool `json:"allow_tofu"`
+	AcceptCapabilities bool `json:"accept_capabilities"`
+	Force              bool `json:"force"`
+	DryRun             bool `json:"dry_run"`
+}
+
 func (d *Daemon) httpInstall(w http.ResponseWriter, r *http.Request) error {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
+		return d.httpInstallFrom(w, r)
+	}
 	q := r.URL.Query()
 	var req host.InstallRequest
 	var err error
-	for name, dst := range map[string]*bool{"allow_tofu": &req.AllowTOFU, "force": &req.Force, "accept_capabilities": &req.AcceptCapabilities} {
+	for name, dst := range map[string]*bool{"allow_tofu": &req.AllowTOFU, "force": &req.Force, "accept_capabilities": &req.AcceptCapabilities, "dry_run": &req.DryRun} {
 		if *dst, err = boolParam(q.Get(name), name); err != nil {
 			return err
 		}
@@ -453,7 +514,33 @@ func (d *Daemon) httpInstall(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
+	if req.DryRun {
+		return writeJSON(w, http.StatusOK, res)
+	}
 	return writeJSON(w, http.StatusCreated, res)
+}
+
+// httpInstallFrom installs from a registry: the daemon fetches the
+// artifact with its own registry configuration and credentials.
+func (d *Daemon) httpInstallFrom(w http.ResponseWriter, r *http.Request) error {
+	var body installFromRequest
+	if err := d.decode(r, &body); err != nil {
+		return err
+	}
+	from := body.SourceRef
+	req := host.InstallRequest{From: &from, AllowTOFU: body.AllowTOFU, AcceptCapabilities: body.AcceptCapabilities, Force: body.Force, DryRun: body.DryRun}
+	res, err := d.svc.Install(r.Context(), req)
+	if err != nil {
+		if res != nil {
+			return &detailedError{err: err, details: res}
+		}
+		return err
+	}
+	status := http.StatusCreated
+	if body.DryRun {
+		status = http.StatusOK
+	}
+	return writeJSON(w, status, res)
 }
 
 // install installs with the API's source: the request that uploaded the

@@ -204,8 +204,11 @@ func (c *Client) Health(ctx context.Context) error {
 // daemon records the request as the install's source (req.Source is not
 // sent).
 func (c *Client) Install(ctx context.Context, req host.InstallRequest) (*host.InstallResult, error) {
+	if req.From != nil {
+		return c.installFrom(ctx, req)
+	}
 	q := url.Values{}
-	setBools(q, map[string]bool{"allow_tofu": req.AllowTOFU, "force": req.Force, "accept_capabilities": req.AcceptCapabilities})
+	setBools(q, map[string]bool{"allow_tofu": req.AllowTOFU, "force": req.Force, "accept_capabilities": req.AcceptCapabilities, "dry_run": req.DryRun})
 	for _, k := range req.TrustedPublishers {
 		q.Add(daemon.QueryTrustedPublisher, k.Publisher+"="+k.PublicKeyHex)
 	}

@@ -446,8 +446,13 @@ type InstallSkillRequest struct {
 	Force bool `protobuf:"varint,3,opt,name=force,proto3" json:"force,omitempty"`
 	// accept_capabilities accepts an upgrade that asks for more.
 	AcceptCapabilities bool `protobuf:"varint,4,opt,name=accept_capabilities,json=acceptCapabilities,proto3" json:"accept_capabilities,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// dry_run runs every check and changes nothing.
+	DryRun bool `protobuf:"varint,5,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// source fetches the artifact instead of artifact (which must be empty):
+	// an OCI reference or a registry index entry. The daemon fetches it.
+	Source        *InstallSource `protobuf:"bytes,6,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *InstallSkillRequest) Reset() {
@@ -508,6 +513,597 @@ func (x *InstallSkillRequest) GetAcceptCapabilities() bool {
 	return false
 }
 
+func (x *InstallSkillRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *InstallSkillRequest) GetSource() *InstallSource {
+	if x != nil {
+		return x.Source
+	}
+	return nil
+}
+
+// InstallSource names an artifact in a registry: oci (oci://REG/REPO:TAG or
+// @sha256:HEX), or registry_url / registry_dir with skill_id and version.
+type InstallSource struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Oci         string                 `protobuf:"bytes,1,opt,name=oci,proto3" json:"oci,omitempty"`
+	RegistryUrl string                 `protobuf:"bytes,2,opt,name=registry_url,json=registryUrl,proto3" json:"registry_url,omitempty"`
+	RegistryDir string                 `protobuf:"bytes,3,opt,name=registry_dir,json=registryDir,proto3" json:"registry_dir,omitempty"`
+	SkillId     string                 `protobuf:"bytes,4,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	Version     string                 `protobuf:"bytes,5,opt,name=version,proto3" json:"version,omitempty"`
+	// registry_ca_cert is a PEM CA bundle for registry_url.
+	RegistryCaCert string `protobuf:"bytes,6,opt,name=registry_ca_cert,json=registryCaCert,proto3" json:"registry_ca_cert,omitempty"`
+	// plain_http speaks HTTP to an OCI registry on loopback.
+	PlainHttp     bool `protobuf:"varint,7,opt,name=plain_http,json=plainHttp,proto3" json:"plain_http,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InstallSource) Reset() {
+	*x = InstallSource{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InstallSource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InstallSource) ProtoMessage() {}
+
+func (x *InstallSource) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InstallSource.ProtoReflect.Descriptor instead.
+func (*InstallSource) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *InstallSource) GetOci() string {
+	if x != nil {
+		return x.Oci
+	}
+	return ""
+}
+
+func (x *InstallSource) GetRegistryUrl() string {
+	if x != nil {
+		return x.RegistryUrl
+	}
+	return ""
+}
+
+func (x *InstallSource) GetRegistryDir() string {
+	if x != nil {
+		return x.RegistryDir
+	}
+	return ""
+}
+
+func (x *InstallSource) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *InstallSource) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *InstallSource) GetRegistryCaCert() string {
+	if x != nil {
+		return x.RegistryCaCert
+	}
+	return ""
+}
+
+func (x *InstallSource) GetPlainHttp() bool {
+	if x != nil {
+		return x.PlainHttp
+	}
+	return false
+}
+
+// ListOutdatedRequest selects the skills ("" = every one with a source).
+type ListOutdatedRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SkillId       string                 `protobuf:"bytes,1,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	AllowTofu     bool                   `protobuf:"varint,2,opt,name=allow_tofu,json=allowTofu,proto3" json:"allow_tofu,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOutdatedRequest) Reset() {
+	*x = ListOutdatedRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOutdatedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOutdatedRequest) ProtoMessage() {}
+
+func (x *ListOutdatedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOutdatedRequest.ProtoReflect.Descriptor instead.
+func (*ListOutdatedRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListOutdatedRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *ListOutdatedRequest) GetAllowTofu() bool {
+	if x != nil {
+		return x.AllowTofu
+	}
+	return false
+}
+
+// OutdatedSkill is one installed skill and the newest version its source
+// has.
+type OutdatedSkill struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SkillId        string                 `protobuf:"bytes,1,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	CurrentVersion string                 `protobuf:"bytes,2,opt,name=current_version,json=currentVersion,proto3" json:"current_version,omitempty"`
+	LatestVersion  string                 `protobuf:"bytes,3,opt,name=latest_version,json=latestVersion,proto3" json:"latest_version,omitempty"`
+	Outdated       bool                   `protobuf:"varint,4,opt,name=outdated,proto3" json:"outdated,omitempty"`
+	SourceKind     string                 `protobuf:"bytes,5,opt,name=source_kind,json=sourceKind,proto3" json:"source_kind,omitempty"`
+	SourceRef      string                 `protobuf:"bytes,6,opt,name=source_ref,json=sourceRef,proto3" json:"source_ref,omitempty"`
+	// error and code say why the source could not be read.
+	Error         string `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"`
+	Code          string `protobuf:"bytes,8,opt,name=code,proto3" json:"code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OutdatedSkill) Reset() {
+	*x = OutdatedSkill{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OutdatedSkill) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OutdatedSkill) ProtoMessage() {}
+
+func (x *OutdatedSkill) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OutdatedSkill.ProtoReflect.Descriptor instead.
+func (*OutdatedSkill) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *OutdatedSkill) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *OutdatedSkill) GetCurrentVersion() string {
+	if x != nil {
+		return x.CurrentVersion
+	}
+	return ""
+}
+
+func (x *OutdatedSkill) GetLatestVersion() string {
+	if x != nil {
+		return x.LatestVersion
+	}
+	return ""
+}
+
+func (x *OutdatedSkill) GetOutdated() bool {
+	if x != nil {
+		return x.Outdated
+	}
+	return false
+}
+
+func (x *OutdatedSkill) GetSourceKind() string {
+	if x != nil {
+		return x.SourceKind
+	}
+	return ""
+}
+
+func (x *OutdatedSkill) GetSourceRef() string {
+	if x != nil {
+		return x.SourceRef
+	}
+	return ""
+}
+
+func (x *OutdatedSkill) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *OutdatedSkill) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+// ListOutdatedResponse lists the skills looked at.
+type ListOutdatedResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Skills        []*OutdatedSkill       `protobuf:"bytes,1,rep,name=skills,proto3" json:"skills,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOutdatedResponse) Reset() {
+	*x = ListOutdatedResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOutdatedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOutdatedResponse) ProtoMessage() {}
+
+func (x *ListOutdatedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOutdatedResponse.ProtoReflect.Descriptor instead.
+func (*ListOutdatedResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListOutdatedResponse) GetSkills() []*OutdatedSkill {
+	if x != nil {
+		return x.Skills
+	}
+	return nil
+}
+
+// UpdateSkillRequest names the skill to update.
+type UpdateSkillRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	SkillId string                 `protobuf:"bytes,1,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	// version is the target ("" = the newest at the source).
+	Version            string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	DryRun             bool   `protobuf:"varint,3,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	AcceptCapabilities bool   `protobuf:"varint,4,opt,name=accept_capabilities,json=acceptCapabilities,proto3" json:"accept_capabilities,omitempty"`
+	AllowTofu          bool   `protobuf:"varint,5,opt,name=allow_tofu,json=allowTofu,proto3" json:"allow_tofu,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *UpdateSkillRequest) Reset() {
+	*x = UpdateSkillRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateSkillRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateSkillRequest) ProtoMessage() {}
+
+func (x *UpdateSkillRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateSkillRequest.ProtoReflect.Descriptor instead.
+func (*UpdateSkillRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *UpdateSkillRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *UpdateSkillRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *UpdateSkillRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *UpdateSkillRequest) GetAcceptCapabilities() bool {
+	if x != nil {
+		return x.AcceptCapabilities
+	}
+	return false
+}
+
+func (x *UpdateSkillRequest) GetAllowTofu() bool {
+	if x != nil {
+		return x.AllowTofu
+	}
+	return false
+}
+
+// UpdateSkillResponse is what the update did or would do.
+type UpdateSkillResponse struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	FromVersion string                 `protobuf:"bytes,1,opt,name=from_version,json=fromVersion,proto3" json:"from_version,omitempty"`
+	ToVersion   string                 `protobuf:"bytes,2,opt,name=to_version,json=toVersion,proto3" json:"to_version,omitempty"`
+	Updated     bool                   `protobuf:"varint,3,opt,name=updated,proto3" json:"updated,omitempty"`
+	// reason is "already_current" when the source has nothing newer.
+	Reason         string   `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	CapabilityDiff []string `protobuf:"bytes,5,rep,name=capability_diff,json=capabilityDiff,proto3" json:"capability_diff,omitempty"`
+	// result_json is the JSON document POST /v1/skills/{id}/update returns.
+	ResultJson    []byte `protobuf:"bytes,6,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateSkillResponse) Reset() {
+	*x = UpdateSkillResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateSkillResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateSkillResponse) ProtoMessage() {}
+
+func (x *UpdateSkillResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateSkillResponse.ProtoReflect.Descriptor instead.
+func (*UpdateSkillResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *UpdateSkillResponse) GetFromVersion() string {
+	if x != nil {
+		return x.FromVersion
+	}
+	return ""
+}
+
+func (x *UpdateSkillResponse) GetToVersion() string {
+	if x != nil {
+		return x.ToVersion
+	}
+	return ""
+}
+
+func (x *UpdateSkillResponse) GetUpdated() bool {
+	if x != nil {
+		return x.Updated
+	}
+	return false
+}
+
+func (x *UpdateSkillResponse) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *UpdateSkillResponse) GetCapabilityDiff() []string {
+	if x != nil {
+		return x.CapabilityDiff
+	}
+	return nil
+}
+
+func (x *UpdateSkillResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
+// ApplyRequest is a desired-state document.
+type ApplyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Document      string                 `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	DryRun        bool                   `protobuf:"varint,2,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	Prune         bool                   `protobuf:"varint,3,opt,name=prune,proto3" json:"prune,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApplyRequest) Reset() {
+	*x = ApplyRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApplyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApplyRequest) ProtoMessage() {}
+
+func (x *ApplyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApplyRequest.ProtoReflect.Descriptor instead.
+func (*ApplyRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ApplyRequest) GetDocument() string {
+	if x != nil {
+		return x.Document
+	}
+	return ""
+}
+
+func (x *ApplyRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *ApplyRequest) GetPrune() bool {
+	if x != nil {
+		return x.Prune
+	}
+	return false
+}
+
+// ApplyResponse is the plan and what was done of it.
+type ApplyResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Changed bool                   `protobuf:"varint,1,opt,name=changed,proto3" json:"changed,omitempty"`
+	// result_json is the JSON document POST /v1/apply returns.
+	ResultJson    []byte `protobuf:"bytes,2,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApplyResponse) Reset() {
+	*x = ApplyResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApplyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApplyResponse) ProtoMessage() {}
+
+func (x *ApplyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApplyResponse.ProtoReflect.Descriptor instead.
+func (*ApplyResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ApplyResponse) GetChanged() bool {
+	if x != nil {
+		return x.Changed
+	}
+	return false
+}
+
+func (x *ApplyResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
 // InstallSkillResponse is the install's outcome.
 type InstallSkillResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -522,7 +1118,7 @@ type InstallSkillResponse struct {
 
 func (x *InstallSkillResponse) Reset() {
 	*x = InstallSkillResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[6]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -534,7 +1130,7 @@ func (x *InstallSkillResponse) String() string {
 func (*InstallSkillResponse) ProtoMessage() {}
 
 func (x *InstallSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[6]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -547,7 +1143,7 @@ func (x *InstallSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InstallSkillResponse.ProtoReflect.Descriptor instead.
 func (*InstallSkillResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{6}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *InstallSkillResponse) GetSkillId() string {
@@ -596,7 +1192,7 @@ type VerifySkillRequest struct {
 
 func (x *VerifySkillRequest) Reset() {
 	*x = VerifySkillRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[7]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -608,7 +1204,7 @@ func (x *VerifySkillRequest) String() string {
 func (*VerifySkillRequest) ProtoMessage() {}
 
 func (x *VerifySkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[7]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -621,7 +1217,7 @@ func (x *VerifySkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySkillRequest.ProtoReflect.Descriptor instead.
 func (*VerifySkillRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{7}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *VerifySkillRequest) GetSkillId() string {
@@ -649,7 +1245,7 @@ type VerifySkillResponse struct {
 
 func (x *VerifySkillResponse) Reset() {
 	*x = VerifySkillResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[8]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -661,7 +1257,7 @@ func (x *VerifySkillResponse) String() string {
 func (*VerifySkillResponse) ProtoMessage() {}
 
 func (x *VerifySkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[8]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -674,7 +1270,7 @@ func (x *VerifySkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySkillResponse.ProtoReflect.Descriptor instead.
 func (*VerifySkillResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{8}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *VerifySkillResponse) GetTrustDecision() string {
@@ -702,7 +1298,7 @@ type AuditSkillRequest struct {
 
 func (x *AuditSkillRequest) Reset() {
 	*x = AuditSkillRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[9]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -714,7 +1310,7 @@ func (x *AuditSkillRequest) String() string {
 func (*AuditSkillRequest) ProtoMessage() {}
 
 func (x *AuditSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[9]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -727,7 +1323,7 @@ func (x *AuditSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditSkillRequest.ProtoReflect.Descriptor instead.
 func (*AuditSkillRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{9}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AuditSkillRequest) GetSkillId() string {
@@ -756,7 +1352,7 @@ type AuditSkillResponse struct {
 
 func (x *AuditSkillResponse) Reset() {
 	*x = AuditSkillResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[10]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -768,7 +1364,7 @@ func (x *AuditSkillResponse) String() string {
 func (*AuditSkillResponse) ProtoMessage() {}
 
 func (x *AuditSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[10]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -781,7 +1377,7 @@ func (x *AuditSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditSkillResponse.ProtoReflect.Descriptor instead.
 func (*AuditSkillResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{10}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AuditSkillResponse) GetPassed() bool {
@@ -826,7 +1422,7 @@ type StatusChange struct {
 
 func (x *StatusChange) Reset() {
 	*x = StatusChange{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[11]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -838,7 +1434,7 @@ func (x *StatusChange) String() string {
 func (*StatusChange) ProtoMessage() {}
 
 func (x *StatusChange) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[11]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -851,7 +1447,7 @@ func (x *StatusChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusChange.ProtoReflect.Descriptor instead.
 func (*StatusChange) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{11}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *StatusChange) GetSkillId() string {
@@ -922,7 +1518,7 @@ type QuarantineSkillRequest struct {
 
 func (x *QuarantineSkillRequest) Reset() {
 	*x = QuarantineSkillRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[12]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -934,7 +1530,7 @@ func (x *QuarantineSkillRequest) String() string {
 func (*QuarantineSkillRequest) ProtoMessage() {}
 
 func (x *QuarantineSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[12]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -947,7 +1543,7 @@ func (x *QuarantineSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuarantineSkillRequest.ProtoReflect.Descriptor instead.
 func (*QuarantineSkillRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{12}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *QuarantineSkillRequest) GetSkillId() string {
@@ -981,7 +1577,7 @@ type QuarantineSkillResponse struct {
 
 func (x *QuarantineSkillResponse) Reset() {
 	*x = QuarantineSkillResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[13]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -993,7 +1589,7 @@ func (x *QuarantineSkillResponse) String() string {
 func (*QuarantineSkillResponse) ProtoMessage() {}
 
 func (x *QuarantineSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[13]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1006,7 +1602,7 @@ func (x *QuarantineSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuarantineSkillResponse.ProtoReflect.Descriptor instead.
 func (*QuarantineSkillResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{13}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *QuarantineSkillResponse) GetStatus() *StatusChange {
@@ -1030,7 +1626,7 @@ type EnableSkillRequest struct {
 
 func (x *EnableSkillRequest) Reset() {
 	*x = EnableSkillRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[14]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1042,7 +1638,7 @@ func (x *EnableSkillRequest) String() string {
 func (*EnableSkillRequest) ProtoMessage() {}
 
 func (x *EnableSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[14]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1055,7 +1651,7 @@ func (x *EnableSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableSkillRequest.ProtoReflect.Descriptor instead.
 func (*EnableSkillRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{14}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *EnableSkillRequest) GetSkillId() string {
@@ -1096,7 +1692,7 @@ type EnableSkillResponse struct {
 
 func (x *EnableSkillResponse) Reset() {
 	*x = EnableSkillResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[15]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1108,7 +1704,7 @@ func (x *EnableSkillResponse) String() string {
 func (*EnableSkillResponse) ProtoMessage() {}
 
 func (x *EnableSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[15]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1121,7 +1717,7 @@ func (x *EnableSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableSkillResponse.ProtoReflect.Descriptor instead.
 func (*EnableSkillResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{15}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *EnableSkillResponse) GetStatus() *StatusChange {
@@ -1143,7 +1739,7 @@ type DisableSkillRequest struct {
 
 func (x *DisableSkillRequest) Reset() {
 	*x = DisableSkillRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[16]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1155,7 +1751,7 @@ func (x *DisableSkillRequest) String() string {
 func (*DisableSkillRequest) ProtoMessage() {}
 
 func (x *DisableSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[16]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1168,7 +1764,7 @@ func (x *DisableSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisableSkillRequest.ProtoReflect.Descriptor instead.
 func (*DisableSkillRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{16}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DisableSkillRequest) GetSkillId() string {
@@ -1202,7 +1798,7 @@ type DisableSkillResponse struct {
 
 func (x *DisableSkillResponse) Reset() {
 	*x = DisableSkillResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[17]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1214,7 +1810,7 @@ func (x *DisableSkillResponse) String() string {
 func (*DisableSkillResponse) ProtoMessage() {}
 
 func (x *DisableSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[17]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1227,7 +1823,7 @@ func (x *DisableSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisableSkillResponse.ProtoReflect.Descriptor instead.
 func (*DisableSkillResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{17}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DisableSkillResponse) GetStatus() *StatusChange {
@@ -1251,7 +1847,7 @@ type RemoveSkillRequest struct {
 
 func (x *RemoveSkillRequest) Reset() {
 	*x = RemoveSkillRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[18]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1263,7 +1859,7 @@ func (x *RemoveSkillRequest) String() string {
 func (*RemoveSkillRequest) ProtoMessage() {}
 
 func (x *RemoveSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[18]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1276,7 +1872,7 @@ func (x *RemoveSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveSkillRequest.ProtoReflect.Descriptor instead.
 func (*RemoveSkillRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{18}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RemoveSkillRequest) GetSkillId() string {
@@ -1312,7 +1908,7 @@ type RemoveSkillResponse struct {
 
 func (x *RemoveSkillResponse) Reset() {
 	*x = RemoveSkillResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[19]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1324,7 +1920,7 @@ func (x *RemoveSkillResponse) String() string {
 func (*RemoveSkillResponse) ProtoMessage() {}
 
 func (x *RemoveSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[19]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1337,7 +1933,7 @@ func (x *RemoveSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveSkillResponse.ProtoReflect.Descriptor instead.
 func (*RemoveSkillResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{19}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RemoveSkillResponse) GetVersions() []string {
@@ -1372,7 +1968,7 @@ type RotateTrustRequest struct {
 
 func (x *RotateTrustRequest) Reset() {
 	*x = RotateTrustRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[20]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1384,7 +1980,7 @@ func (x *RotateTrustRequest) String() string {
 func (*RotateTrustRequest) ProtoMessage() {}
 
 func (x *RotateTrustRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[20]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1397,7 +1993,7 @@ func (x *RotateTrustRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateTrustRequest.ProtoReflect.Descriptor instead.
 func (*RotateTrustRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{20}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RotateTrustRequest) GetStatement() []byte {
@@ -1420,7 +2016,7 @@ type RotateTrustResponse struct {
 
 func (x *RotateTrustResponse) Reset() {
 	*x = RotateTrustResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[21]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1432,7 +2028,7 @@ func (x *RotateTrustResponse) String() string {
 func (*RotateTrustResponse) ProtoMessage() {}
 
 func (x *RotateTrustResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[21]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1445,7 +2041,7 @@ func (x *RotateTrustResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateTrustResponse.ProtoReflect.Descriptor instead.
 func (*RotateTrustResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{21}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RotateTrustResponse) GetPublisher() string {
@@ -1479,7 +2075,7 @@ type SetPolicyRequest struct {
 
 func (x *SetPolicyRequest) Reset() {
 	*x = SetPolicyRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[22]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1491,7 +2087,7 @@ func (x *SetPolicyRequest) String() string {
 func (*SetPolicyRequest) ProtoMessage() {}
 
 func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[22]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1504,7 +2100,7 @@ func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPolicyRequest.ProtoReflect.Descriptor instead.
 func (*SetPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{22}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SetPolicyRequest) GetProfile() []byte {
@@ -1529,7 +2125,7 @@ type SetPolicyResponse struct {
 
 func (x *SetPolicyResponse) Reset() {
 	*x = SetPolicyResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[23]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1541,7 +2137,7 @@ func (x *SetPolicyResponse) String() string {
 func (*SetPolicyResponse) ProtoMessage() {}
 
 func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[23]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1554,7 +2150,7 @@ func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPolicyResponse.ProtoReflect.Descriptor instead.
 func (*SetPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{23}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SetPolicyResponse) GetSha256() string {
@@ -1587,7 +2183,7 @@ type ReauditRequest struct {
 
 func (x *ReauditRequest) Reset() {
 	*x = ReauditRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[24]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1599,7 +2195,7 @@ func (x *ReauditRequest) String() string {
 func (*ReauditRequest) ProtoMessage() {}
 
 func (x *ReauditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[24]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1612,7 +2208,7 @@ func (x *ReauditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReauditRequest.ProtoReflect.Descriptor instead.
 func (*ReauditRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{24}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{32}
 }
 
 // ReauditResponse is the re-audit report.
@@ -1627,7 +2223,7 @@ type ReauditResponse struct {
 
 func (x *ReauditResponse) Reset() {
 	*x = ReauditResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[25]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1639,7 +2235,7 @@ func (x *ReauditResponse) String() string {
 func (*ReauditResponse) ProtoMessage() {}
 
 func (x *ReauditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[25]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1652,7 +2248,7 @@ func (x *ReauditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReauditResponse.ProtoReflect.Descriptor instead.
 func (*ReauditResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{25}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ReauditResponse) GetAudited() int32 {
@@ -1690,7 +2286,7 @@ type CallToolRequest struct {
 
 func (x *CallToolRequest) Reset() {
 	*x = CallToolRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[26]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1702,7 +2298,7 @@ func (x *CallToolRequest) String() string {
 func (*CallToolRequest) ProtoMessage() {}
 
 func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[26]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1715,7 +2311,7 @@ func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
 func (*CallToolRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{26}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *CallToolRequest) GetSkillId() string {
@@ -1765,7 +2361,7 @@ type A2UIRef struct {
 
 func (x *A2UIRef) Reset() {
 	*x = A2UIRef{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[27]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1777,7 +2373,7 @@ func (x *A2UIRef) String() string {
 func (*A2UIRef) ProtoMessage() {}
 
 func (x *A2UIRef) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[27]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1790,7 +2386,7 @@ func (x *A2UIRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use A2UIRef.ProtoReflect.Descriptor instead.
 func (*A2UIRef) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{27}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *A2UIRef) GetDocumentId() string {
@@ -1840,7 +2436,7 @@ type CallToolResponse struct {
 
 func (x *CallToolResponse) Reset() {
 	*x = CallToolResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[28]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1852,7 +2448,7 @@ func (x *CallToolResponse) String() string {
 func (*CallToolResponse) ProtoMessage() {}
 
 func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[28]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1865,7 +2461,7 @@ func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
 func (*CallToolResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{28}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *CallToolResponse) GetInvocationId() string {
@@ -1937,7 +2533,7 @@ type SubmitFormRequest struct {
 
 func (x *SubmitFormRequest) Reset() {
 	*x = SubmitFormRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[29]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1949,7 +2545,7 @@ func (x *SubmitFormRequest) String() string {
 func (*SubmitFormRequest) ProtoMessage() {}
 
 func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[29]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1962,7 +2558,7 @@ func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormRequest.ProtoReflect.Descriptor instead.
 func (*SubmitFormRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{29}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *SubmitFormRequest) GetDocumentId() string {
@@ -1996,7 +2592,7 @@ type SubmitFormResponse struct {
 
 func (x *SubmitFormResponse) Reset() {
 	*x = SubmitFormResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[30]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2008,7 +2604,7 @@ func (x *SubmitFormResponse) String() string {
 func (*SubmitFormResponse) ProtoMessage() {}
 
 func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[30]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2021,7 +2617,7 @@ func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormResponse.ProtoReflect.Descriptor instead.
 func (*SubmitFormResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{30}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SubmitFormResponse) GetResult() *CallToolResponse {
@@ -2053,7 +2649,7 @@ type HookBinding struct {
 
 func (x *HookBinding) Reset() {
 	*x = HookBinding{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[31]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2065,7 +2661,7 @@ func (x *HookBinding) String() string {
 func (*HookBinding) ProtoMessage() {}
 
 func (x *HookBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[31]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2078,7 +2674,7 @@ func (x *HookBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookBinding.ProtoReflect.Descriptor instead.
 func (*HookBinding) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{31}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *HookBinding) GetHookId() string {
@@ -2167,7 +2763,7 @@ type ListHooksRequest struct {
 
 func (x *ListHooksRequest) Reset() {
 	*x = ListHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2179,7 +2775,7 @@ func (x *ListHooksRequest) String() string {
 func (*ListHooksRequest) ProtoMessage() {}
 
 func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2192,7 +2788,7 @@ func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{32}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
 }
 
 // ListHooksResponse lists every binding.
@@ -2205,7 +2801,7 @@ type ListHooksResponse struct {
 
 func (x *ListHooksResponse) Reset() {
 	*x = ListHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2217,7 +2813,7 @@ func (x *ListHooksResponse) String() string {
 func (*ListHooksResponse) ProtoMessage() {}
 
 func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2230,7 +2826,7 @@ func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{33}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ListHooksResponse) GetBindings() []*HookBinding {
@@ -2250,7 +2846,7 @@ type BindHookRequest struct {
 
 func (x *BindHookRequest) Reset() {
 	*x = BindHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2262,7 +2858,7 @@ func (x *BindHookRequest) String() string {
 func (*BindHookRequest) ProtoMessage() {}
 
 func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2275,7 +2871,7 @@ func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookRequest.ProtoReflect.Descriptor instead.
 func (*BindHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{34}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *BindHookRequest) GetBinding() *HookBinding {
@@ -2295,7 +2891,7 @@ type BindHookResponse struct {
 
 func (x *BindHookResponse) Reset() {
 	*x = BindHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2307,7 +2903,7 @@ func (x *BindHookResponse) String() string {
 func (*BindHookResponse) ProtoMessage() {}
 
 func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2320,7 +2916,7 @@ func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookResponse.ProtoReflect.Descriptor instead.
 func (*BindHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{35}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *BindHookResponse) GetBinding() *HookBinding {
@@ -2341,7 +2937,7 @@ type SetHookEnabledRequest struct {
 
 func (x *SetHookEnabledRequest) Reset() {
 	*x = SetHookEnabledRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2353,7 +2949,7 @@ func (x *SetHookEnabledRequest) String() string {
 func (*SetHookEnabledRequest) ProtoMessage() {}
 
 func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2366,7 +2962,7 @@ func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{36}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SetHookEnabledRequest) GetHookId() string {
@@ -2393,7 +2989,7 @@ type SetHookEnabledResponse struct {
 
 func (x *SetHookEnabledResponse) Reset() {
 	*x = SetHookEnabledResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2405,7 +3001,7 @@ func (x *SetHookEnabledResponse) String() string {
 func (*SetHookEnabledResponse) ProtoMessage() {}
 
 func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2418,7 +3014,7 @@ func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{37}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SetHookEnabledResponse) GetBinding() *HookBinding {
@@ -2438,7 +3034,7 @@ type RemoveHookRequest struct {
 
 func (x *RemoveHookRequest) Reset() {
 	*x = RemoveHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2450,7 +3046,7 @@ func (x *RemoveHookRequest) String() string {
 func (*RemoveHookRequest) ProtoMessage() {}
 
 func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2463,7 +3059,7 @@ func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookRequest.ProtoReflect.Descriptor instead.
 func (*RemoveHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{38}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *RemoveHookRequest) GetHookId() string {
@@ -2482,7 +3078,7 @@ type RemoveHookResponse struct {
 
 func (x *RemoveHookResponse) Reset() {
 	*x = RemoveHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2494,7 +3090,7 @@ func (x *RemoveHookResponse) String() string {
 func (*RemoveHookResponse) ProtoMessage() {}
 
 func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2507,7 +3103,7 @@ func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookResponse.ProtoReflect.Descriptor instead.
 func (*RemoveHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
 }
 
 // FireHooksRequest fires an event with a JSON payload.
@@ -2521,7 +3117,7 @@ type FireHooksRequest struct {
 
 func (x *FireHooksRequest) Reset() {
 	*x = FireHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2533,7 +3129,7 @@ func (x *FireHooksRequest) String() string {
 func (*FireHooksRequest) ProtoMessage() {}
 
 func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2546,7 +3142,7 @@ func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksRequest.ProtoReflect.Descriptor instead.
 func (*FireHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *FireHooksRequest) GetEvent() string {
@@ -2575,7 +3171,7 @@ type FireHooksResponse struct {
 
 func (x *FireHooksResponse) Reset() {
 	*x = FireHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2587,7 +3183,7 @@ func (x *FireHooksResponse) String() string {
 func (*FireHooksResponse) ProtoMessage() {}
 
 func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2600,7 +3196,7 @@ func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksResponse.ProtoReflect.Descriptor instead.
 func (*FireHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *FireHooksResponse) GetDecision() string {
@@ -2631,7 +3227,7 @@ type StreamEventsRequest struct {
 
 func (x *StreamEventsRequest) Reset() {
 	*x = StreamEventsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2643,7 +3239,7 @@ func (x *StreamEventsRequest) String() string {
 func (*StreamEventsRequest) ProtoMessage() {}
 
 func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2656,7 +3252,7 @@ func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsRequest.ProtoReflect.Descriptor instead.
 func (*StreamEventsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *StreamEventsRequest) GetAfterId() int64 {
@@ -2688,7 +3284,7 @@ type StreamEventsResponse struct {
 
 func (x *StreamEventsResponse) Reset() {
 	*x = StreamEventsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2700,7 +3296,7 @@ func (x *StreamEventsResponse) String() string {
 func (*StreamEventsResponse) ProtoMessage() {}
 
 func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2713,7 +3309,7 @@ func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsResponse.ProtoReflect.Descriptor instead.
 func (*StreamEventsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *StreamEventsResponse) GetId() int64 {
@@ -2760,7 +3356,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2772,7 +3368,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2785,7 +3381,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
 }
 
 // ListToolsResponse is the callable-tool catalog.
@@ -2801,7 +3397,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2813,7 +3409,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2826,7 +3422,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ListToolsResponse) GetGeneration() string {
@@ -2852,7 +3448,7 @@ type ListSidecarsRequest struct {
 
 func (x *ListSidecarsRequest) Reset() {
 	*x = ListSidecarsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2864,7 +3460,7 @@ func (x *ListSidecarsRequest) String() string {
 func (*ListSidecarsRequest) ProtoMessage() {}
 
 func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2877,7 +3473,7 @@ func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsRequest.ProtoReflect.Descriptor instead.
 func (*ListSidecarsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
 }
 
 // ListSidecarsResponse is the supervisor's view of every sidecar.
@@ -2891,7 +3487,7 @@ type ListSidecarsResponse struct {
 
 func (x *ListSidecarsResponse) Reset() {
 	*x = ListSidecarsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2903,7 +3499,7 @@ func (x *ListSidecarsResponse) String() string {
 func (*ListSidecarsResponse) ProtoMessage() {}
 
 func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2916,7 +3512,7 @@ func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsResponse.ProtoReflect.Descriptor instead.
 func (*ListSidecarsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ListSidecarsResponse) GetResultJson() []byte {
@@ -2936,7 +3532,7 @@ type GetSkillMetricsRequest struct {
 
 func (x *GetSkillMetricsRequest) Reset() {
 	*x = GetSkillMetricsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2948,7 +3544,7 @@ func (x *GetSkillMetricsRequest) String() string {
 func (*GetSkillMetricsRequest) ProtoMessage() {}
 
 func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2961,7 +3557,7 @@ func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsRequest.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *GetSkillMetricsRequest) GetSkillId() string {
@@ -2982,7 +3578,7 @@ type GetSkillMetricsResponse struct {
 
 func (x *GetSkillMetricsResponse) Reset() {
 	*x = GetSkillMetricsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2994,7 +3590,7 @@ func (x *GetSkillMetricsResponse) String() string {
 func (*GetSkillMetricsResponse) ProtoMessage() {}
 
 func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3007,7 +3603,7 @@ func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsResponse.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *GetSkillMetricsResponse) GetResultJson() []byte {
@@ -3026,7 +3622,7 @@ type GetClusterRequest struct {
 
 func (x *GetClusterRequest) Reset() {
 	*x = GetClusterRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3038,7 +3634,7 @@ func (x *GetClusterRequest) String() string {
 func (*GetClusterRequest) ProtoMessage() {}
 
 func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3051,7 +3647,7 @@ func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
 }
 
 // GetClusterResponse is the cluster as the daemon sees it.
@@ -3065,7 +3661,7 @@ type GetClusterResponse struct {
 
 func (x *GetClusterResponse) Reset() {
 	*x = GetClusterResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3077,7 +3673,7 @@ func (x *GetClusterResponse) String() string {
 func (*GetClusterResponse) ProtoMessage() {}
 
 func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3090,7 +3686,7 @@ func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *GetClusterResponse) GetResultJson() []byte {
@@ -3137,13 +3733,65 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\"\\\n" +
 	"\x10GetSkillResponse\x12+\n" +
 	"\x05skill\x18\x01 \x01(\v2\x15.palyra.host.v1.SkillR\x05skill\x12\x1b\n" +
-	"\tinfo_json\x18\x02 \x01(\fR\binfoJson\"\x97\x01\n" +
+	"\tinfo_json\x18\x02 \x01(\fR\binfoJson\"\xe7\x01\n" +
 	"\x13InstallSkillRequest\x12\x1a\n" +
 	"\bartifact\x18\x01 \x01(\fR\bartifact\x12\x1d\n" +
 	"\n" +
 	"allow_tofu\x18\x02 \x01(\bR\tallowTofu\x12\x14\n" +
 	"\x05force\x18\x03 \x01(\bR\x05force\x12/\n" +
-	"\x13accept_capabilities\x18\x04 \x01(\bR\x12acceptCapabilities\"\xab\x01\n" +
+	"\x13accept_capabilities\x18\x04 \x01(\bR\x12acceptCapabilities\x12\x17\n" +
+	"\adry_run\x18\x05 \x01(\bR\x06dryRun\x125\n" +
+	"\x06source\x18\x06 \x01(\v2\x1d.palyra.host.v1.InstallSourceR\x06source\"\xe5\x01\n" +
+	"\rInstallSource\x12\x10\n" +
+	"\x03oci\x18\x01 \x01(\tR\x03oci\x12!\n" +
+	"\fregistry_url\x18\x02 \x01(\tR\vregistryUrl\x12!\n" +
+	"\fregistry_dir\x18\x03 \x01(\tR\vregistryDir\x12\x19\n" +
+	"\bskill_id\x18\x04 \x01(\tR\askillId\x12\x18\n" +
+	"\aversion\x18\x05 \x01(\tR\aversion\x12(\n" +
+	"\x10registry_ca_cert\x18\x06 \x01(\tR\x0eregistryCaCert\x12\x1d\n" +
+	"\n" +
+	"plain_http\x18\a \x01(\bR\tplainHttp\"O\n" +
+	"\x13ListOutdatedRequest\x12\x19\n" +
+	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x1d\n" +
+	"\n" +
+	"allow_tofu\x18\x02 \x01(\bR\tallowTofu\"\x80\x02\n" +
+	"\rOutdatedSkill\x12\x19\n" +
+	"\bskill_id\x18\x01 \x01(\tR\askillId\x12'\n" +
+	"\x0fcurrent_version\x18\x02 \x01(\tR\x0ecurrentVersion\x12%\n" +
+	"\x0elatest_version\x18\x03 \x01(\tR\rlatestVersion\x12\x1a\n" +
+	"\boutdated\x18\x04 \x01(\bR\boutdated\x12\x1f\n" +
+	"\vsource_kind\x18\x05 \x01(\tR\n" +
+	"sourceKind\x12\x1d\n" +
+	"\n" +
+	"source_ref\x18\x06 \x01(\tR\tsourceRef\x12\x14\n" +
+	"\x05error\x18\a \x01(\tR\x05error\x12\x12\n" +
+	"\x04code\x18\b \x01(\tR\x04code\"M\n" +
+	"\x14ListOutdatedResponse\x125\n" +
+	"\x06skills\x18\x01 \x03(\v2\x1d.palyra.host.v1.OutdatedSkillR\x06skills\"\xb2\x01\n" +
+	"\x12UpdateSkillRequest\x12\x19\n" +
+	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x17\n" +
+	"\adry_run\x18\x03 \x01(\bR\x06dryRun\x12/\n" +
+	"\x13accept_capabilities\x18\x04 \x01(\bR\x12acceptCapabilities\x12\x1d\n" +
+	"\n" +
+	"allow_tofu\x18\x05 \x01(\bR\tallowTofu\"\xd3\x01\n" +
+	"\x13UpdateSkillResponse\x12!\n" +
+	"\ffrom_version\x18\x01 \x01(\tR\vfromVersion\x12\x1d\n" +
+	"\n" +
+	"to_version\x18\x02 \x01(\tR\ttoVersion\x12\x18\n" +
+	"\aupdated\x18\x03 \x01(\bR\aupdated\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\x12'\n" +
+	"\x0fcapability_diff\x18\x05 \x03(\tR\x0ecapabilityDiff\x12\x1f\n" +
+	"\vresult_json\x18\x06 \x01(\fR\n" +
+	"resultJson\"Y\n" +
+	"\fApplyRequest\x12\x1a\n" +
+	"\bdocument\x18\x01 \x01(\tR\bdocument\x12\x17\n" +
+	"\adry_run\x18\x02 \x01(\bR\x06dryRun\x12\x14\n" +
+	"\x05prune\x18\x03 \x01(\bR\x05prune\"J\n" +
+	"\rApplyResponse\x12\x18\n" +
+	"\achanged\x18\x01 \x01(\bR\achanged\x12\x1f\n" +
+	"\vresult_json\x18\x02 \x01(\fR\n" +
+	"resultJson\"\xab\x01\n" +
 	"\x14InstallSkillResponse\x12\x19\n" +
 	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
@@ -3322,7 +3970,7 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11GetClusterRequest\"5\n" +
 	"\x12GetClusterResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson2\xae\x10\n" +
+	"resultJson2\xa7\x12\n" +
 	"\vHostService\x12S\n" +
 	"\n" +
 	"ListSkills\x12!.palyra.host.v1.ListSkillsRequest\x1a\".palyra.host.v1.ListSkillsResponse\x12M\n" +
@@ -3350,7 +3998,10 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\fStreamEvents\x12#.palyra.host.v1.StreamEventsRequest\x1a$.palyra.host.v1.StreamEventsResponse0\x01\x12P\n" +
 	"\tListTools\x12 .palyra.host.v1.ListToolsRequest\x1a!.palyra.host.v1.ListToolsResponse\x12Y\n" +
 	"\fListSidecars\x12#.palyra.host.v1.ListSidecarsRequest\x1a$.palyra.host.v1.ListSidecarsResponse\x12b\n" +
-	"\x0fGetSkillMetrics\x12&.palyra.host.v1.GetSkillMetricsRequest\x1a'.palyra.host.v1.GetSkillMetricsResponse\x12S\n" +
+	"\x0fGetSkillMetrics\x12&.palyra.host.v1.GetSkillMetricsRequest\x1a'.palyra.host.v1.GetSkillMetricsResponse\x12Y\n" +
+	"\fListOutdated\x12#.palyra.host.v1.ListOutdatedRequest\x1a$.palyra.host.v1.ListOutdatedResponse\x12V\n" +
+	"\vUpdateSkill\x12\".palyra.host.v1.UpdateSkillRequest\x1a#.palyra.host.v1.UpdateSkillResponse\x12D\n" +
+	"\x05Apply\x12\x1c.palyra.host.v1.ApplyRequest\x1a\x1d.palyra.host.v1.ApplyResponse\x12S\n" +
 	"\n" +
 	"GetCluster\x12!.palyra.host.v1.GetClusterRequest\x1a\".palyra.host.v1.GetClusterResponseB9Z7github.com/palyra-go/palyra/proto/palyra/host/v1;hostv1b\x06proto3"
 
@@ -3366,7 +4017,7 @@ func file_palyra_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_palyra_host_v1_host_proto_rawDescData
 }
 
-var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
+var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
 var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*Skill)(nil),                   // 0: palyra.host.v1.Skill
 	(*ListSkillsRequest)(nil),       // 1: palyra.host.v1.ListSkillsRequest
@@ -3374,118 +4025,134 @@ var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*GetSkillRequest)(nil),         // 3: palyra.host.v1.GetSkillRequest
 	(*GetSkillResponse)(nil),        // 4: palyra.host.v1.GetSkillResponse
 	(*InstallSkillRequest)(nil),     // 5: palyra.host.v1.InstallSkillRequest
-	(*InstallSkillResponse)(nil),    // 6: palyra.host.v1.InstallSkillResponse
-	(*VerifySkillRequest)(nil),      // 7: palyra.host.v1.VerifySkillRequest
-	(*VerifySkillResponse)(nil),     // 8: palyra.host.v1.VerifySkillResponse
-	(*AuditSkillRequest)(nil),       // 9: palyra.host.v1.AuditSkillRequest
-	(*AuditSkillResponse)(nil),      // 10: palyra.host.v1.AuditSkillResponse
-	(*StatusChange)(nil),            // 11: palyra.host.v1.StatusChange
-	(*QuarantineSkillRequest)(nil),  // 12: palyra.host.v1.QuarantineSkillRequest
-	(*QuarantineSkillResponse)(nil), // 13: palyra.host.v1.QuarantineSkillResponse
-	(*EnableSkillRequest)(nil),      // 14: palyra.host.v1.EnableSkillRequest
-	(*EnableSkillResponse)(nil),     // 15: palyra.host.v1.EnableSkillResponse
-	(*DisableSkillRequest)(nil),     // 16: palyra.host.v1.DisableSkillRequest
-	(*DisableSkillResponse)(nil),    // 17: palyra.host.v1.DisableSkillResponse
-	(*RemoveSkillRequest)(nil),      // 18: palyra.host.v1.RemoveSkillRequest
-	(*RemoveSkillResponse)(nil),     // 19: palyra.host.v1.RemoveSkillResponse
-	(*RotateTrustRequest)(nil),      // 20: palyra.host.v1.RotateTrustRequest
-	(*RotateTrustResponse)(nil),     // 21: palyra.host.v1.RotateTrustResponse
-	(*SetPolicyRequest)(nil),        // 22: palyra.host.v1.SetPolicyRequest
-	(*SetPolicyResponse)(nil),       // 23: palyra.host.v1.SetPolicyResponse
-	(*ReauditRequest)(nil),          // 24: palyra.host.v1.ReauditRequest
-	(*ReauditResponse)(nil),         // 25: palyra.host.v1.ReauditResponse
-	(*CallToolRequest)(nil),         // 26: palyra.host.v1.CallToolRequest
-	(*A2UIRef)(nil),                 // 27: palyra.host.v1.A2UIRef
-	(*CallToolResponse)(nil),        // 28: palyra.host.v1.CallToolResponse
-	(*SubmitFormRequest)(nil),       // 29: palyra.host.v1.SubmitFormRequest
-	(*SubmitFormResponse)(nil),      // 30: palyra.host.v1.SubmitFormResponse
-	(*HookBinding)(nil),             // 31: palyra.host.v1.HookBinding
-	(*ListHooksRequest)(nil),        // 32: palyra.host.v1.ListHooksRequest
-	(*ListHooksResponse)(nil),       // 33: palyra.host.v1.ListHooksResponse
-	(*BindHookRequest)(nil),         // 34: palyra.host.v1.BindHookRequest
-	(*BindHookResponse)(nil),        // 35: palyra.host.v1.BindHookResponse
-	(*SetHookEnabledRequest)(nil),   // 36: palyra.host.v1.SetHookEnabledRequest
-	(*SetHookEnabledResponse)(nil),  // 37: palyra.host.v1.SetHookEnabledResponse
-	(*RemoveHookRequest)(nil),       // 38: palyra.host.v1.RemoveHookRequest
-	(*RemoveHookResponse)(nil),      // 39: palyra.host.v1.RemoveHookResponse
-	(*FireHooksRequest)(nil),        // 40: palyra.host.v1.FireHooksRequest
-	(*FireHooksResponse)(nil),       // 41: palyra.host.v1.FireHooksResponse
-	(*StreamEventsRequest)(nil),     // 42: palyra.host.v1.StreamEventsRequest
-	(*StreamEventsResponse)(nil),    // 43: palyra.host.v1.StreamEventsResponse
-	(*ListToolsRequest)(nil),        // 44: palyra.host.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),       // 45: palyra.host.v1.ListToolsResponse
-	(*ListSidecarsRequest)(nil),     // 46: palyra.host.v1.ListSidecarsRequest
-	(*ListSidecarsResponse)(nil),    // 47: palyra.host.v1.ListSidecarsResponse
-	(*GetSkillMetricsRequest)(nil),  // 48: palyra.host.v1.GetSkillMetricsRequest
-	(*GetSkillMetricsResponse)(nil), // 49: palyra.host.v1.GetSkillMetricsResponse
-	(*GetClusterRequest)(nil),       // 50: palyra.host.v1.GetClusterRequest
-	(*GetClusterResponse)(nil),      // 51: palyra.host.v1.GetClusterResponse
+	(*InstallSource)(nil),           // 6: palyra.host.v1.InstallSource
+	(*ListOutdatedRequest)(nil),     // 7: palyra.host.v1.ListOutdatedRequest
+	(*OutdatedSkill)(nil),           // 8: palyra.host.v1.OutdatedSkill
+	(*ListOutdatedResponse)(nil),    // 9: palyra.host.v1.ListOutdatedResponse
+	(*UpdateSkillRequest)(nil),      // 10: palyra.host.v1.UpdateSkillRequest
+	(*UpdateSkillResponse)(nil),     // 11: palyra.host.v1.UpdateSkillResponse
+	(*ApplyRequest)(nil),            // 12: palyra.host.v1.ApplyRequest
+	(*ApplyResponse)(nil),           // 13: palyra.host.v1.ApplyResponse
+	(*InstallSkillResponse)(nil),    // 14: palyra.host.v1.InstallSkillResponse
+	(*VerifySkillRequest)(nil),      // 15: palyra.host.v1.VerifySkillRequest
+	(*VerifySkillResponse)(nil),     // 16: palyra.host.v1.VerifySkillResponse
+	(*AuditSkillRequest)(nil),       // 17: palyra.host.v1.AuditSkillRequest
+	(*AuditSkillResponse)(nil),      // 18: palyra.host.v1.AuditSkillResponse
+	(*StatusChange)(nil),            // 19: palyra.host.v1.StatusChange
+	(*QuarantineSkillRequest)(nil),  // 20: palyra.host.v1.QuarantineSkillRequest
+	(*QuarantineSkillResponse)(nil), // 21: palyra.host.v1.QuarantineSkillResponse
+	(*EnableSkillRequest)(nil),      // 22: palyra.host.v1.EnableSkillRequest
+	(*EnableSkillResponse)(nil),     // 23: palyra.host.v1.EnableSkillResponse
+	(*DisableSkillRequest)(nil),     // 24: palyra.host.v1.DisableSkillRequest
+	(*DisableSkillResponse)(nil),    // 25: palyra.host.v1.DisableSkillResponse
+	(*RemoveSkillRequest)(nil),      // 26: palyra.host.v1.RemoveSkillRequest
+	(*RemoveSkillResponse)(nil),     // 27: palyra.host.v1.RemoveSkillResponse
+	(*RotateTrustRequest)(nil),      // 28: palyra.host.v1.RotateTrustRequest
+	(*RotateTrustResponse)(nil),     // 29: palyra.host.v1.RotateTrustResponse
+	(*SetPolicyRequest)(nil),        // 30: palyra.host.v1.SetPolicyRequest
+	(*SetPolicyResponse)(nil),       // 31: palyra.host.v1.SetPolicyResponse
+	(*ReauditRequest)(nil),          // 32: palyra.host.v1.ReauditRequest
+	(*ReauditResponse)(nil),         // 33: palyra.host.v1.ReauditResponse
+	(*CallToolRequest)(nil),         // 34: palyra.host.v1.CallToolRequest
+	(*A2UIRef)(nil),                 // 35: palyra.host.v1.A2UIRef
+	(*CallToolResponse)(nil),        // 36: palyra.host.v1.CallToolResponse
+	(*SubmitFormRequest)(nil),       // 37: palyra.host.v1.SubmitFormRequest
+	(*SubmitFormResponse)(nil),      // 38: palyra.host.v1.SubmitFormResponse
+	(*HookBinding)(nil),             // 39: palyra.host.v1.HookBinding
+	(*ListHooksRequest)(nil),        // 40: palyra.host.v1.ListHooksRequest
+	(*ListHooksResponse)(nil),       // 41: palyra.host.v1.ListHooksResponse
+	(*BindHookRequest)(nil),         // 42: palyra.host.v1.BindHookRequest
+	(*BindHookResponse)(nil),        // 43: palyra.host.v1.BindHookResponse
+	(*SetHookEnabledRequest)(nil),   // 44: palyra.host.v1.SetHookEnabledRequest
+	(*SetHookEnabledResponse)(nil),  // 45: palyra.host.v1.SetHookEnabledResponse
+	(*RemoveHookRequest)(nil),       // 46: palyra.host.v1.RemoveHookRequest
+	(*RemoveHookResponse)(nil),      // 47: palyra.host.v1.RemoveHookResponse
+	(*FireHooksRequest)(nil),        // 48: palyra.host.v1.FireHooksRequest
+	(*FireHooksResponse)(nil),       // 49: palyra.host.v1.FireHooksResponse
+	(*StreamEventsRequest)(nil),     // 50: palyra.host.v1.StreamEventsRequest
+	(*StreamEventsResponse)(nil),    // 51: palyra.host.v1.StreamEventsResponse
+	(*ListToolsRequest)(nil),        // 52: palyra.host.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),       // 53: palyra.host.v1.ListToolsResponse
+	(*ListSidecarsRequest)(nil),     // 54: palyra.host.v1.ListSidecarsRequest
+	(*ListSidecarsResponse)(nil),    // 55: palyra.host.v1.ListSidecarsResponse
+	(*GetSkillMetricsRequest)(nil),  // 56: palyra.host.v1.GetSkillMetricsRequest
+	(*GetSkillMetricsResponse)(nil), // 57: palyra.host.v1.GetSkillMetricsResponse
+	(*GetClusterRequest)(nil),       // 58: palyra.host.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),      // 59: palyra.host.v1.GetClusterResponse
 }
 var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	0,  // 0: palyra.host.v1.ListSkillsResponse.skills:type_name -> palyra.host.v1.Skill
 	0,  // 1: palyra.host.v1.GetSkillResponse.skill:type_name -> palyra.host.v1.Skill
-	11, // 2: palyra.host.v1.QuarantineSkillResponse.status:type_name -> palyra.host.v1.StatusChange
-	11, // 3: palyra.host.v1.EnableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
-	11, // 4: palyra.host.v1.DisableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
-	27, // 5: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
-	28, // 6: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	31, // 7: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
-	31, // 8: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
-	31, // 9: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
-	31, // 10: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
-	1,  // 11: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
-	3,  // 12: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
-	5,  // 13: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
-	7,  // 14: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
-	9,  // 15: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
-	12, // 16: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
-	14, // 17: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
-	16, // 18: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
-	18, // 19: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
-	24, // 20: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
-	20, // 21: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
-	22, // 22: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
-	26, // 23: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
-	29, // 24: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
-	32, // 25: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
-	34, // 26: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
-	36, // 27: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
-	38, // 28: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
-	40, // 29: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
-	42, // 30: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
-	44, // 31: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
-	46, // 32: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
-	48, // 33: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
-	50, // 34: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
-	2,  // 35: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
-	4,  // 36: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
-	6,  // 37: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
-	8,  // 38: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
-	10, // 39: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
-	13, // 40: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
-	15, // 41: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
-	17, // 42: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
-	19, // 43: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
-	25, // 44: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
-	21, // 45: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
-	23, // 46: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
-	28, // 47: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
-	30, // 48: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
-	33, // 49: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
-	35, // 50: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
-	37, // 51: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
-	39, // 52: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
-	41, // 53: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
-	43, // 54: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
-	45, // 55: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
-	47, // 56: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
-	49, // 57: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
-	51, // 58: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
-	35, // [35:59] is the sub-list for method output_type
-	11, // [11:35] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	6,  // 2: palyra.host.v1.InstallSkillRequest.source:type_name -> palyra.host.v1.InstallSource
+	8,  // 3: palyra.host.v1.ListOutdatedResponse.skills:type_name -> palyra.host.v1.OutdatedSkill
+	19, // 4: palyra.host.v1.QuarantineSkillResponse.status:type_name -> palyra.host.v1.StatusChange
+	19, // 5: palyra.host.v1.EnableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
+	19, // 6: palyra.host.v1.DisableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
+	35, // 7: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
+	36, // 8: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	39, // 9: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
+	39, // 10: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
+	39, // 11: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
+	39, // 12: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
+	1,  // 13: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
+	3,  // 14: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
+	5,  // 15: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
+	15, // 16: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
+	17, // 17: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
+	20, // 18: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
+	22, // 19: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
+	24, // 20: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
+	26, // 21: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
+	32, // 22: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
+	28, // 23: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
+	30, // 24: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
+	34, // 25: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
+	37, // 26: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
+	40, // 27: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
+	42, // 28: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
+	44, // 29: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
+	46, // 30: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
+	48, // 31: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
+	50, // 32: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
+	52, // 33: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
+	54, // 34: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
+	56, // 35: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
+	7,  // 36: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
+	10, // 37: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
+	12, // 38: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
+	58, // 39: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
+	2,  // 40: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
+	4,  // 41: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
+	14, // 42: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
+	16, // 43: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
+	18, // 44: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
+	21, // 45: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
+	23, // 46: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
+	25, // 47: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
+	27, // 48: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
+	33, // 49: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
+	29, // 50: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
+	31, // 51: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
+	36, // 52: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
+	38, // 53: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
+	41, // 54: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
+	43, // 55: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
+	45, // 56: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
+	47, // 57: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
+	49, // 58: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
+	51, // 59: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
+	53, // 60: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
+	55, // 61: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
+	57, // 62: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
+	9,  // 63: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
+	11, // 64: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
+	13, // 65: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
+	59, // 66: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
+	40, // [40:67] is the sub-list for method output_type
+	13, // [13:40] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_palyra_host_v1_host_proto_init() }
@@ -3493,14 +4160,14 @@ func file_palyra_host_v1_host_proto_init() {
 	if File_palyra_host_v1_host_proto != nil {
 		return
 	}
-	file_palyra_host_v1_host_proto_msgTypes[42].OneofWrappers = []any{}
+	file_palyra_host_v1_host_proto_msgTypes[50].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_host_v1_host_proto_rawDesc), len(file_palyra_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   52,
+			NumMessages:   60,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

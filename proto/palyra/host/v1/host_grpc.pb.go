@@ -55,6 +55,9 @@ const (
 	HostService_ListTools_FullMethodName       = "/palyra.host.v1.HostService/ListTools"
 	HostService_ListSidecars_FullMethodName    = "/palyra.host.v1.HostService/ListSidecars"
 	HostService_GetSkillMetrics_FullMethodName = "/palyra.host.v1.HostService/GetSkillMetrics"
+	HostService_ListOutdated_FullMethodName    = "/palyra.host.v1.HostService/ListOutdated"
+	HostService_UpdateSkill_FullMethodName     = "/palyra.host.v1.HostService/UpdateSkill"
+	HostService_Apply_FullMethodName           = "/palyra.host.v1.HostService/Apply"
 	HostService_GetCluster_FullMethodName      = "/palyra.host.v1.HostService/GetCluster"
 )
 
@@ -115,6 +118,16 @@ type HostServiceClient interface {
 	ListSidecars(ctx context.Context, in *ListSidecarsRequest, opts ...grpc.CallOption) (*ListSidecarsResponse, error)
 	// GetSkillMetrics summarizes a skill's calls since the daemon started.
 	GetSkillMetrics(ctx context.Context, in *GetSkillMetricsRequest, opts ...grpc.CallOption) (*GetSkillMetricsResponse, error)
+	// ListOutdated lists installed skills whose source (registry index or
+	// OCI repository) has a newer version.
+	ListOutdated(ctx context.Context, in *ListOutdatedRequest, opts ...grpc.CallOption) (*ListOutdatedResponse, error)
+	// UpdateSkill installs the newest (or the named) version of a skill from
+	// its source, after showing the version change and the capability diff;
+	// dry_run changes nothing.
+	UpdateSkill(ctx context.Context, in *UpdateSkillRequest, opts ...grpc.CallOption) (*UpdateSkillResponse, error)
+	// Apply converges the daemon on a desired-state document (palyra.toml);
+	// dry_run returns the plan only.
+	Apply(ctx context.Context, in *ApplyRequest, opts ...grpc.CallOption) (*ApplyResponse, error)
 	// GetCluster reports the cluster the daemon belongs to (a cluster of one
 	// when it is not clustered): its nodes and what each serves.
 	GetCluster(ctx context.Context, in *GetClusterRequest, opts ...grpc.CallOption) (*GetClusterResponse, error)
@@ -367,6 +380,36 @@ func (c *hostServiceClient) GetSkillMetrics(ctx context.Context, in *GetSkillMet
 	return out, nil
 }
 
+func (c *hostServiceClient) ListOutdated(ctx context.Context, in *ListOutdatedRequest, opts ...grpc.CallOption) (*ListOutdatedResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListOutdatedResponse)
+	err := c.cc.Invoke(ctx, HostService_ListOutdated_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) UpdateSkill(ctx context.Context, in *UpdateSkillRequest, opts ...grpc.CallOption) (*UpdateSkillResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateSkillResponse)
+	err := c.cc.Invoke(ctx, HostService_UpdateSkill_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) Apply(ctx context.Context, in *ApplyRequest, opts ...grpc.CallOption) (*ApplyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ApplyResponse)
+	err := c.cc.Invoke(ctx, HostService_Apply_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *hostServiceClient) GetCluster(ctx context.Context, in *GetClusterRequest, opts ...grpc.CallOption) (*GetClusterResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetClusterResponse)
@@ -434,6 +477,16 @@ type HostServiceServer interface {
 	ListSidecars(context.Context, *ListSidecarsRequest) (*ListSidecarsResponse, error)
 	// GetSkillMetrics summarizes a skill's calls since the daemon started.
 	GetSkillMetrics(context.Context, *GetSkillMetricsRequest) (*GetSkillMetricsResponse, error)
+	// ListOutdated lists installed skills whose source (registry index or
+	// OCI repository) has a newer version.
+	ListOutdated(context.Context, *ListOutdatedRequest) (*ListOutdatedResponse, error)
+	// UpdateSkill installs the newest (or the named) version of a skill from
+	// its source, after showing the version change and the capability diff;
+	// dry_run changes nothing.
+	UpdateSkill(context.Context, *UpdateSkillRequest) (*UpdateSkillResponse, error)
+	// Apply converges the daemon on a desired-state document (palyra.toml);
+	// dry_run returns the plan only.
+	Apply(context.Context, *ApplyRequest) (*ApplyResponse, error)
 	// GetCluster reports the cluster the daemon belongs to (a cluster of one
 	// when it is not clustered): its nodes and what each serves.
 	GetCluster(context.Context, *GetClusterRequest) (*GetClusterResponse, error)
@@ -515,6 +568,15 @@ func (UnimplementedHostServiceServer) ListSidecars(context.Context, *ListSidecar
 }
 func (UnimplementedHostServiceServer) GetSkillMetrics(context.Context, *GetSkillMetricsRequest) (*GetSkillMetricsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetSkillMetrics not implemented")
+}
+func (UnimplementedHostServiceServer) ListOutdated(context.Context, *ListOutdatedRequest) (*ListOutdatedResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListOutdated not implemented")
+}
+func (UnimplementedHostServiceServer) UpdateSkill(context.Context, *UpdateSkillRequest) (*UpdateSkillResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateSkill not implemented")
+}
+func (UnimplementedHostServiceServer) Apply(context.Context, *ApplyRequest) (*ApplyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Apply not implemented")
 }
 func (UnimplementedHostServiceServer) GetCluster(context.Context, *GetClusterRequest) (*GetClusterResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetCluster not implemented")
@@ -947,6 +1009,60 @@ func _HostService_GetSkillMetrics_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_ListOutdated_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListOutdatedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).ListOutdated(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_ListOutdated_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).ListOutdated(ctx, req.(*ListOutdatedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_UpdateSkill_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateSkillRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).UpdateSkill(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_UpdateSkill_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).UpdateSkill(ctx, req.(*UpdateSkillRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_Apply_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ApplyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).Apply(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_Apply_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).Apply(ctx, req.(*ApplyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _HostService_GetCluster_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetClusterRequest)
 	if err := dec(in); err != nil {
@@ -1059,6 +1175,18 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetSkillMetrics",
 			Handler:    _HostService_GetSkillMetrics_Handler,
+		},
+		{
+			MethodName: "ListOutdated",
+			Handler:    _HostService_ListOutdated_Handler,
+		},
+		{
+			MethodName: "UpdateSkill",
+			Handler:    _HostService_UpdateSkill_Handler,
+		},
+		{
+			MethodName: "Apply",
+			Handler:    _HostService_Apply_Handler,
 		},
 		{
 			MethodName: "GetCluster",
