@@ -12,6 +12,7 @@ import (
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/host/vault"
 	"github.com/palyra-go/palyra/internal/fsutil"
 	"github.com/spf13/cobra"
 )
@@ -22,6 +23,7 @@ var errKeyExists = errcode.New("key_exists", "key file already exists")
 // keyReport describes a public key.
 type keyReport struct {
 	KeyFile      string `json:"key_file,omitempty"`
+	VaultRef     string `json:"vault_ref,omitempty"`
 	PublicKeyHex string `json:"public_key_hex"`
 	KeyID        string `json:"key_id"`
 }
@@ -32,50 +34,83 @@ func (a *app) keysCommand() *cobra.Command {
 }
 
 func (a *app) keysGenerateCommand() *cobra.Command {
-	var out string
+	var out, ref string
 	c := &cobra.Command{
-		Use:   "generate --out FILE",
-		Short: "Write a new Ed25519 seed (hex, mode 0600); never overwrites",
-		Args:  noArgs,
+		Use:   "generate (--out FILE | --vault-ref signing/NAME)",
+		Short: "Make a new Ed25519 signing key, in a file (hex, mode 0600) or in the encrypted vault; never overwrites",
+		Long: "generate makes a new Ed25519 signing key and prints its public key and key_id, never the key itself.\n\n" +
+			"--out FILE writes the seed as hex to a new file (mode 0600). --vault-ref signing/NAME stores it in the state directory's encrypted vault instead " +
+			"(the key is then never on disk in clear; package build, skills registry build and keys rotate read it with --signing-key-vault-ref / --old-key-vault-ref / --new-key-vault-ref). " +
+			"Signing keys live in the vault scope \"signing\", which no skill manifest can name, so no skill can ever be granted one. " +
+			"The vault key comes from $PALYRA_VAULT_KEY, $PALYRA_VAULT_KEY_COMMAND, else <state>/secrets/vault.key.",
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if (out == "") == (ref == "") {
+				return fmt.Errorf("%w: give exactly one of --out and --vault-ref", errUsage)
+			}
+			var name vault.Name
+			if ref != "" {
+				var err error
+				if name, err = vault.ParseName(ref); err != nil {
+					return fmt.Errorf("--vault-ref %q: %w", ref, err)
+				}
+				if name.Scope != vault.SigningScope {
+					return fmt.Errorf("%w: --vault-ref %s: signing keys live in the scope %q (e.g. %s/%s), which no skill can be granted; scope %q can be",
+						errUsage, name, vault.SigningScope, vault.SigningScope, name.Key, name.Scope)
+				}
+			}
 			pub, priv, err := ed25519.GenerateKey(rand.Reader)
 			if err != nil {
 				return fmt.Errorf("generate key: %w", err)
 			}
-			seed := hex.EncodeToString(priv.Seed()) + "\n"
-			if err := fsutil.WriteExclusive(out, []byte(seed), 0o600); err != nil {
+			seed := []byte(hex.EncodeToString(priv.Seed()) + "\n")
+			defer clear(seed)
+			r := keyReport{KeyFile: out, PublicKeyHex: hex.EncodeToString(pub), KeyID: artifact.KeyID(pub)}
+			if ref != "" {
+				v, err := a.openVault()
+				if err != nil {
+					return err
+				}
+				if err := v.Create(cmd.Context(), name, seed); err != nil {
+					if errors.Is(err, vault.ErrExists) {
+						return fmt.Errorf("%w: vault entry %s exists (delete it first with palyra secrets delete %s if you mean to replace it)", errKeyExists, name, name)
+					}
+					return err
+				}
+				r.VaultRef = name.String()
+				return a.emit(r, fmt.Sprintf("keys.generate vault_ref=%s public_key_hex=%s key_id=%s", r.VaultRef, r.PublicKeyHex, r.KeyID))
+			}
+			if err := fsutil.WriteExclusive(out, seed, 0o600); err != nil {
 				if errors.Is(err, fs.ErrExist) {
 					return fmt.Errorf("%w: %s (remove it first if you mean to replace it)", errKeyExists, out)
 				}
 				return fmt.Errorf("%w: %v", errIO, err)
 			}
-			r := keyReport{KeyFile: out, PublicKeyHex: hex.EncodeToString(pub), KeyID: artifact.KeyID(pub)}
 			return a.emit(r, fmt.Sprintf("keys.generate key_file=%s public_key_hex=%s key_id=%s", r.KeyFile, r.PublicKeyHex, r.KeyID))
 		},
 	}
 	c.Flags().StringVar(&out, "out", "", "file to write the new key to (must not exist)")
-	requireFlags(c, "out")
+	c.Flags().StringVar(&ref, "vault-ref", "", "store the new key in the encrypted vault as signing/NAME (must not exist)")
 	return c
 }
 
 func (a *app) keysPublicCommand() *cobra.Command {
-	var keyFile string
+	key := keySource{what: "signing key", fileFlag: "key", vaultFlag: "vault-ref"}
 	c := &cobra.Command{
-		Use:   "public --key FILE",
+		Use:   "public (--key FILE | --vault-ref SCOPE/KEY)",
 		Short: "Print the public key and key_id of a signing key",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			priv, err := a.loadSigningKey(keyFile, false)
+			priv, err := key.load(cmd.Context(), a)
 			if err != nil {
 				return err
 			}
 			pub := priv.Public().(ed25519.PublicKey)
-			r := keyReport{KeyFile: keyFile, PublicKeyHex: hex.EncodeToString(pub), KeyID: artifact.KeyID(pub)}
+			r := keyReport{KeyFile: key.file, VaultRef: key.vaultRef, PublicKeyHex: hex.EncodeToString(pub), KeyID: artifact.KeyID(pub)}
 			return a.emit(r, fmt.Sprintf("keys.public public_key_hex=%s key_id=%s", r.PublicKeyHex, r.KeyID))
 		},
 	}
-	c.Flags().StringVar(&keyFile, "key", "", "signing key file (32 raw bytes, hex or base64)")
-	requireFlags(c, "key")
+	key.register(c)
 	return c
 }
 
@@ -89,19 +124,21 @@ type rotationReport struct {
 }
 
 func (a *app) keysRotateCommand() *cobra.Command {
-	var publisher, oldKey, newKey, out, reason string
+	var publisher, out, reason string
+	oldKey := keySource{what: "old key", fileFlag: "old-key", vaultFlag: "old-key-vault-ref"}
+	newKey := keySource{what: "new key", fileFlag: "new-key", vaultFlag: "new-key-vault-ref"}
 	c := &cobra.Command{
-		Use:   "rotate --publisher P --old-key FILE --new-key FILE --output FILE",
+		Use:   "rotate --publisher P (--old-key FILE | --old-key-vault-ref REF) (--new-key FILE | --new-key-vault-ref REF) --output FILE",
 		Short: "Sign a rotation statement that moves a publisher from its old key to a new one",
 		Long: "rotate writes a rotation statement: a small document signed by the publisher's old key and countersigned by the new key.\n" +
 			"Give it to operators; `palyra trust rotate --statement FILE` then moves their trust store from the old key to the new one without hand-editing.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			oldPriv, err := a.loadSigningKey(oldKey, false)
+			oldPriv, err := oldKey.load(cmd.Context(), a)
 			if err != nil {
 				return err
 			}
-			newPriv, err := a.loadSigningKey(newKey, false)
+			newPriv, err := newKey.load(cmd.Context(), a)
 			if err != nil {
 				return err
 			}
@@ -123,11 +160,11 @@ func (a *app) keysRotateCommand() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&publisher, "publisher", "", "publisher whose key rotates")
-	c.Flags().StringVar(&oldKey, "old-key", "", "current signing key file")
-	c.Flags().StringVar(&newKey, "new-key", "", "new signing key file")
+	oldKey.register(c)
+	newKey.register(c)
 	c.Flags().StringVar(&out, "output", "", "file to write the statement to")
 	c.Flags().StringVar(&reason, "reason", "", "optional reason recorded in the statement")
-	requireFlags(c, "publisher", "old-key", "new-key", "output")
+	requireFlags(c, "publisher", "output")
 	return c
 }
 

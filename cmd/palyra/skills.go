@@ -47,23 +47,20 @@ type buildReport struct {
 
 func (a *app) packageBuildCommand() *cobra.Command {
 	var (
-		manifestPath, sbomPath, provPath, out, keyFile string
-		modules, assets                                []string
-		keyStdin                                       bool
+		manifestPath, sbomPath, provPath, out string
+		modules, assets                       []string
+		key                                   = keySource{what: "signing key", fileFlag: "signing-key", stdinFlag: "signing-key-stdin", vaultFlag: "signing-key-vault-ref"}
 	)
 	c := &cobra.Command{
-		Use:   "build --manifest M --module W... [--asset A...] --sbom S --provenance P --output O (--signing-key FILE | --signing-key-stdin)",
+		Use:   "build --manifest M --module W... [--asset A...] --sbom S --provenance P --output O (--signing-key FILE | --signing-key-stdin | --signing-key-vault-ref SCOPE/KEY)",
 		Short: "Build and sign a .palyra-skill artifact",
 		Long: "build packages a skill: it validates skill.toml, fills in its integrity list, signs the payload with Ed25519 and writes a deterministic ZIP.\n\n" +
 			"A relative --module/--asset path is kept whole under modules/ or assets/ (crates/x/m.wasm becomes modules/crates/x/m.wasm); an absolute path keeps only its file name.\n" +
 			"signature.json records the signing time: now, or $SOURCE_DATE_EPOCH when set, so that the same inputs give byte-identical artifacts.\n" +
-			"The signing key is 32 raw bytes, or hex or standard base64 of 32 bytes (the Ed25519 seed), from --signing-key FILE or --signing-key-stdin.",
+			"The signing key is 32 raw bytes, or hex or standard base64 of 32 bytes (the Ed25519 seed), from --signing-key FILE, --signing-key-stdin, or --signing-key-vault-ref SCOPE/KEY (the state directory's encrypted vault; palyra keys generate --vault-ref signing/NAME puts a new key there, and the key is then never on disk in clear).",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if keyStdin == (keyFile != "") {
-				return fmt.Errorf("%w: give exactly one of --signing-key and --signing-key-stdin", errUsage)
-			}
-			key, err := a.loadSigningKey(keyFile, keyStdin)
+			priv, err := key.load(cmd.Context(), a)
 			if err != nil {
 				return err
 			}
@@ -71,7 +68,7 @@ func (a *app) packageBuildCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in := artifact.BuildInput{SigningKey: key, SignedAt: signedAt}
+			in := artifact.BuildInput{SigningKey: priv, SignedAt: signedAt}
 			if in.Manifest, err = readSmallFile(manifestPath, maxSmallFileBytes); err != nil {
 				return err
 			}
@@ -124,8 +121,7 @@ func (a *app) packageBuildCommand() *cobra.Command {
 	f.StringVar(&sbomPath, "sbom", "", "CycloneDX SBOM (sbom.cdx.json)")
 	f.StringVar(&provPath, "provenance", "", "provenance document (provenance.json)")
 	f.StringVar(&out, "output", "", "artifact file to write")
-	f.StringVar(&keyFile, "signing-key", "", "signing key file")
-	f.BoolVar(&keyStdin, "signing-key-stdin", false, "read the signing key from stdin")
+	key.register(c)
 	requireFlags(c, "manifest", "module", "sbom", "provenance", "output")
 	return c
 }

@@ -9,6 +9,8 @@ import "github.com/palyra-go/palyra/host/errcode"
 var (
 	// ErrNotFound reports a name with no stored secret.
 	ErrNotFound = errcode.New("secret_not_found", "secret not found")
+	// ErrExists is Create of a name that holds a value already.
+	ErrExists = errcode.New("secret_exists", "secret already exists")
 	// ErrInvalidName reports a malformed "<scope>/<key>" name; the error is a
 	// *NameError saying which part is at fault.
 	ErrInvalidName = errcode.New("vault_invalid_name", "invalid secret name")

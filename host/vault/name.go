@@ -23,7 +23,9 @@ var scopeKinds = []string{"skill:", "principal:", "channel:"}
 // written "<scope>/<key>", exactly as a skill manifest's secret grants are
 // (manifest.CapabilityGrants().SecretKeys).
 //
-// Scope is "global", "skill:<id>", "principal:<id>" or "channel:<id>", where
+// Scope is "global", "skill:<id>", "principal:<id>", "channel:<id>", or
+// SigningScope (publishers' signing keys, which no skill manifest can name:
+// a skill can never be granted one), where
 // id is a manifest identifier (non-empty, only a-z, 0-9, '.', '_', ':' and
 // '-'), so "principal:admin:ops" is a valid scope. Key is an identifier too,
 // the rule of a manifest's key_names, at most MaxKeyBytes long. Neither part
@@ -90,8 +92,14 @@ func (n Name) Validate() error {
 	return nil
 }
 
+// SigningScope is the scope of publishers' signing keys (palyra keys
+// generate --vault-ref signing/<key>). A skill manifest's secret scopes are
+// global, skill:, principal: and channel: only, so no skill can be granted
+// a signing key.
+const SigningScope = "signing"
+
 func scopeReason(s string) string {
-	if s == "global" {
+	if s == "global" || s == SigningScope {
 		return ""
 	}
 	if len(s) > MaxScopeBytes {
@@ -110,7 +118,7 @@ func scopeReason(s string) string {
 		}
 		return ""
 	}
-	return fmt.Sprintf("must be global, skill:<id>, principal:<id> or channel:<id>, found %d bytes that are none of these", len(s))
+	return fmt.Sprintf("must be global, signing, skill:<id>, principal:<id> or channel:<id>, found %d bytes that are none of these", len(s))
 }
 
 func keyReason(k string) string {

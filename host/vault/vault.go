@@ -106,6 +106,18 @@ func (v *Vault) KeyPath() string { return v.layout.VaultKey() }
 // vault exists, Set creates the key file with a new random key. The caller
 // keeps value; Set does not retain it.
 func (v *Vault) Set(ctx context.Context, name Name, value []byte) error {
+	return v.set(ctx, name, value, true)
+}
+
+// Create stores value under name like Set, but only when name holds no
+// value yet: else it fails with ErrExists and changes nothing. The check
+// and the write are one update under the vault's lock.
+func (v *Vault) Create(ctx context.Context, name Name, value []byte) error {
+	return v.set(ctx, name, value, false)
+}
+
+// set is Set, or Create when replace is false.
+func (v *Vault) set(ctx context.Context, name Name, value []byte, replace bool) error {
 	if err := name.Validate(); err != nil {
 		return err
 	}
@@ -130,6 +142,9 @@ func (v *Vault) Set(ctx context.Context, name Name, value []byte) error {
 			}
 		} else if !keyMatches(aead, st.keyCheck) {
 			return false, v.mismatch()
+		}
+		if _, ok := st.entries[name]; ok && !replace {
+			return false, fmt.Errorf("%w: %s", ErrExists, name)
 		}
 		if _, ok := st.entries[name]; !ok && len(st.entries) >= MaxEntries {
 			return false, fmt.Errorf("%w: %s holds %d secrets, the %d-entry limit; cannot add %s", ErrFull, v.Path(), len(st.entries), MaxEntries, name)

@@ -643,3 +643,23 @@ func TestEnvironmentIgnored(t *testing.T) {
 		t.Fatalf("the vault was sealed with the environment's key: Get = %v", err)
 	}
 }
+
+// TestCreate: Create stores a new name and refuses one that holds a
+// value, changing nothing; the signing scope is a valid name.
+func TestCreate(t *testing.T) {
+	ctx := t.Context()
+	v, err := vault.Open(vault.Config{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := vault.MustParseName(vault.SigningScope + "/acme")
+	if err := v.Create(ctx, name, []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Create(ctx, name, []byte("second")); !errors.Is(err, vault.ErrExists) {
+		t.Fatalf("second Create: %v, want vault.ErrExists", err)
+	}
+	if got, err := v.Get(ctx, name); err != nil || string(got) != "first" {
+		t.Fatalf("after a refused Create: %q, %v", got, err)
+	}
+}
