@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"crypto/ed25519"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -121,9 +120,6 @@ type ApplyStep struct {
 	Code  string `json:"code,omitempty"`
 }
 
-// errNotYet marks a verb whose implementation has not landed.
-var errNotYet = errors.New("not implemented yet")
-
 // Outdated implements Service.
 func (h *Host) Outdated(ctx context.Context, req OutdatedRequest) (*OutdatedReport, error) {
 	return OutdatedOf(ctx, h, h.sources, req)
@@ -136,7 +132,7 @@ func (h *Host) Update(ctx context.Context, req UpdateRequest) (*UpdateResult, er
 
 // Apply implements Service.
 func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult, error) {
-	return nil, fmt.Errorf("host: apply: %w", errNotYet)
+	return ApplyTo(ctx, h, h.sources, req)
 }
 
 // OutdatedOf is Outdated over any Service, with f reading the sources: the

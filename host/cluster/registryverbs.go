@@ -2,13 +2,9 @@ package cluster
 
 import (
 	"context"
-	"errors"
 
 	"github.com/palyra-go/palyra/host"
 )
-
-// errNotYet marks a verb whose implementation has not landed.
-var errNotYet = errors.New("cluster: not implemented yet")
 
 // Outdated implements host.Service: this node reads the sources (with its
 // host's registry configuration); the inventory is the cluster's.
@@ -23,7 +19,9 @@ func (n *Node) Update(ctx context.Context, req host.UpdateRequest) (*host.Update
 	return host.UpdateOf(ctx, n, n.host.Sources(), req)
 }
 
-// Apply implements host.Service.
+// Apply implements host.Service: this node plans (reading the sources
+// with its host's configuration) and every change goes through the ops
+// stream like the verbs it calls.
 func (n *Node) Apply(ctx context.Context, req host.ApplyRequest) (*host.ApplyResult, error) {
-	return nil, errNotYet
+	return host.ApplyTo(ctx, n, n.host.Sources(), req)
 }

@@ -1,0 +1,281 @@
+package host
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/palyra-go/palyra/host/desired"
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/host/source"
+)
+
+// ErrNotAccepted refuses an install or update of a version granted more
+// than the desired-state document accepts for its skill; the step lists
+// the excess.
+var ErrNotAccepted = errcode.New("capabilities_not_accepted", "capabilities not accepted by the desired state")
+
+// ErrDowngrade refuses to move a skill whose current version is above
+// every version its constraint allows: apply never downgrades (remove the
+// skill, or widen the constraint).
+var ErrDowngrade = errcode.New("apply_downgrade", "desired state would downgrade a skill")
+
+// Apply step actions.
+const (
+	ActionInstall    = "install"
+	ActionUpdate     = "update"
+	ActionRemove     = "remove"
+	ActionKeep       = "keep"
+	ActionUnmanaged  = "unmanaged"
+	ActionBindHook   = "bind_hook"
+	ActionUpdateHook = "update_hook"
+	ActionRemoveHook = "remove_hook"
+	ActionKeepHook   = "keep_hook"
+)
+
+// changes reports whether a step with action changes the host.
+func changes(action string) bool {
+	switch action {
+	case ActionKeep, ActionUnmanaged, ActionKeepHook:
+		return false
+	}
+	return true
+}
+
+// ApplyTo is Apply over any Service, with f reading the sources: the local
+// host and a cluster node share it. It plans every step first (the
+// versions each skill's source has and its constraint allows, a dry run of
+// each install or update against the document's accepted capabilities,
+// the hook bindings), then, unless req.DryRun, carries the steps out in
+// order: skills, then removals (with req.Prune), then hooks. A step that is
+// refused or fails is reported on it (Error, Code) and the others still
+// run: ApplyTo then returns the result with an error wrapping the first
+// failure's sentinel. A converged host gets keep steps only and Changed
+// false.
+func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyRequest) (*ApplyResult, error) {
+	doc, err := desired.Parse([]byte(req.Document))
+	if err != nil {
+		return nil, err
+	}
+	l, err := svc.List(ctx, ListRequest{CurrentOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	current := map[string]SkillListing{}
+	for _, e := range l.Entries {
+		current[e.SkillID] = e
+	}
+	res := &ApplyResult{DryRun: req.DryRun, Steps: []ApplyStep{}}
+	var first error
+	fail := func(st *ApplyStep, err error) {
+		st.Error, st.Code = err.Error(), errcode.Of(err)
+		if first == nil {
+			first = err
+		}
+	}
+
+	declared := map[string]bool{}
+	for i := range doc.Skills {
+		s := &doc.Skills[i]
+		declared[s.ID] = true
+		st, fetched, err := planSkill(ctx, svc, f, s, current)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			fail(&st, err)
+		} else if changes(st.Action) && !req.DryRun {
+			r, err := svc.Install(ctx, InstallRequest{
+				Artifact: fetched.Artifact, Source: fetched.Source, AllowTOFU: s.AllowTOFU,
+				// The document's accept list is the operator's acceptance.
+				AcceptCapabilities: true,
+			})
+			if err != nil {
+				fail(&st, err)
+			} else {
+				st.Done, st.ToVersion = true, r.Version
+			}
+		}
+		res.Steps = append(res.Steps, st)
+	}
+
+	for _, e := range l.Entries {
+		if declared[e.SkillID] {
+			continue
+		}
+		st := ApplyStep{Action: ActionUnmanaged, SkillID: e.SkillID, FromVersion: e.Version}
+		if req.Prune {
+			st.Action = ActionRemove
+			if !req.DryRun {
+				if _, err := svc.Remove(ctx, RemoveRequest{SkillID: e.SkillID}); err != nil {
+					fail(&st, err)
+				} else {
+					st.Done = true
+				}
+			}
+		}
+		res.Steps = append(res.Steps, st)
+	}
+
+	hooks, err := svc.Hooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bound := map[string]HookBinding{}
+	for _, b := range hooks {
+		bound[b.HookID] = b
+	}
+	wanted := map[string]bool{}
+	for _, h := range doc.Hooks {
+		wanted[h.ID] = true
+		want := HookBinding{HookID: h.ID, Event: h.Event, PluginID: h.Skill, ToolID: h.Tool, TimeoutMs: h.TimeoutMs, Enabled: h.IsEnabled()}
+		st := ApplyStep{Action: ActionBindHook, HookID: h.ID, SkillID: h.Skill}
+		have, ok := bound[h.ID]
+		if ok {
+			st.Action = ActionKeepHook
+			if !sameBinding(have, want) {
+				st.Action = ActionUpdateHook
+			}
+		}
+		if changes(st.Action) && !req.DryRun {
+			if err := applyHook(ctx, svc, have, want, ok); err != nil {
+				fail(&st, err)
+			} else {
+				st.Done = true
+			}
+		}
+		res.Steps = append(res.Steps, st)
+	}
+	if req.Prune {
+		for _, b := range hooks {
+			if wanted[b.HookID] {
+				continue
+			}
+			st := ApplyStep{Action: ActionRemoveHook, HookID: b.HookID, SkillID: b.PluginID}
+			if !req.DryRun {
+				if err := svc.RemoveHook(ctx, b.HookID); err != nil {
+					fail(&st, err)
+				} else {
+					st.Done = true
+				}
+			}
+			res.Steps = append(res.Steps, st)
+		}
+	}
+
+	for _, st := range res.Steps {
+		if changes(st.Action) {
+			res.Changed = true
+		}
+	}
+	if first != nil {
+		return res, fmt.Errorf("host: apply: %w", first)
+	}
+	return res, nil
+}
+
+// planSkill decides one declared skill's step: keep, install or update
+// (with the fetched artifact, checked by a dry run against what the
+// document accepts).
+func planSkill(ctx context.Context, svc Service, f *source.Fetcher, s *desired.Skill, current map[string]SkillListing) (ApplyStep, *source.Fetched, error) {
+	ref := source.Ref{OCI: s.OCI, RegistryURL: s.RegistryURL, RegistryDir: s.RegistryDir, PlainHTTP: s.PlainHTTP}
+	if s.OCI == "" {
+		ref.SkillID = s.ID
+	}
+	st := ApplyStep{SkillID: s.ID, Source: ref.String()}
+	cur, installed := current[s.ID]
+	if installed {
+		st.FromVersion = cur.Version
+	}
+	versions, err := f.Versions(ctx, ref, s.AllowTOFU)
+	if err != nil {
+		st.Action = ActionInstall
+		if installed {
+			st.Action = ActionUpdate
+		}
+		return st, nil, fmt.Errorf("%s: versions at %s: %w", s.ID, ref, err)
+	}
+	target, ok := s.Pick(versions)
+	switch {
+	case installed && s.Allows(cur.Version) && (!ok || inventory.CompareVersions(cur.Version, target) >= 0):
+		st.Action, st.ToVersion = ActionKeep, cur.Version
+		return st, nil, nil
+	case !ok:
+		st.Action = ActionInstall
+		if installed {
+			st.Action = ActionUpdate
+		}
+		return st, nil, fmt.Errorf("%s: no version at %s satisfies %q (published: %v): %w", s.ID, ref, s.Version, versions, source.ErrNotPublished)
+	case installed && inventory.CompareVersions(target, cur.Version) < 0:
+		st.Action, st.ToVersion = ActionUpdate, target
+		return st, nil, fmt.Errorf("%s: current %s is outside %q and above %s, the highest version it allows: %w (remove the skill or widen the constraint)",
+			s.ID, cur.Version, s.Version, target, ErrDowngrade)
+	}
+	st.Action, st.ToVersion = ActionInstall, target
+	if installed {
+		st.Action = ActionUpdate
+	}
+	got, err := f.Fetch(ctx, source.RefAt(ref, target), s.AllowTOFU)
+	if err != nil {
+		return st, nil, err
+	}
+	st.Source = got.Source.Ref
+	dry, err := svc.Install(ctx, InstallRequest{Artifact: got.Artifact, Source: got.Source, AllowTOFU: s.AllowTOFU, AcceptCapabilities: true, DryRun: true})
+	if dry == nil {
+		return st, nil, err
+	}
+	if dry.SkillID != s.ID {
+		return st, nil, fmt.Errorf("%s: the artifact at %s is skill %s: %w", s.ID, got.Source.Ref, dry.SkillID, source.ErrIdentityMismatch)
+	}
+	g := dry.Grants
+	st.CapabilityDiff = dry.CapabilityDiff
+	if !installed {
+		st.CapabilityDiff = grantLines(g.HTTPHosts, g.SecretKeys, g.StoragePrefixes, g.Channels)
+	}
+	if excess := s.Accept.Excess(g.HTTPHosts, g.SecretKeys, g.StoragePrefixes, g.Channels, g.DeviceCapabilities, g.NodeCapabilities, g.SecretRead); len(excess) > 0 {
+		st.CapabilityDiff = excess
+		return st, nil, fmt.Errorf("%s %s is granted more than the document accepts for it: %v: %w", s.ID, target, excess, ErrNotAccepted)
+	}
+	if err != nil {
+		return st, nil, err // a quarantine the dry run foresaw (audit, policy)
+	}
+	return st, got, nil
+}
+
+// grantLines lists a new skill's grants the way a capability diff does.
+func grantLines(hosts, secrets, storage, channels []string) []string {
+	var out []string
+	for _, g := range []struct {
+		what string
+		list []string
+	}{{"http host", hosts}, {"secret", secrets}, {"storage prefix", storage}, {"channel", channels}} {
+		for _, v := range g.list {
+			out = append(out, "+ "+g.what+" "+v)
+		}
+	}
+	return out
+}
+
+// sameBinding reports whether a bound hook is what the document declares.
+func sameBinding(have, want HookBinding) bool {
+	return have.Event == want.Event && have.PluginID == want.PluginID && have.ToolID == want.ToolID &&
+		have.TimeoutMs == want.TimeoutMs && have.Enabled == want.Enabled
+}
+
+// applyHook binds want, replacing a differing binding: only the enabled
+// flag differs → SetHookEnabled; else remove and bind.
+func applyHook(ctx context.Context, svc Service, have, want HookBinding, exists bool) error {
+	if exists {
+		h2 := have
+		h2.Enabled = want.Enabled
+		if sameBinding(h2, want) {
+			_, err := svc.SetHookEnabled(ctx, want.HookID, want.Enabled)
+			return err
+		}
+		if err := svc.RemoveHook(ctx, want.HookID); err != nil {
+			return err
+		}
+	}
+	_, err := svc.BindHook(ctx, want)
+	return err
+}
