@@ -1,0 +1,222 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/registry"
+	"github.com/palyra-go/palyra/internal/testskill"
+)
+
+// applyRegistry is a local registry directory the apply tests publish to.
+type applyRegistry struct {
+	t   *testing.T
+	dir string
+}
+
+// publish writes skill id at version, granted hosts, and signs the index
+// again.
+func (r *applyRegistry) publish(id, version string, hosts ...string) {
+	r.t.Helper()
+	m := testskill.OneToolManifest(id, version, "")
+	if len(hosts) > 0 {
+		m = strings.Replace(m, "[capabilities.quotas]", fmt.Sprintf("[capabilities]\nhttp_egress_allowlist = [%s]\n\n[capabilities.quotas]", quoteList(hosts)), 1)
+	}
+	wasm, err := os.ReadFile("../testdata/wasm/echo.wasm")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	art := testskill.Build(r.t, m, wasm, testskill.Key(7))
+	if err := os.WriteFile(filepath.Join(r.dir, id+"-"+version+registry.ArtifactExt), art, 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	b, err := registry.Build(r.dir, testskill.Key(7), "acme", time.Now())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if _, err := registry.WriteIndex(r.dir, b.Bytes); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// document is a palyra.toml declaring skill acme.one from the registry with
+// constraint, accepting hosts, plus extra TOML.
+func (r *applyRegistry) document(constraint string, hosts []string, extra string) string {
+	return fmt.Sprintf(`version = 1
+
+[[skill]]
+id = "acme.one"
+registry_dir = %q
+version = %q
+allow_tofu = true
+
+[skill.accept]
+http_hosts = [%s]
+%s`, r.dir, constraint, quoteList(hosts), extra)
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+func actions(r *host.ApplyResult) string {
+	var out []string
+	for _, s := range r.Steps {
+		a := s.Action + " " + s.SkillID
+		if s.HookID != "" {
+			a = s.Action + " " + s.HookID
+		}
+		if s.ToVersion != "" && s.Action != host.ActionKeep {
+			a += " " + s.ToVersion
+		}
+		if s.Code != "" {
+			a += " !" + s.Code
+		}
+		out = append(out, a)
+	}
+	return strings.Join(out, "; ")
+}
+
+// TestApply: a plan on a fresh host, apply, apply again (no change), a
+// newer published version within the constraint (update, with its diff), a
+// version granted a host the document does not accept (refused with the
+// excess, nothing changed) then accepted, a hook declared then changed,
+// prune of an undeclared skill and binding, and the document's own errors.
+func TestApply(t *testing.T) {
+	ctx := context.Background()
+	h := openHostBare(t)
+	reg := &applyRegistry{t: t, dir: t.TempDir()}
+	reg.publish("acme.one", "1.0.0", "api.example.com")
+	reg.publish("acme.one", "2.0.0", "api.example.com")
+	apply := func(doc string, dry, prune bool) (*host.ApplyResult, error) {
+		return h.Apply(ctx, host.ApplyRequest{Document: doc, DryRun: dry, Prune: prune})
+	}
+	doc := reg.document("^1.0", []string{"api.example.com"}, "")
+
+	plan, err := apply(doc, true, false)
+	if err != nil || !plan.Changed || actions(plan) != "install acme.one 1.0.0" || plan.Steps[0].Done ||
+		len(plan.Steps[0].CapabilityDiff) != 1 || plan.Steps[0].CapabilityDiff[0] != "+ http host api.example.com" {
+		t.Fatalf("plan: %s %+v, %v", actions(plan), plan, err)
+	}
+	if l, _ := h.List(ctx, host.ListRequest{}); len(l.Entries) != 0 {
+		t.Fatalf("a dry run installed %d versions", len(l.Entries))
+	}
+	res, err := apply(doc, false, false)
+	if err != nil || !res.Changed || !res.Steps[0].Done || actions(res) != "install acme.one 1.0.0" {
+		t.Fatalf("apply: %s, %v", actions(res), err)
+	}
+	again, err := apply(doc, false, false)
+	if err != nil || again.Changed || actions(again) != "keep acme.one" {
+		t.Fatalf("apply again: %s changed=%t, %v", actions(again), again.Changed, err)
+	}
+
+	// 1.1.0 is published with a second host.
+	reg.publish("acme.one", "1.1.0", "api.example.com", "status.example.com")
+	res, err = apply(doc, false, false)
+	if !errors.Is(err, host.ErrNotAccepted) || errcode.Of(err) != "capabilities_not_accepted" ||
+		actions(res) != "update acme.one 1.1.0 !capabilities_not_accepted" || res.Steps[0].Done ||
+		len(res.Steps[0].CapabilityDiff) != 1 || res.Steps[0].CapabilityDiff[0] != "+ http host status.example.com" {
+		t.Fatalf("a version granted more than accepted: %s %+v, %v", actions(res), res, err)
+	}
+	if info, _ := h.Info(ctx, host.SkillRef{SkillID: "acme.one"}); info.Inventory.Version != "1.0.0" {
+		t.Fatalf("the refused update changed the current version to %s", info.Inventory.Version)
+	}
+	doc = reg.document("^1.0", []string{"api.example.com", "status.example.com"}, `
+[[hook]]
+id = "one.enabled"
+event = "skill:enabled"
+skill = "acme.one"
+tool = "acme.one.t"
+`)
+	plan, err = apply(doc, true, false)
+	if err != nil || actions(plan) != "update acme.one 1.1.0; bind_hook one.enabled" {
+		t.Fatalf("plan of the accepted update: %s, %v", actions(plan), err)
+	}
+	if d := plan.Steps[0].CapabilityDiff; len(d) != 1 || d[0] != "+ http host status.example.com" {
+		t.Fatalf("the update's capability diff: %v", d)
+	}
+	if _, err := apply(doc, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := h.Info(ctx, host.SkillRef{SkillID: "acme.one"}); info.Inventory.Version != "1.1.0" {
+		t.Fatalf("current version %s after the update, want 1.1.0", info.Inventory.Version)
+	}
+	again, err = apply(doc, false, false)
+	if err != nil || again.Changed {
+		t.Fatalf("converged: %s, %v", actions(again), err)
+	}
+
+	// A hook changed in the document is rebound; undeclared things pruned.
+	doc = strings.Replace(doc, `tool = "acme.one.t"`, "tool = \"acme.one.t\"\nenabled = false", 1)
+	if _, err := h.BindHook(ctx, host.HookBinding{HookID: "stray", Event: "skill:enabled", PluginID: "acme.one", ToolID: "acme.one.t", Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	reg.publish("acme.two", "1.0.0")
+	if _, err := h.Install(ctx, host.InstallRequest{From: &host.SourceRef{RegistryDir: reg.dir, SkillID: "acme.two"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = apply(doc, false, false)
+	if err != nil || !strings.Contains(actions(res), "update_hook one.enabled") || !strings.Contains(actions(res), "unmanaged acme.two") {
+		t.Fatalf("without prune: %s, %v", actions(res), err)
+	}
+	hooks, _ := h.Hooks(ctx)
+	for _, b := range hooks {
+		if b.HookID == "one.enabled" && b.Enabled {
+			t.Fatal("the hook declared disabled is enabled")
+		}
+	}
+	res, err = apply(doc, false, true)
+	if err != nil || !strings.Contains(actions(res), "remove acme.two") || !strings.Contains(actions(res), "remove_hook stray") {
+		t.Fatalf("prune: %s, %v", actions(res), err)
+	}
+	if l, _ := h.List(ctx, host.ListRequest{SkillID: "acme.two"}); len(l.Entries) != 0 {
+		t.Fatal("prune left acme.two installed")
+	}
+	if again, err := apply(doc, false, true); err != nil || again.Changed {
+		t.Fatalf("converged after prune: %s, %v", actions(again), err)
+	}
+
+	for _, tc := range []struct{ name, doc, code string }{
+		{"no version", "[[skill]]\nid = \"x\"\nregistry_dir = \"/d\"\n", "invalid_desired_state"},
+		{"unknown key", "version = 1\n[[skill]]\nid = \"x\"\nregistry_dir = \"/d\"\ncolor = \"red\"\n", "invalid_desired_state"},
+		{"two sources", "version = 1\n[[skill]]\nid = \"x\"\nregistry_dir = \"/d\"\noci = \"oci://r/x\"\n", "invalid_desired_state"},
+		{"a bad constraint", "version = 1\n[[skill]]\nid = \"x\"\nregistry_dir = \"/d\"\nversion = \"^^1\"\n", "invalid_desired_state"},
+		{"nothing allowed", reg.document(">=3.0.0", nil, ""), "not_published"},
+		{"a downgrade", reg.document("<1.1.0", []string{"api.example.com", "status.example.com"}, ""), "apply_downgrade"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := apply(tc.doc, true, false)
+			if errcode.Of(err) != tc.code {
+				t.Fatalf("code %q (%v), want %s", errcode.Of(err), err, tc.code)
+			}
+		})
+	}
+}
+
+// openHostBare opens a host on a fresh state dir with nothing installed.
+func openHostBare(t *testing.T) *host.Host {
+	t.Helper()
+	ctx := context.Background()
+	h, err := host.Open(ctx, host.Config{StateDir: t.TempDir(), SidecarPath: sidecarPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := h.Close(ctx); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return h
+}
