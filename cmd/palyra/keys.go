@@ -52,7 +52,8 @@ func (a *app) keysGenerateCommand() *cobra.Command {
 			if ref != "" {
 				var err error
 				if name, err = vault.ParseName(ref); err != nil {
-					return fmt.Errorf("--vault-ref %q: %w", ref, err)
+					// Not quoted: it may be a key pasted in the wrong place.
+					return fmt.Errorf("--vault-ref: %w", err)
 				}
 				if name.Scope != vault.SigningScope {
 					return fmt.Errorf("%w: --vault-ref %s: signing keys live in the scope %q (e.g. %s/%s), which no skill can be granted; scope %q can be",
