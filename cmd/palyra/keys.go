@@ -29,8 +29,16 @@ type keyReport struct {
 }
 
 func (a *app) keysCommand() *cobra.Command {
-	return group("keys", "Generate and inspect Ed25519 signing keys",
+	c := group("keys", "Generate and inspect Ed25519 signing keys (in files or the encrypted vault)",
 		a.keysGenerateCommand(), a.keysPublicCommand(), a.keysRotateCommand())
+	c.Long = "A signing key is an Ed25519 seed. It lives in a file (mode 0600) or, never on disk in clear, in the state directory's encrypted vault under signing/NAME:\n\n" +
+		"  palyra keys generate --vault-ref signing/acme\n" +
+		"  palyra skills package build ... --signing-key-vault-ref signing/acme\n" +
+		"  palyra keys rotate --publisher acme --old-key-vault-ref signing/acme --new-key-vault-ref signing/acme_2027 --output rotation.json\n\n" +
+		"No skill manifest can name the signing scope, so no skill can be granted a signing key; keys generate refuses every other scope. " +
+		"An existing seed is imported with: printf %s \"$SEED_HEX\" | palyra secrets set signing/NAME. " +
+		"The vault key comes from $PALYRA_VAULT_KEY, $PALYRA_VAULT_KEY_COMMAND, else <state>/secrets/vault.key. No command prints a seed."
+	return c
 }
 
 func (a *app) keysGenerateCommand() *cobra.Command {
@@ -52,7 +60,8 @@ func (a *app) keysGenerateCommand() *cobra.Command {
 			if ref != "" {
 				var err error
 				if name, err = vault.ParseName(ref); err != nil {
-					return fmt.Errorf("--vault-ref %q: %w", ref, err)
+					// Not quoted: it may be a key pasted in the wrong place.
+					return fmt.Errorf("--vault-ref: %w", err)
 				}
 				if name.Scope != vault.SigningScope {
 					return fmt.Errorf("%w: --vault-ref %s: signing keys live in the scope %q (e.g. %s/%s), which no skill can be granted; scope %q can be",
@@ -131,7 +140,8 @@ func (a *app) keysRotateCommand() *cobra.Command {
 		Use:   "rotate --publisher P (--old-key FILE | --old-key-vault-ref REF) (--new-key FILE | --new-key-vault-ref REF) --output FILE",
 		Short: "Sign a rotation statement that moves a publisher from its old key to a new one",
 		Long: "rotate writes a rotation statement: a small document signed by the publisher's old key and countersigned by the new key.\n" +
-			"Give it to operators; `palyra trust rotate --statement FILE` then moves their trust store from the old key to the new one without hand-editing.",
+			"Give it to operators; `palyra trust rotate --statement FILE` then moves their trust store from the old key to the new one without hand-editing.\n\n" +
+			"Each key comes from a file or from the state directory's vault (signing/NAME, see palyra keys generate --vault-ref).",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			oldPriv, err := oldKey.load(cmd.Context(), a)

@@ -48,7 +48,7 @@ func (a *app) secretsSetCommand() *cobra.Command {
 		Short: "Store a secret read from stdin (never from the command line)",
 		Long: "set stores the value piped on stdin under <scope>/<key>, for example\n\n" +
 			"  printf %s \"$TOKEN\" | palyra secrets set skill:acme.echo_http/api_token\n\n" +
-			"The scope is global, skill:<id>, principal:<id> or channel:<id>. One trailing newline (\\n or \\r\\n) is removed unless --keep-newline is given. " +
+			"The scope is global, skill:<id>, principal:<id> or channel:<id>, or signing for a signing key's seed (no skill can be granted that scope; see palyra keys --help). One trailing newline (\\n or \\r\\n) is removed unless --keep-newline is given. " +
 			"A terminal on stdin is refused, so the value is never typed where it echoes; the command line never carries it (it would show in ps and in shell history).\n\n" +
 			"The vault key comes from $PALYRA_VAULT_KEY, $PALYRA_VAULT_KEY_COMMAND, else <state>/secrets/vault.key (created on first use, mode 0600).",
 		Args: secretNameOnly,

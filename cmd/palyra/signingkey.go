@@ -79,7 +79,9 @@ func (k *keySource) load(ctx context.Context, a *app) (ed25519.PrivateKey, error
 func (a *app) vaultSigningKey(ctx context.Context, what, ref string) (ed25519.PrivateKey, error) {
 	name, err := vault.ParseName(ref)
 	if err != nil {
-		return nil, fmt.Errorf("%s vault ref %q: %w", what, ref, err)
+		// Not quoted: what fails to parse as a name may be the key itself,
+		// pasted in the wrong place. The error says the part at fault.
+		return nil, fmt.Errorf("%s vault ref: %w", what, err)
 	}
 	v, err := a.openVault()
 	if err != nil {

@@ -8,6 +8,14 @@
 // §5.1 secret_headers). Install uses Has to report missing secrets without
 // needing the key. No value ever crosses into a sidecar.
 //
+// Besides the skills' secrets, the vault holds publishers' Ed25519 signing
+// seeds (`palyra keys generate --vault-ref signing/<key>`, read by
+// --signing-key-vault-ref) in SigningScope, a scope no skill manifest can
+// name, so none is ever granted to a skill. Create stores a value only
+// where none is (checked under the writers' lock), so a signing key is
+// never replaced by accident. A cluster node replicates signing entries
+// like every other (sealed, see Replication).
+//
 // # Files
 //
 // The vault lives in <state>/secrets (mode 0700; the paths are

@@ -663,3 +663,42 @@ func TestCreate(t *testing.T) {
 		t.Fatalf("after a refused Create: %q, %v", got, err)
 	}
 }
+
+// TestConcurrentCreate races Creates of one name from several Vaults on one
+// fresh state directory (the first also makes the key file): exactly one
+// wins, and its value is the one stored.
+func TestConcurrentCreate(t *testing.T) {
+	state := t.TempDir()
+	n := vault.MustParseName(vault.SigningScope + "/acme")
+	const racers = 6
+	var wg sync.WaitGroup
+	results := make([]error, racers)
+	for i := range racers {
+		v := openVault(t, vault.Config{StateDir: state})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = v.Create(context.Background(), n, []byte(fmt.Sprintf("value-%d", i)))
+		}()
+	}
+	wg.Wait()
+	winner := -1
+	for i, err := range results {
+		switch {
+		case err == nil && winner >= 0:
+			t.Fatalf("Creates %d and %d both succeeded", winner, i)
+		case err == nil:
+			winner = i
+		case !errors.Is(err, vault.ErrExists) || errcode.Of(err) != "secret_exists":
+			t.Fatalf("Create %d = %v, want nil or secret_exists", i, err)
+		case !strings.Contains(err.Error(), n.String()) || strings.Contains(err.Error(), "value-"):
+			t.Fatalf("error %q must name the entry and no value", err)
+		}
+	}
+	if winner < 0 {
+		t.Fatal("no Create succeeded")
+	}
+	if got := mustGet(t, openVault(t, vault.Config{StateDir: state}), n.String()); got != fmt.Sprintf("value-%d", winner) {
+		t.Fatalf("stored %q, want the winner's value-%d", got, winner)
+	}
+}
