@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/inventory"
 )
 
 func (a *app) outdatedCommand() *cobra.Command {
@@ -153,8 +154,11 @@ func updateText(r *host.UpdateResult, err error) string {
 	for _, l := range r.CapabilityDiff {
 		fmt.Fprintf(&b, "\n  capability_diff=%s", l)
 	}
-	if r.Install != nil && r.Install.HeldBack != nil {
+	switch {
+	case r.Install != nil && r.Install.HeldBack != nil:
 		fmt.Fprintf(&b, "\n  held_back=%s (%s stays current)", r.Install.HeldBack.Code, r.FromVersion)
+	case r.DryRun && r.Install != nil && r.Install.Status == inventory.StatusQuarantined:
+		fmt.Fprintf(&b, "\n  would be held back (%s stays current): %s", r.FromVersion, strings.Join(r.Install.Reasons, "; "))
 	}
 	if err != nil && len(r.CapabilityDiff) > 0 && !r.Updated {
 		fmt.Fprintf(&b, "\n  the new version is granted more than %s: rerun with --accept-capabilities to take it", r.FromVersion)
