@@ -2,14 +2,20 @@ package daemon_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/palyra-go/palyra/internal/testskill"
+	hostv1 "github.com/palyra-go/palyra/proto/palyra/host/v1"
 )
 
 // echoArtifact is a skill running testdata/wasm/echo.wasm at version,
@@ -152,5 +158,74 @@ func TestRegistryVerbsHTTP(t *testing.T) {
 	p.must(http.StatusOK, http.MethodGet, "/v1/skills", nil, &list)
 	if list.Count != 1 {
 		t.Errorf("after the refusals %d skill versions are installed, want 1", list.Count)
+	}
+}
+
+// TestRegistryVerbsGRPC checks the gRPC twins of the registry routes that
+// need no registry: a dry-run InstallSkill installs nothing, ListOutdated
+// leaves out a skill from a file, and UpdateSkill and an InstallSkill from
+// a bad source answer the status and palyra code the HTTP API gives.
+func TestRegistryVerbsGRPC(t *testing.T) {
+	p := startDaemon(t, t.TempDir(), "")
+	defer p.stop()
+	c := dialGRPC(t, p)
+	bg, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ctx := authed(bg, p.token)
+	const id = "test.reg"
+	if _, err := c.InstallSkill(ctx, &hostv1.InstallSkillRequest{Artifact: echoArtifact(t, id, "1.0.0", 5000), AllowTofu: true}); err != nil {
+		t.Fatal(err)
+	}
+
+	dry, err := c.InstallSkill(ctx, &hostv1.InstallSkillRequest{Artifact: echoArtifact(t, id, "1.1.0", 20000), DryRun: true, AcceptCapabilities: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Installed      bool     `json:"installed"`
+		CapabilityDiff []string `json:"capability_diff"`
+	}
+	if err := json.Unmarshal(dry.GetResultJson(), &res); err != nil || res.Installed || len(res.CapabilityDiff) == 0 || dry.GetVersion() != "1.1.0" {
+		t.Fatalf("dry run: %v %s (%v)", dry, dry.GetResultJson(), err)
+	}
+	if _, err := c.InstallSkill(ctx, &hostv1.InstallSkillRequest{Artifact: echoArtifact(t, id, "1.1.0", 20000), DryRun: true}); status.Code(err) != codes.FailedPrecondition || grpcErrCode(err) != "capability_escalation" {
+		t.Errorf("dry run of an escalation: %v", err)
+	}
+	ls, err := c.ListSkills(ctx, &hostv1.ListSkillsRequest{})
+	if err != nil || len(ls.GetSkills()) != 1 || ls.GetSkills()[0].GetVersion() != "1.0.0" {
+		t.Fatalf("after the dry runs: %v %v", ls, err)
+	}
+
+	out, err := c.ListOutdated(ctx, &hostv1.ListOutdatedRequest{})
+	if err != nil || len(out.GetSkills()) != 0 {
+		t.Errorf("outdated: %v %v", out, err)
+	}
+	for _, tc := range []struct {
+		name string
+		call func() error
+		want codes.Code
+		code string
+	}{
+		{"outdated of a skill from a file", func() error {
+			_, err := c.ListOutdated(ctx, &hostv1.ListOutdatedRequest{SkillId: id})
+			return err
+		}, codes.FailedPrecondition, "no_source"},
+		{"update of a skill from a file", func() error {
+			_, err := c.UpdateSkill(ctx, &hostv1.UpdateSkillRequest{SkillId: id, DryRun: true})
+			return err
+		}, codes.FailedPrecondition, "no_source"},
+		{"update of an unknown skill", func() error {
+			_, err := c.UpdateSkill(ctx, &hostv1.UpdateSkillRequest{SkillId: "test.none"})
+			return err
+		}, codes.NotFound, "skill_not_found"},
+		{"install from two places", func() error {
+			_, err := c.InstallSkill(ctx, &hostv1.InstallSkillRequest{Source: &hostv1.InstallSource{RegistryUrl: "https://127.0.0.1:1/index.json", RegistryDir: "/nonexistent", SkillId: id}})
+			return err
+		}, codes.InvalidArgument, "invalid_source"},
+	} {
+		err := tc.call()
+		if status.Code(err) != tc.want || grpcErrCode(err) != tc.code {
+			t.Errorf("%s: %v, want %s %s", tc.name, err, tc.want, tc.code)
+		}
 	}
 }
