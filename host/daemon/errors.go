@@ -71,6 +71,8 @@ var statusByCode = map[string]struct {
 	"tool_error":                 {http.StatusUnprocessableEntity, codes.Aborted},
 	"fuel_exhausted":             {http.StatusUnprocessableEntity, codes.ResourceExhausted},
 	"trap":                       {http.StatusUnprocessableEntity, codes.Aborted},
+	"registry_insecure_url":      {http.StatusBadRequest, codes.InvalidArgument},
+	"registry_fetch_failed":      {http.StatusBadGateway, codes.Unavailable},
 }
 
 // HTTPStatus is the HTTP status the API answers an error code with.
