@@ -90,7 +90,7 @@ func (a *app) updateCommand() *cobra.Command {
 			if cmd.Flags().Changed("principal") {
 				ctx = a.actor(cmd)
 			}
-			var ids []string
+			var ids, lines []string
 			if len(args) == 1 {
 				ids = args
 			} else {
@@ -102,13 +102,16 @@ func (a *app) updateCommand() *cobra.Command {
 					return err
 				}
 				for _, s := range rep.Skills {
-					if s.Outdated {
+					switch {
+					case s.Error != "":
+						// Not known to be current: said, not hidden.
+						lines = append(lines, fmt.Sprintf("skills.update skill_id=%s skipped: source unreadable (%s): %s", s.SkillID, s.Code, s.Error))
+					case s.Outdated:
 						ids = append(ids, s.SkillID)
 					}
 				}
 			}
 			out := updateReport{Results: []*host.UpdateResult{}}
-			var lines []string
 			for _, id := range ids {
 				res, err := sv.Update(ctx, host.UpdateRequest{SkillID: id, Version: version, DryRun: dryRun, AcceptCapabilities: accept, AllowTOFU: allowTOFU})
 				if res != nil {
@@ -124,7 +127,7 @@ func (a *app) updateCommand() *cobra.Command {
 					return &detailedError{err: err, details: out}
 				}
 			}
-			if len(ids) == 0 {
+			if len(ids) == 0 && len(lines) == 0 {
 				lines = append(lines, "skills.update nothing to update: every skill with a registry source is at its newest version")
 			}
 			return a.emit(out, strings.Join(lines, "\n"))

@@ -206,4 +206,16 @@ func TestUpdateFromRegistryCLI(t *testing.T) {
 	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "checked=1 outdated=0") {
 		t.Errorf("outdated after the update: exit %d\n%s", r.code, r.stdout)
 	}
+
+	// A source that cannot be read is said, on its skill's line.
+	if err := os.Remove(filepath.Join(reg, registry.IndexFile)); err != nil {
+		t.Fatal(err)
+	}
+	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "test.hookprobe 1.1.0: source unreadable (") {
+		t.Errorf("outdated of an unreadable source: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := both("update"); r.code != 0 || !strings.Contains(r.stdout, "skill_id=test.hookprobe skipped: source unreadable (") ||
+		strings.Contains(r.stdout, "nothing to update") {
+		t.Errorf("update with an unreadable source: exit %d\n%s", r.code, r.stdout)
+	}
 }
