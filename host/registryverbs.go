@@ -190,7 +190,9 @@ func fromRegistry(src InstallSource) bool {
 // current version, then runs the install as a dry run from the source:
 // the version change and the capability diff. A dry run ends there; so
 // does an escalation not accepted (the result carries the diff, the error
-// is capability_escalation). Else the version is installed.
+// is capability_escalation). Else the version is installed; one failing
+// its audit or the operator policy is installed held back (the result's
+// Install.HeldBack, with the error), and Updated is false.
 func UpdateOf(ctx context.Context, svc Service, f *source.Fetcher, req UpdateRequest) (*UpdateResult, error) {
 	if strings.TrimSpace(req.SkillID) == "" {
 		return nil, fmt.Errorf("host: update: %w: the skill id is empty", install.ErrInvalidArgument)
@@ -219,12 +221,10 @@ func UpdateOf(ctx context.Context, svc Service, f *source.Fetcher, req UpdateReq
 	}
 	res.ToVersion = target
 	if inventory.CompareVersions(target, cur.Version) <= 0 {
-		if req.Version == "" || target == cur.Version {
-			res.ToVersion, res.Reason = cur.Version, "already_current"
-			return res, nil
-		}
-		// An older version named on purpose: installed beside, not made
-		// current (the highest version stays current).
+		// Update never goes back: a version at or below the current one
+		// (named, or the newest at the source) leaves the skill as it is.
+		res.ToVersion, res.Reason = cur.Version, "already_current"
+		return res, nil
 	}
 	// Fetched once: the dry run and the install judge the same bytes,
 	// whatever the source's tag points to meanwhile.
@@ -241,16 +241,27 @@ func UpdateOf(ctx context.Context, svc Service, f *source.Fetcher, req UpdateReq
 		}
 		res.ToVersion = dry.Version
 	}
-	if err != nil || req.DryRun {
+	// A version failing the audit or the operator policy is kept by an
+	// install, held back (quarantined, not current): the install runs so
+	// that the hold is recorded and shown, as for an upload. Any other
+	// refusal (an escalation not accepted, an untrusted key) stops here.
+	if req.DryRun || (err != nil && !heldBackRefusal(err)) {
 		return res, err
 	}
 	ir.DryRun = false
 	done, err := svc.Install(ctx, ir)
 	if done != nil {
 		res.Install, res.Source = done, done.Source
-		res.Updated = done.Installed
+		res.Updated = done.Installed && done.Current
 	}
 	return res, err
+}
+
+// heldBackRefusal reports whether err is a refusal with which an install
+// keeps the version, held back: a failed audit or an operator policy
+// violation.
+func heldBackRefusal(err error) bool {
+	return errors.Is(err, install.ErrAuditFailed) || errors.Is(err, install.ErrPolicyViolation)
 }
 
 // decideRegistryKey judges a registry index's key by the trust store's

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/inventory"
 )
 
 func (a *app) outdatedCommand() *cobra.Command {
@@ -89,7 +90,7 @@ func (a *app) updateCommand() *cobra.Command {
 			if cmd.Flags().Changed("principal") {
 				ctx = a.actor(cmd)
 			}
-			var ids []string
+			var ids, lines []string
 			if len(args) == 1 {
 				ids = args
 			} else {
@@ -101,13 +102,16 @@ func (a *app) updateCommand() *cobra.Command {
 					return err
 				}
 				for _, s := range rep.Skills {
-					if s.Outdated {
+					switch {
+					case s.Error != "":
+						// Not known to be current: said, not hidden.
+						lines = append(lines, fmt.Sprintf("skills.update skill_id=%s skipped: source unreadable (%s): %s", s.SkillID, s.Code, s.Error))
+					case s.Outdated:
 						ids = append(ids, s.SkillID)
 					}
 				}
 			}
 			out := updateReport{Results: []*host.UpdateResult{}}
-			var lines []string
 			for _, id := range ids {
 				res, err := sv.Update(ctx, host.UpdateRequest{SkillID: id, Version: version, DryRun: dryRun, AcceptCapabilities: accept, AllowTOFU: allowTOFU})
 				if res != nil {
@@ -123,7 +127,7 @@ func (a *app) updateCommand() *cobra.Command {
 					return &detailedError{err: err, details: out}
 				}
 			}
-			if len(ids) == 0 {
+			if len(ids) == 0 && len(lines) == 0 {
 				lines = append(lines, "skills.update nothing to update: every skill with a registry source is at its newest version")
 			}
 			return a.emit(out, strings.Join(lines, "\n"))
@@ -153,8 +157,11 @@ func updateText(r *host.UpdateResult, err error) string {
 	for _, l := range r.CapabilityDiff {
 		fmt.Fprintf(&b, "\n  capability_diff=%s", l)
 	}
-	if r.Install != nil && r.Install.HeldBack != nil {
+	switch {
+	case r.Install != nil && r.Install.HeldBack != nil:
 		fmt.Fprintf(&b, "\n  held_back=%s (%s stays current)", r.Install.HeldBack.Code, r.FromVersion)
+	case r.DryRun && r.Install != nil && r.Install.Status == inventory.StatusQuarantined:
+		fmt.Fprintf(&b, "\n  would be held back (%s stays current): %s", r.FromVersion, strings.Join(r.Install.Reasons, "; "))
 	}
 	if err != nil && len(r.CapabilityDiff) > 0 && !r.Updated {
 		fmt.Fprintf(&b, "\n  the new version is granted more than %s: rerun with --accept-capabilities to take it", r.FromVersion)

@@ -159,8 +159,9 @@ func (d *Daemon) apiMux() *http.ServeMux {
 	})
 	d.route(mux, "GET /v1/skills", false, d.httpListSkills)
 	d.route(mux, "POST /v1/skills", false, d.httpInstall)
-	// A literal segment wins over {id} in the mux: a skill named
-	// "outdated" stays reachable through GET /v1/skills/{id}?version=.
+	// A literal segment wins over {id} in the mux, whatever the query: the
+	// info of a skill whose id is "outdated" (a valid one-segment id) is
+	// not reachable here; List (GET /v1/skills?skill_id=outdated) shows it.
 	d.route(mux, "GET /v1/skills/outdated", false, func(w http.ResponseWriter, r *http.Request) error {
 		q := r.URL.Query()
 		tofu, err := boolParam(q.Get("allow_tofu"), "allow_tofu")

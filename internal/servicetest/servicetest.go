@@ -97,6 +97,13 @@ func artifact(t *testing.T, id, version, publisher string, key ed25519.PrivateKe
 // artifactWith is artifact with the module testdata/wasm/<module>.wasm.
 func artifactWith(t *testing.T, id, version, publisher string, key ed25519.PrivateKey, module string) []byte {
 	t.Helper()
+	return artifactWall(t, id, version, publisher, key, module, 5000)
+}
+
+// artifactWall is artifactWith asking for a wall-clock timeout of wallMS
+// (more than the 5000 of the others is a capability escalation).
+func artifactWall(t *testing.T, id, version, publisher string, key ed25519.PrivateKey, module string, wallMS int) []byte {
+	t.Helper()
 	m := fmt.Sprintf(`manifest_version = 2
 skill_id = %q
 name = "Conformance echo"
@@ -111,12 +118,12 @@ input_schema = { type = "object", properties = { text = { type = "string" } } }
 output_schema = { type = "object" }
 
 [capabilities.quotas]
-wall_clock_timeout_ms = 5000
+wall_clock_timeout_ms = %d
 
 [compat]
 required_protocol_major = 1
 min_palyra_version = "0.1.0"
-`, id, version, publisher, publisher)
+`, id, version, publisher, publisher, wallMS)
 	return testskill.Build(t, m, repoFile(t, "testdata/wasm/"+module+".wasm"), key)
 }
 
@@ -209,7 +216,7 @@ func callVersion(ctx context.Context, t *testing.T, s host.Service, want string)
 }
 
 func cases() []Case {
-	return []Case{
+	return append([]Case{
 		{Name: "install", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
 			if err := install(ctx, t, s, skillA); err != nil {
 				return err
@@ -680,5 +687,5 @@ func cases() []Case {
 			_, err := call(ctx, s, skillR, `{"text":"uncapped"}`)
 			return err
 		}},
-	}
+	}, registryCases()...)
 }
