@@ -192,14 +192,18 @@ func (a *app) installCommand() *cobra.Command {
 		allowTOFU, force, accept bool
 		trusted                  []string
 		sf                       stateFlags
+		from                     installSourceFlags
 	)
 	c := &cobra.Command{
-		Use:   "install --artifact A [--allow-tofu] [--trusted-publisher PUB=HEX...] [--force] [--accept-capabilities]",
+		Use:   "install (--artifact A | --registry-url URL --skill ID [--version V] [--registry-ca-cert PEM] | --registry-dir D --skill ID [--version V]) [--allow-tofu] [--trusted-publisher PUB=HEX...] [--force] [--accept-capabilities]",
 		Short: "Verify, audit and install a skill artifact",
 		Long: "install verifies the artifact (signature and publisher trust), audits it, judges it against the operator profile, and installs it into the state directory with its inventory row and status in one transaction.\n\n" +
 			"A skill that fails the audit or the profile is still installed, but quarantined, with the reasons recorded: the command prints them and exits non-zero (audit_failed or policy_violation) so that it can be inspected and, once fixed or judged safe, enabled. " +
 			"A verification failure installs nothing. Re-installing an installed version needs --force. A new version that would be granted more than the current one (new hosts, secrets, storage, channels, higher quotas) is refused with the capability diff unless --accept-capabilities.\n\n" +
-			"Locally the install is recorded as done by system:install unless --principal is given. With --url the artifact is read here and uploaded to the daemon, which installs it with its own trust store (so --trusted-publisher is refused; use --allow-tofu or allowlist the publisher in the daemon's trust store) and records --principal.",
+			"Locally the install is recorded as done by system:install unless --principal is given. With --url the artifact is read here and uploaded to the daemon, which installs it with its own trust store (so --trusted-publisher is refused; use --allow-tofu or allowlist the publisher in the daemon's trust store) and records --principal.\n\n" +
+			"From a registry: --registry-url (https only) or --registry-dir names Palyra's signed index, --skill the skill and --version the version (default: the highest). " +
+			"The index's key is judged by the trust store like an artifact's (--allow-tofu pins it); the download's sha256 and the manifest's skill id, version and publisher must be the index entry's; then the install goes on as for a file, recording where the artifact came from. " +
+			"With --url the daemon fetches from --registry-url itself; a --registry-dir is read here (its key judged by the local trust store) and uploaded.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sv, err := a.service(cmd, &sf, append([]string{"trusted-publisher"}, stateLocalFlags...)...)
@@ -211,15 +215,17 @@ func (a *app) installCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			data, err := readSmallFile(path, artifact.MaxArtifactBytes)
-			if err != nil {
+			req := host.InstallRequest{AllowTOFU: allowTOFU, Force: force, AcceptCapabilities: accept, TrustedPublishers: keys}
+			if path != "" && !from.set() {
+				data, err := readSmallFile(path, artifact.MaxArtifactBytes)
+				if err != nil {
+					return err
+				}
+				// A daemon records where it received the artifact instead.
+				ref, _ := filepath.Abs(path)
+				req.Artifact, req.Source = data, host.InstallSource{Ref: ref}
+			} else if req.From, err = from.ref(path); err != nil {
 				return err
-			}
-			// A daemon records where it received the artifact instead.
-			ref, _ := filepath.Abs(path)
-			req := host.InstallRequest{
-				Artifact: data, AllowTOFU: allowTOFU, Force: force, AcceptCapabilities: accept,
-				TrustedPublishers: keys, Source: host.InstallSource{Ref: ref},
 			}
 			// An install names its principal only when --principal is
 			// given; else it is recorded as system:install locally, and a
@@ -227,6 +233,9 @@ func (a *app) installCommand() *cobra.Command {
 			ctx := cmd.Context()
 			if cmd.Flags().Changed("principal") {
 				ctx = a.actor(cmd)
+			}
+			if err := a.fetchForDaemon(ctx, cmd, sv, &req); err != nil {
+				return err
 			}
 			rep := installReport{SkillsRoot: sv.skillsRoot, TrustStore: sv.trustStore}
 			var ierr error
@@ -251,9 +260,9 @@ func (a *app) installCommand() *cobra.Command {
 	f.StringArrayVar(&trusted, "trusted-publisher", nil, "allowlist PUBLISHER=PUBLIC_KEY_HEX in the trust store (repeatable; persisted; local only)")
 	f.BoolVar(&force, "force", false, "reinstall a version that is already installed")
 	f.BoolVar(&accept, "accept-capabilities", false, "accept a new version that is granted more than the current one")
+	from.register(c)
 	sf.register(c, true)
 	sf.sidecarUse = sidecarIfFound
-	requireFlags(c, "artifact")
 	return c
 }
 

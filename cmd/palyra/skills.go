@@ -24,6 +24,7 @@ func (a *app) skillsCommand() *cobra.Command {
 	c := group("skills", "Work with skills",
 		group("package", "Build, verify and inspect .palyra-skill artifacts",
 			a.packageBuildCommand(), a.packageVerifyCommand(), a.packageInspectCommand()))
+	c.AddCommand(a.registryCommand())
 	c.Aliases = []string{"skill"}
 	c.Long = "skills packages, verifies, installs, inspects, gates and runs skills.\n\n" +
 		"The package verbs work on files. The lifecycle verbs (list, info, install, verify, audit, quarantine, enable, disable, remove, reaudit) and run " +

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/trust"
@@ -391,4 +392,22 @@ func TestLocalArtifactPaths(t *testing.T) {
 			t.Fatalf("err = %v, want %s", err, ErrInvalidIndex.Code())
 		}
 	})
+}
+
+// TestRequestTimeout: a server that does not answer within the client's
+// timeout fails the request (registry_fetch_failed); the handler returns
+// as soon as the client gives up.
+func TestRequestTimeout(t *testing.T) {
+	s := newSite(t)
+	s.handle("/index.json", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	c, err := NewClient(ClientConfig{CACertPEM: s.ca.PEM, Timeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Index(context.Background(), s.srv.URL+"/index.json", trustingKey(t, "hub", hub), false); !errors.Is(err, ErrFetch) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want %s from the deadline", err, ErrFetch.Code())
+	}
+	if _, err := NewClient(ClientConfig{CACertPEM: []byte("not PEM")}); !errors.Is(err, ErrFetch) {
+		t.Fatalf("bad PEM: %v", err)
+	}
 }

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 
 	"github.com/palyra-go/palyra/host/artifact"
@@ -17,6 +18,9 @@ func (f *Fetcher) catalog(ctx context.Context, ref Ref, allowTOFU bool) (*regist
 		return nil, nil, fmt.Errorf("source: registry index %s: %w", ref, registry.ErrTrustRequired)
 	}
 	trust := registry.TrustFunc(f.cfg.Trust)
+	if ref.RegistryCACert != "" && !x509.NewCertPool().AppendCertsFromPEM([]byte(ref.RegistryCACert)) {
+		return nil, nil, fmt.Errorf("source: registry index %s: %w: the registry CA certificate holds no PEM certificate", ref, ErrInvalidRef)
+	}
 	client, err := registry.NewClient(registry.ClientConfig{
 		RootCAs:   f.cfg.RootCAs,
 		CACertPEM: []byte(ref.RegistryCACert),

@@ -121,6 +121,13 @@ func TestFetchChecksTheEntry(t *testing.T) {
 			}
 		})
 	}
+	t.Run("CA certificate without PEM", func(t *testing.T) {
+		f := source.New(source.Config{Trust: storeTrust(trust.NewStore())})
+		_, err := f.Fetch(ctx, source.Ref{RegistryURL: "https://127.0.0.1:1/index.json", SkillID: "acme.echo", RegistryCACert: "not PEM"}, true)
+		if !errors.Is(err, source.ErrInvalidRef) {
+			t.Fatalf("err = %v, want %s", err, source.ErrInvalidRef.Code())
+		}
+	})
 	t.Run("no trust callback", func(t *testing.T) {
 		f := source.New(source.Config{})
 		if _, err := f.Fetch(ctx, source.Ref{RegistryDir: t.TempDir(), SkillID: "acme.echo"}, true); !errors.Is(err, registry.ErrTrustRequired) {
