@@ -14,26 +14,6 @@ import (
 	"github.com/palyra-go/palyra/host/source"
 )
 
-// signingKeyFlags are the signing-key options of skills registry build,
-// parsed here only, so that another key source is added in one place.
-type signingKeyFlags struct {
-	file  string
-	stdin bool
-}
-
-func (k *signingKeyFlags) register(c *cobra.Command) {
-	c.Flags().StringVar(&k.file, "signing-key", "", "signing key file")
-	c.Flags().BoolVar(&k.stdin, "signing-key-stdin", false, "read the signing key from stdin")
-}
-
-// load reads the key from the one source given.
-func (k *signingKeyFlags) load(a *app) (ed25519.PrivateKey, error) {
-	if k.stdin == (k.file != "") {
-		return nil, fmt.Errorf("%w: give exactly one of --signing-key and --signing-key-stdin", errUsage)
-	}
-	return a.loadSigningKey(k.file, k.stdin)
-}
-
 // registryBuildReport is the JSON of skills registry build.
 type registryBuildReport struct {
 	IndexPath  string `json:"index_path"`
@@ -50,19 +30,19 @@ func (a *app) registryCommand() *cobra.Command {
 func (a *app) registryBuildCommand() *cobra.Command {
 	var (
 		dir, publisher string
-		key            signingKeyFlags
+		key            = keySource{what: "signing key", fileFlag: "signing-key", stdinFlag: "signing-key-stdin", vaultFlag: "signing-key-vault-ref"}
 	)
 	c := &cobra.Command{
-		Use:   "build --dir D (--signing-key FILE | --signing-key-stdin) [--publisher P]",
+		Use:   "build --dir D (--signing-key FILE | --signing-key-stdin | --signing-key-vault-ref SCOPE/KEY) [--publisher P]",
 		Short: "Write a signed index.json over a directory of .palyra-skill files",
 		Long: "build scans --dir recursively for *.palyra-skill files (symbolic links are skipped), inspects each (any that fails aborts the build, naming it), " +
 			"and writes <dir>/index.json: Palyra's signed registry index, its entries sorted by skill id and version, each artifact named by its path relative to the directory.\n\n" +
-			"The index is signed with the key (32 raw bytes, or hex or standard base64 of the Ed25519 seed) for --publisher, by default the one publisher of the artifacts. " +
+			"The index is signed with the key (32 raw bytes, or hex or standard base64 of the Ed25519 seed; from --signing-key FILE, --signing-key-stdin, or --signing-key-vault-ref SCOPE/KEY, the state directory's encrypted vault, see palyra keys generate --vault-ref) for --publisher, by default the one publisher of the artifacts. " +
 			"Serve the directory over HTTPS (install with --registry-url URL/index.json) or use it as is (--registry-dir). " +
 			"The signing time is now, or $SOURCE_DATE_EPOCH when set.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			k, err := key.load(a)
+			k, err := key.load(cmd.Context(), a)
 			if err != nil {
 				return err
 			}

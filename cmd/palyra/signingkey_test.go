@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/registry"
 	"github.com/palyra-go/palyra/host/vault"
 )
 
@@ -351,5 +354,55 @@ func TestKeyRotationFromVault(t *testing.T) {
 	cli(t, operator, "", "skills", "package", "verify", "--json", "--artifact", newArt).decode(t, &v)
 	if v.TrustDecision != "tofu_pinned" {
 		t.Fatalf("the new key after rotation: %+v", v)
+	}
+}
+
+// TestRegistryBuildFromVault signs a registry index with a vault key: the
+// index's signature verifies with the generated public key, and neither the
+// registry directory nor the output holds the seed.
+func TestRegistryBuildFromVault(t *testing.T) {
+	clearVaultEnv(t)
+	state, dir := t.TempDir(), t.TempDir()
+	goodSkill.write(t, dir)
+	var gen keyReport
+	cli(t, state, "", "keys", "generate", "--json", "--vault-ref", "signing/hub").decode(t, &gen)
+	var rep struct {
+		KeyID     string `json:"key_id"`
+		Publisher string `json:"publisher"`
+	}
+	r := cli(t, state, "", "skills", "registry", "build", "--json", "--dir", dir, "--signing-key-vault-ref", "signing/hub", "--publisher", "hub")
+	r.decode(t, &rep)
+	if rep.KeyID != gen.KeyID || rep.Publisher != "hub" {
+		t.Fatalf("registry build = %+v, want key %s", rep, gen.KeyID)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := registry.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trustGenerated := func(_ context.Context, publisher string, key ed25519.PublicKey, _ bool) (string, error) {
+		if publisher != "hub" || hex.EncodeToString(key) != gen.PublicKeyHex {
+			return "", fmt.Errorf("index signed by %s with %x, want hub with the generated key", publisher, key)
+		}
+		return "allowlisted", nil
+	}
+	if _, err := registry.Verify(t.Context(), doc, trustGenerated, false); err != nil {
+		t.Fatal(err)
+	}
+	key, err := artifact.ParseSigningKey([]byte(vaultGet(t, state, "signing/hub")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSeedUnder(t, dir, key.Seed())
+	for _, f := range seedForms(key.Seed()) {
+		if strings.Contains(r.stdout+r.stderr, f) {
+			t.Fatal("registry build printed the seed")
+		}
+	}
+	if r := cli(t, state, "", "--json", "skills", "registry", "build", "--dir", dir, "--signing-key-vault-ref", "signing/nope"); r.code == exitOK || r.errorCode(t) != "secret_not_found" || !strings.Contains(r.errorMessage(t), "signing/nope") {
+		t.Fatalf("missing vault key: exit %d %s", r.code, r.stdout)
 	}
 }
