@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -278,4 +279,14 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// BlobPath is where the registry's filesystem storage keeps the blob (or
+// manifest) of digest sha256:HEX, for tests that corrupt storage.
+func (r *Registry) BlobPath(digest string) string {
+	hex := strings.TrimPrefix(digest, "sha256:")
+	if len(hex) < 2 {
+		return ""
+	}
+	return filepath.Join(r.dir, "data", "docker", "registry", "v2", "blobs", "sha256", hex[:2], hex, "data")
 }
