@@ -88,7 +88,7 @@ func (a *app) service(cmd *cobra.Command, sf *stateFlags, localOnly ...string) (
 	h, err := host.Open(ctx, host.Config{
 		StateDir: layout.Dir(), TrustStore: ts, Policy: prof, SidecarPath: bin, ReadOnly: sf.readOnly,
 		VaultKey: vaultKey, VaultKeyCommand: vaultKeyCommand, VulnFeedHook: cliconfig.VulnFeedHook(),
-		Supervisor: supervisor.Config{IdleTimeout: -1},
+		Supervisor: supervisor.Config{IdleTimeout: -1}, Sources: cliconfig.Sources(),
 	})
 	if err != nil {
 		return nil, err

@@ -187,18 +187,27 @@ func (a *app) installCommand() *cobra.Command {
 	var (
 		path                     string
 		allowTOFU, force, accept bool
+		plainHTTP                bool
 		trusted                  []string
 		sf                       stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "install --artifact A [--allow-tofu] [--trusted-publisher PUB=HEX...] [--force] [--accept-capabilities]",
+		Use:   "install (--artifact A | oci://REGISTRY/REPO:TAG|@sha256:HEX [--plain-http]) [--allow-tofu] [--trusted-publisher PUB=HEX...] [--force] [--accept-capabilities]",
 		Short: "Verify, audit and install a skill artifact",
 		Long: "install verifies the artifact (signature and publisher trust), audits it, judges it against the operator profile, and installs it into the state directory with its inventory row and status in one transaction.\n\n" +
 			"A skill that fails the audit or the profile is still installed, but quarantined, with the reasons recorded: the command prints them and exits non-zero (audit_failed or policy_violation) so that it can be inspected and, once fixed or judged safe, enabled. " +
 			"A verification failure installs nothing. Re-installing an installed version needs --force. A new version that would be granted more than the current one (new hosts, secrets, storage, channels, higher quotas) is refused with the capability diff unless --accept-capabilities.\n\n" +
+			"An oci:// reference pulls the artifact from an OCI registry (by tag, or by digest: the manifest must hash to it), with the credentials of the docker config file ($DOCKER_CONFIG/config.json, else ~/.docker/config.json); --plain-http speaks HTTP, for a registry on loopback only. " +
+			"What is trusted is the artifact's own signature, verified as for a file.\n\n" +
 			"Locally the install is recorded as done by system:install unless --principal is given. With --url the artifact is read here and uploaded to the daemon, which installs it with its own trust store (so --trusted-publisher is refused; use --allow-tofu or allowlist the publisher in the daemon's trust store) and records --principal.",
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (len(args) == 1) == (path != "") {
+				return fmt.Errorf("%w: give exactly one of --artifact and an oci:// reference", errUsage)
+			}
+			if plainHTTP && len(args) == 0 {
+				return fmt.Errorf("%w: --plain-http applies to an oci:// reference", errUsage)
+			}
 			sv, err := a.service(cmd, &sf, append([]string{"trusted-publisher"}, stateLocalFlags...)...)
 			if err != nil {
 				return err
@@ -208,15 +217,17 @@ func (a *app) installCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			data, err := readSmallFile(path, artifact.MaxArtifactBytes)
-			if err != nil {
-				return err
-			}
-			// A daemon records where it received the artifact instead.
-			ref, _ := filepath.Abs(path)
-			req := host.InstallRequest{
-				Artifact: data, AllowTOFU: allowTOFU, Force: force, AcceptCapabilities: accept,
-				TrustedPublishers: keys, Source: host.InstallSource{Ref: ref},
+			req := host.InstallRequest{AllowTOFU: allowTOFU, Force: force, AcceptCapabilities: accept, TrustedPublishers: keys}
+			if len(args) == 1 {
+				// The host fetches it and records the source it came from.
+				req.From = &host.SourceRef{OCI: args[0], PlainHTTP: plainHTTP}
+			} else {
+				if req.Artifact, err = readSmallFile(path, artifact.MaxArtifactBytes); err != nil {
+					return err
+				}
+				// A daemon records where it received the artifact instead.
+				ref, _ := filepath.Abs(path)
+				req.Source = host.InstallSource{Ref: ref}
 			}
 			// An install names its principal only when --principal is
 			// given; else it is recorded as system:install locally, and a
@@ -248,9 +259,9 @@ func (a *app) installCommand() *cobra.Command {
 	f.StringArrayVar(&trusted, "trusted-publisher", nil, "allowlist PUBLISHER=PUBLIC_KEY_HEX in the trust store (repeatable; persisted; local only)")
 	f.BoolVar(&force, "force", false, "reinstall a version that is already installed")
 	f.BoolVar(&accept, "accept-capabilities", false, "accept a new version that is granted more than the current one")
+	f.BoolVar(&plainHTTP, "plain-http", false, "speak HTTP to the OCI registry (loopback registries only)")
 	sf.register(c, true)
 	sf.sidecarUse = sidecarIfFound
-	requireFlags(c, "artifact")
 	return c
 }
 

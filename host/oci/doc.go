@@ -10,9 +10,10 @@
 //	annotations   dev.palyra.skill.id, dev.palyra.skill.version,
 //	              dev.palyra.skill.publisher, dev.palyra.skill.payload_sha256,
 //	              org.opencontainers.image.title (the file name),
-//	              org.opencontainers.image.created (the push time, RFC 3339)
+//	              org.opencontainers.image.created (the signing time, RFC 3339)
 //
-// A push tags the manifest with the skill's version unless the reference
+// The manifest depends on the file only, so pushing the same file again
+// (under any tag) gives the same digest. A push tags the manifest with the skill's version unless the reference
 // names a tag. The annotations are informative: what is trusted is the
 // artifact's own signature, which the installer verifies; a tag moved to
 // another artifact is just another artifact to verify.

@@ -159,12 +159,14 @@ func Push(ctx context.Context, cfg Config, ref string, data []byte) (*Pushed, er
 		}
 	}
 	ann := map[string]string{
-		AnnotationID:              m.SkillID,
-		AnnotationVersion:         m.Version,
-		AnnotationPublisher:       m.Publisher,
-		AnnotationPayload:         insp.PayloadSHA256,
-		ocispec.AnnotationTitle:   path.Base(m.SkillID + "-" + m.Version + ".palyra-skill"),
-		ocispec.AnnotationCreated: time.Now().UTC().Format(time.RFC3339),
+		AnnotationID:            m.SkillID,
+		AnnotationVersion:       m.Version,
+		AnnotationPublisher:     m.Publisher,
+		AnnotationPayload:       insp.PayloadSHA256,
+		ocispec.AnnotationTitle: path.Base(m.SkillID + "-" + m.Version + ".palyra-skill"),
+		// The signing time, not the push time: the same file always
+		// gives the same manifest, so the same digest.
+		ocispec.AnnotationCreated: time.UnixMilli(insp.Signature.SignedAtUnixMS).UTC().Format(time.RFC3339),
 	}
 	d, err := pushRaw(ctx, cfg, r, data, ann)
 	if err != nil {
