@@ -13,6 +13,7 @@ import (
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/internal/ociregistry"
 	"github.com/palyra-go/palyra/internal/testskill"
@@ -104,6 +105,22 @@ func TestRefusals(t *testing.T) {
 	if err := os.WriteFile(path, tampered, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A third artifact whose layer blob is corrupted in storage (same
+	// length, one byte flipped): the manifest is intact, the layer no
+	// longer hashes to its descriptor.
+	art3 := skill(t, "1.0.2", 1)
+	if _, err := Push(ctx, cfg, repo, art3); err != nil {
+		t.Fatal(err)
+	}
+	lpath := reg.BlobPath(digest.FromBytes(art3).String())
+	lb, err := os.ReadFile(lpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb[len(lb)/2] ^= 0xff
+	if err := os.WriteFile(lpath, lb, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		cfg  Config
@@ -111,6 +128,7 @@ func TestRefusals(t *testing.T) {
 		want error
 	}{
 		{"digest mismatch", cfg, func(c Config) error { _, err := Pull(ctx, c, repo+"@"+bad.Digest); return err }, ErrDigestMismatch},
+		{"layer digest mismatch", cfg, func(c Config) error { _, err := Pull(ctx, c, repo+":1.0.2"); return err }, ErrDigestMismatch},
 		{"unknown digest", cfg, func(c Config) error {
 			_, err := Pull(ctx, c, repo+"@sha256:"+strings.Repeat("0", 64))
 			return err
@@ -219,4 +237,35 @@ func pushRawLayers(ctx context.Context, cfg Config, r Reference) (string, error)
 	}
 	md := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromBytes(mb), Size: int64(len(mb))}
 	return md.Digest.String(), repo.Manifests().PushReference(ctx, md, bytes.NewReader(mb), r.Tag)
+}
+
+// TestMovedTagToFlippedByte moves a tag to the artifact with one byte
+// flipped, pushed without inspection as a hostile publisher could: the
+// registry serves it honestly (its digests hold), and what refuses it is
+// the artifact's own check, as the installer runs it.
+func TestMovedTagToFlippedByte(t *testing.T) {
+	reg := ociregistry.Start(t, ociregistry.Options{})
+	ctx := context.Background()
+	cfg := Config{PlainHTTP: true}
+	art := skill(t, "1.0.0", 1)
+	good, err := Push(ctx, cfg, "oci://"+reg.Host+"/skills/acme", art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := bytes.Clone(art)
+	flipped[len(flipped)/2] ^= 0x01
+	r := Reference{Registry: reg.Host, Repository: "skills/acme", Tag: "1.0.0"}
+	if _, err := pushRaw(ctx, cfg, r, flipped, map[string]string{AnnotationID: "acme.oci", AnnotationVersion: "1.0.0"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Pull(ctx, cfg, r.String())
+	if err != nil || !bytes.Equal(got.Artifact, flipped) || got.Digest == good.Digest {
+		t.Fatalf("pull of the moved tag: %v", err)
+	}
+	if _, err := artifact.Inspect(got.Artifact); err == nil || errcode.Of(err) == errcode.Internal {
+		t.Fatalf("the flipped artifact inspects: %v", err)
+	}
+	if got, err := Pull(ctx, cfg, "oci://"+reg.Host+"/skills/acme@"+good.Digest); err != nil || !bytes.Equal(got.Artifact, art) {
+		t.Fatalf("the good digest: %v", err)
+	}
 }

@@ -77,7 +77,9 @@ func (f *Fetcher) fetchOCI(ctx context.Context, ref Ref) (*Fetched, error) {
 
 // latestOCI returns the highest version-shaped tag of the repository a
 // recorded OCI source names ("latest" and other tags are ignored) and the
-// Ref of that tag. The skill id is checked when that Ref is fetched.
+// Ref of that tag. The skill id is checked when that Ref is fetched. The
+// recorded source does not say whether it was pulled over plain HTTP:
+// Config.PlainHTTP decides for loopback registries.
 func (f *Fetcher) latestOCI(ctx context.Context, src install.Source, skillID string) (string, Ref, error) {
 	vs, err := f.versionsOCI(ctx, Ref{OCI: src.Ref})
 	if err != nil {
