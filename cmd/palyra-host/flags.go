@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/host/source"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
@@ -84,6 +85,9 @@ type hostSetup struct {
 	// sup is the supervisor's config of --sidecar-user and
 	// --no-harden-sidecars.
 	sup supervisor.Config
+	// sources is the registry fetching configuration (docker config
+	// file, $PALYRA_OCI_PLAIN_HTTP).
+	sources source.Config
 }
 
 // resolve returns the state directory (stateDir, else the default), the
@@ -108,6 +112,7 @@ func (h *hostFlags) resolve(stateDir string, stderr io.Writer) (hostSetup, error
 	s.state = layout.Dir()
 	s.vaultKey, s.vaultKeyCommand = cliconfig.VaultKey()
 	s.vulnFeedHook = cliconfig.VulnFeedHook()
+	s.sources = cliconfig.Sources()
 	s.log = hclog.New(&hclog.LoggerOptions{Name: "palyra-host", Level: hclog.LevelFromString(h.logLevel), Output: stderr, JSONFormat: h.logJSON})
 	return s, nil
 }

@@ -190,22 +190,31 @@ func (a *app) installCommand() *cobra.Command {
 	var (
 		path                     string
 		allowTOFU, force, accept bool
+		plainHTTP                bool
 		trusted                  []string
 		sf                       stateFlags
 		from                     installSourceFlags
 	)
 	c := &cobra.Command{
-		Use:   "install (--artifact A | --registry-url URL --skill ID [--version V] [--registry-ca-cert PEM] | --registry-dir D --skill ID [--version V]) [--allow-tofu] [--trusted-publisher PUB=HEX...] [--force] [--accept-capabilities]",
+		Use:   "install (--artifact A | oci://REGISTRY/REPO:TAG|@sha256:HEX [--plain-http] | --registry-url URL --skill ID [--version V] [--registry-ca-cert PEM] | --registry-dir D --skill ID [--version V]) [--allow-tofu] [--trusted-publisher PUB=HEX...] [--force] [--accept-capabilities]",
 		Short: "Verify, audit and install a skill artifact",
 		Long: "install verifies the artifact (signature and publisher trust), audits it, judges it against the operator profile, and installs it into the state directory with its inventory row and status in one transaction.\n\n" +
 			"A skill that fails the audit or the profile is still installed, but quarantined, with the reasons recorded: the command prints them and exits non-zero (audit_failed or policy_violation) so that it can be inspected and, once fixed or judged safe, enabled. " +
 			"A verification failure installs nothing. Re-installing an installed version needs --force. A new version that would be granted more than the current one (new hosts, secrets, storage, channels, higher quotas) is refused with the capability diff unless --accept-capabilities.\n\n" +
 			"Locally the install is recorded as done by system:install unless --principal is given. With --url the artifact is read here and uploaded to the daemon, which installs it with its own trust store (so --trusted-publisher is refused; use --allow-tofu or allowlist the publisher in the daemon's trust store) and records --principal.\n\n" +
-			"From a registry: --registry-url (https only) or --registry-dir names Palyra's signed index, --skill the skill and --version the version (default: the highest). " +
+			"From an OCI registry: an oci:// reference pulls the artifact (by tag, or by digest: the manifest must hash to it), with the credentials of the docker config file ($DOCKER_CONFIG/config.json, else ~/.docker/config.json); --plain-http speaks HTTP, for a registry on loopback only. " +
+			"What is trusted is the artifact's own signature, verified as for a file.\n\n" +
+			"From a registry index: --registry-url (https only) or --registry-dir names Palyra's signed index, --skill the skill and --version the version (default: the highest). " +
 			"The index's key is judged by the trust store like an artifact's (--allow-tofu pins it); the download's sha256 and the manifest's skill id, version and publisher must be the index entry's; then the install goes on as for a file, recording where the artifact came from. " +
-			"With --url the daemon fetches from --registry-url itself; a --registry-dir is read here (its key judged by the local trust store) and uploaded.",
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+			"With --url the daemon fetches from an oci:// reference or --registry-url itself; a --registry-dir is read here (its key judged by the local trust store) and uploaded.",
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && (path != "" || from.set()) {
+				return fmt.Errorf("%w: give one of --artifact, an oci:// reference and the registry flags", errUsage)
+			}
+			if plainHTTP && len(args) == 0 {
+				return fmt.Errorf("%w: --plain-http applies to an oci:// reference", errUsage)
+			}
 			sv, err := a.service(cmd, &sf, append([]string{"trusted-publisher"}, stateLocalFlags...)...)
 			if err != nil {
 				return err
@@ -216,7 +225,11 @@ func (a *app) installCommand() *cobra.Command {
 				return err
 			}
 			req := host.InstallRequest{AllowTOFU: allowTOFU, Force: force, AcceptCapabilities: accept, TrustedPublishers: keys}
-			if path != "" && !from.set() {
+			switch {
+			case len(args) == 1:
+				// The host fetches it and records the source it came from.
+				req.From = &host.SourceRef{OCI: args[0], PlainHTTP: plainHTTP}
+			case path != "" && !from.set():
 				data, err := readSmallFile(path, artifact.MaxArtifactBytes)
 				if err != nil {
 					return err
@@ -224,8 +237,10 @@ func (a *app) installCommand() *cobra.Command {
 				// A daemon records where it received the artifact instead.
 				ref, _ := filepath.Abs(path)
 				req.Artifact, req.Source = data, host.InstallSource{Ref: ref}
-			} else if req.From, err = from.ref(path); err != nil {
-				return err
+			default:
+				if req.From, err = from.ref(path); err != nil {
+					return err
+				}
 			}
 			// An install names its principal only when --principal is
 			// given; else it is recorded as system:install locally, and a
@@ -261,6 +276,7 @@ func (a *app) installCommand() *cobra.Command {
 	f.BoolVar(&force, "force", false, "reinstall a version that is already installed")
 	f.BoolVar(&accept, "accept-capabilities", false, "accept a new version that is granted more than the current one")
 	from.register(c)
+	f.BoolVar(&plainHTTP, "plain-http", false, "speak HTTP to the OCI registry (loopback registries only)")
 	sf.register(c, true)
 	sf.sidecarUse = sidecarIfFound
 	return c

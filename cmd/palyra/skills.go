@@ -31,6 +31,7 @@ func (a *app) skillsCommand() *cobra.Command {
 		"work on the state directory (--state-dir), also while a daemon serves it (the daemon picks up their changes), or through a daemon.\n\n" + daemonModeHelp
 	c.AddCommand(a.lifecycleCommands()...)
 	c.AddCommand(a.runCommand(), a.loopCommand())
+	c.AddCommand(a.pushCommand())
 	a.registerDaemonFlags(c)
 	return c
 }

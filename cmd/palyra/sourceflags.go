@@ -3,11 +3,10 @@ package main
 import (
 	"crypto/x509"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host/source"
 )
 
@@ -30,10 +29,12 @@ func (s *sourceFlags) register(c *cobra.Command) {
 	c.Flags().BoolVar(&s.plainHTTP, "plain-http", false, "speak plain HTTP to OCI registries on a loopback address (refused for any other)")
 }
 
-// config is the source.Config of the flags. The command resolves the
-// docker credential file; the host fills in its trust store and logger.
+// config is the source.Config of the flags over the environment's
+// (cliconfig.Sources: the docker credential file, $PALYRA_OCI_PLAIN_HTTP);
+// the host fills in its trust store and logger.
 func (s *sourceFlags) config() (source.Config, error) {
-	cfg := source.Config{PlainHTTP: s.plainHTTP, DockerConfig: dockerConfigPath()}
+	cfg := cliconfig.Sources()
+	cfg.PlainHTTP = cfg.PlainHTTP || s.plainHTTP
 	if s.caCert == "" {
 		return cfg, nil
 	}
@@ -50,23 +51,4 @@ func (s *sourceFlags) config() (source.Config, error) {
 	}
 	cfg.RootCAs = pool
 	return cfg, nil
-}
-
-// dockerConfigPath is the docker credential file OCI registries are
-// authenticated with: $DOCKER_CONFIG/config.json, else
-// ~/.docker/config.json; "" (anonymous) when it does not exist.
-func dockerConfigPath() string {
-	dir := os.Getenv("DOCKER_CONFIG")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".docker")
-	}
-	p := filepath.Join(dir, "config.json")
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/mcpserver"
+	"github.com/palyra-go/palyra/host/source"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/internal/fsutil"
@@ -49,6 +50,9 @@ type Options struct {
 	// feed hook. The daemon reads no environment; palyra-host fills them
 	// from its own.
 	TrustStore, VaultKey, VaultKeyCommand, VulnFeedHook string
+	// Sources configures fetching from registries (host.Config.Sources:
+	// the docker config file, plain HTTP to loopback OCI registries).
+	Sources source.Config
 	// Config is the daemon's configuration (nil: every default).
 	Config *Config
 	// PolicyPath is the operator profile ("" = <state>/policy.toml when it
@@ -189,7 +193,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	hcfg := host.Config{
 		StateDir: state, PolicyPath: opts.PolicyPath, Logger: log, SidecarPath: opts.SidecarPath,
 		TrustStore: opts.TrustStore, VaultKey: opts.VaultKey, VaultKeyCommand: opts.VaultKeyCommand, VulnFeedHook: opts.VulnFeedHook,
-		Supervisor: opts.Supervisor, Anomaly: cfg.Anomaly,
+		Supervisor: opts.Supervisor, Anomaly: cfg.Anomaly, Sources: opts.Sources,
 		OnCall: d.observeCall, OnHook: d.observeHook,
 		DispatchHooks: d.link == nil, HookTimeout: cfg.HookTimeout.Duration,
 	}

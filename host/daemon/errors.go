@@ -73,6 +73,17 @@ var statusByCode = map[string]struct {
 	"trap":                       {http.StatusUnprocessableEntity, codes.Aborted},
 	"registry_insecure_url":      {http.StatusBadRequest, codes.InvalidArgument},
 	"registry_fetch_failed":      {http.StatusBadGateway, codes.Unavailable},
+	// OCI registries (host/oci). A registry refusing its credentials is the
+	// registry's answer, not the API's: 502, never 401.
+	"oci_invalid_reference":  {http.StatusBadRequest, codes.InvalidArgument},
+	"oci_plain_http_refused": {http.StatusBadRequest, codes.InvalidArgument},
+	"oci_digest_mismatch":    {http.StatusBadGateway, codes.DataLoss},
+	"oci_manifest_too_large": {http.StatusBadGateway, codes.ResourceExhausted},
+	"oci_layer_too_large":    {http.StatusBadGateway, codes.ResourceExhausted},
+	"oci_not_a_skill":        {http.StatusBadGateway, codes.FailedPrecondition},
+	"oci_not_found":          {http.StatusNotFound, codes.NotFound},
+	"oci_unauthorized":       {http.StatusBadGateway, codes.PermissionDenied},
+	"oci_registry_error":     {http.StatusBadGateway, codes.Unavailable},
 }
 
 // HTTPStatus is the HTTP status the API answers an error code with.

@@ -14,6 +14,8 @@
 //	daemon URL       --url, $PALYRA_DAEMON_URL, none (local mode)
 //	admin token      --token, $PALYRA_ADMIN_TOKEN, <state>/daemon/admin-token
 //	audit feed hook  $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, none
+//	docker config    $DOCKER_CONFIG/config.json, ~/.docker/config.json when it exists, none (OCI registries anonymous)
+//	OCI plain HTTP   $PALYRA_OCI_PLAIN_HTTP=1 (loopback registries only), off
 //
 // A variable that is set but empty is an error for the state directory and
 // the trust store (Palyra's rule: no silent fallback) and the same as unset
@@ -30,6 +32,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/audit"
 	"github.com/palyra-go/palyra/host/daemon/client"
+	"github.com/palyra-go/palyra/host/source"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
@@ -44,6 +47,8 @@ const (
 	EnvDaemonURL       = client.EnvURL
 	EnvAdminToken      = client.EnvToken
 	EnvVulnFeedHook    = audit.VulnFeedHookEnv
+	EnvDockerConfig    = "DOCKER_CONFIG"
+	EnvOCIPlainHTTP    = "PALYRA_OCI_PLAIN_HTTP"
 )
 
 // StateDir returns the absolute state directory: flag, else
@@ -104,6 +109,32 @@ func VaultKey() (encoded, command string) {
 // VulnFeedHook returns $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, for
 // audit.Options.VulnFeedHook (install.Config, host.Config, daemon.Options).
 func VulnFeedHook() string { return os.Getenv(EnvVulnFeedHook) }
+
+// DockerConfig returns the docker credential file for OCI registries:
+// $DOCKER_CONFIG/config.json when $DOCKER_CONFIG is set, else
+// ~/.docker/config.json when it exists, else "" (anonymous access).
+func DockerConfig() string {
+	if d := os.Getenv(EnvDockerConfig); d != "" {
+		return filepath.Join(d, "config.json")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	p := filepath.Join(home, ".docker", "config.json")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// Sources returns the registry fetching configuration the commands give
+// the host: the docker config file, and plain HTTP to loopback OCI
+// registries when $PALYRA_OCI_PLAIN_HTTP is 1 (so that outdated and update
+// can follow a source installed with --plain-http).
+func Sources() source.Config {
+	return source.Config{DockerConfig: DockerConfig(), PlainHTTP: os.Getenv(EnvOCIPlainHTTP) == "1"}
+}
 
 // Sidecar locates the palyra-sidecar binary: flag, else $PALYRA_SIDECAR
 // (each must name an executable file), else next to the running program
