@@ -6,7 +6,12 @@
 # serve, then runs host/console/e2e/console.e2e.mjs (playwright-core) with
 # PALYRA_URL and PALYRA_TOKEN, and stops the daemon with SIGTERM. The
 # console is the one embedded in the binary (the committed
-# host/console/dist); nothing of the front end is built here. Needs Go,
+# host/console/dist); nothing of the front end is built here. For the
+# registry steps it makes a local registry directory holding
+# palyra.registry_echo 1.0.0 (the echo example under another id, signed
+# with the examples' key) and a program that publishes 1.1.0 there (its
+# manifest allowlists api.example.com: an update with a capability diff),
+# passed as PALYRA_E2E_REGISTRY and PALYRA_E2E_PUBLISH_NEXT. Needs Go,
 # Node.js, `npm ci` run in host/console, and /usr/bin/chromium.
 # Screenshots go to $E2E_ARTIFACTS (default host/console/e2e/artifacts/).
 set -euo pipefail
@@ -50,8 +55,32 @@ url=$(node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(proces
 token=$(tr -d '\r\n' <"$tmp/daemon/admin-token")
 echo "==> daemon at $url" >&2
 
+echo "==> a local registry with palyra.registry_echo 1.0.0, and 1.1.0 ready to publish" >&2
+reg="$tmp/registry"
+src="$tmp/registry-src"
+mkdir -p "$reg" "$src"
+package_echo() { # VERSION OUTPUT [MANIFEST TEXT TO APPEND]
+  sed -e 's/^skill_id = .*/skill_id = "palyra.registry_echo"/' -e "s/^version = .*/version = \"$1\"/" -e 's/^name = "Echo"/name = "Registry echo"/' \
+    sdk/examples/echo/skill.toml >"$src/skill-$1.toml"
+  printf '%s' "${3:-}" >>"$src/skill-$1.toml"
+  "$tmp/bin/palyra" skills package build --manifest "$src/skill-$1.toml" --module "$tmp/examples/echo.wasm" \
+    --sbom sdk/examples/echo/sbom.cdx.json --provenance sdk/examples/echo/provenance.json \
+    --signing-key "$tmp/examples/signing.key" --output "$2" >&2
+}
+package_echo 1.0.0 "$reg/registry-echo-1.0.0.palyra-skill"
+package_echo 1.1.0 "$src/registry-echo-1.1.0.palyra-skill" $'\n[capabilities]\nhttp_egress_allowlist = ["api.example.com"]\n'
+"$tmp/bin/palyra" skills registry build --dir "$reg" --signing-key "$tmp/examples/signing.key" >&2
+cat >"$tmp/publish-next.sh" <<NEXT
+#!/usr/bin/env bash
+set -euo pipefail
+cp "$src/registry-echo-1.1.0.palyra-skill" "$reg/"
+"$tmp/bin/palyra" skills registry build --dir "$reg" --signing-key "$tmp/examples/signing.key" >&2
+NEXT
+chmod +x "$tmp/publish-next.sh"
+
 status=0
-PALYRA_URL="$url" PALYRA_TOKEN="$token" node host/console/e2e/console.e2e.mjs || status=$?
+PALYRA_URL="$url" PALYRA_TOKEN="$token" PALYRA_E2E_REGISTRY="$reg" PALYRA_E2E_PUBLISH_NEXT="$tmp/publish-next.sh" PALYRA_E2E_REGISTRY_SKILL=palyra.registry_echo \
+  node host/console/e2e/console.e2e.mjs || status=$?
 
 echo "==> stopping the daemon" >&2
 kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid"

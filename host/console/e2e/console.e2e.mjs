@@ -8,9 +8,15 @@
 // form, runs report and sees its table and chart, submits the report's
 // A2UI form and sees the reply, quarantines and enables a skill, sees the
 // quarantine on the events page, and sees this machine's node on the
-// Cluster page. Each page is saved as a screenshot in $E2E_ARTIFACTS
+// Cluster page. With PALYRA_E2E_REGISTRY (a local registry directory
+// holding PALYRA_E2E_REGISTRY_SKILL 1.0.0) and PALYRA_E2E_PUBLISH_NEXT (a
+// program that publishes 1.1.0 there, granted one more HTTP host), it also
+// installs that skill from the registry (the dry run's preview, then the
+// confirm), publishes 1.1.0, sees "update available" on the skills list,
+// and takes the update after its capability diff. Each page is saved as a screenshot in $E2E_ARTIFACTS
 // (default e2e/artifacts/). Any console error, page error or
 // request to another host than the daemon fails the run.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -23,6 +29,9 @@ const TOKEN = (process.env.PALYRA_TOKEN ?? '').trim();
 const ARTIFACTS = resolve(process.env.E2E_ARTIFACTS || join(here, 'artifacts'));
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const TIMEOUT = 20_000;
+const REGISTRY = process.env.PALYRA_E2E_REGISTRY ?? '';
+const PUBLISH_NEXT = process.env.PALYRA_E2E_PUBLISH_NEXT ?? '';
+const REG_SKILL = process.env.PALYRA_E2E_REGISTRY_SKILL || 'palyra.registry_echo';
 
 if (!BASE || !TOKEN) {
   console.error('console e2e: set PALYRA_URL and PALYRA_TOKEN');
@@ -138,6 +147,15 @@ async function expectCount(locator, n, what) {
   }
   throw new Error(`${what}: ${c}, want ${n}`);
 }
+
+/** The daemon's answer to a GET of the API, outside the browser. */
+async function apiGet(path) {
+  const res = await fetch(`${BASE}${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Clicks a link inside the app (client-side navigation) and waits for the path. */
 async function go(testId, path) {
@@ -308,6 +326,62 @@ const steps = [
       await shot('12-cluster');
     },
   ],
+  ...(REGISTRY
+    ? [
+        [
+          'install from a registry: the dry run first, then the confirm',
+          async () => {
+            await go('nav-install', '/install');
+            await tid('install-mode-registry').check();
+            await tid('src-kind').selectOption('dir');
+            await tid('src-dir').fill(REGISTRY);
+            await tid('src-skillId').fill(REG_SKILL);
+            await tid('registry-check').click();
+            await tid('install-preview').waitFor();
+            await expectText(tid('preview-skill'), new RegExp(`^${escapeRe(REG_SKILL)}$`), 'the previewed skill');
+            await expectText(tid('preview-version'), /^1\.0\.0$/, 'the previewed version');
+            await expectText(tid('preview-publisher'), /^palyra$/, 'the previewed publisher');
+            await expectText(tid('preview-key'), /^[0-9A-Za-z:_+/=-]{8,}$/, 'the previewed key id');
+            await expectText(tid('preview-trust'), /allowlisted|pinned/, 'the previewed trust decision');
+            await expectText(tid('preview-grants'), /HTTP hosts\s*none/, 'the previewed grants');
+            const before = await apiGet(`/v1/skills?skill_id=${encodeURIComponent(REG_SKILL)}`);
+            if (before.count !== 0) throw new Error(`the dry run installed something: ${JSON.stringify(before.entries)}`);
+            await shot('13-registry-preview');
+            await tid('registry-install').click();
+            await expectText(tid('banner'), /Installed from the registry as .* 1\.0\.0/, 'the install banner');
+            const after = await apiGet(`/v1/skills?skill_id=${encodeURIComponent(REG_SKILL)}`);
+            const e = after.entries?.[0];
+            if (after.count !== 1 || e.version !== '1.0.0' || e.source.kind !== 'local_registry') throw new Error(`installed: ${JSON.stringify(after.entries)}`);
+          },
+        ],
+        [
+          'see the update available, its capability diff, and take it',
+          async () => {
+            execFileSync(PUBLISH_NEXT, { stdio: ['ignore', 'inherit', 'inherit'] });
+            await go('nav-skills', '/skills');
+            await expectText(tid(`update-available-${REG_SKILL}`), /1\.0\.0 → 1\.1\.0/, 'the update mark');
+            await shot('14-update-available');
+            // The dry run of an escalating update is answered 422
+            // capability_escalation with the plan in its details; Chromium
+            // logs every 4xx answer as a console error.
+            allowedErrors = /status of 422/;
+            await tid(`update-${REG_SKILL}`).click();
+            await tid('update-plan').waitFor();
+            await expectText(tid('update-versions'), /^1\.0\.0 → 1\.1\.0$/, 'the version change');
+            await expectText(tid('capability-diff'), /\+ http host api\.example\.com/, 'the capability diff');
+            if (!(await tid('confirm-ok').isDisabled())) throw new Error('an escalating update can be confirmed without accepting it');
+            await shot('15-update-diff');
+            await tid('update-accept').check();
+            await tid('confirm-ok').click();
+            await expectText(tid('banner'), /Updated .* from 1\.0\.0 to 1\.1\.0/, 'the update banner');
+            await expectCount(tid(`update-available-${REG_SKILL}`), 0, 'update marks after the update');
+            const row = page.locator(`[data-testid="skill-row"][data-skill-id="${REG_SKILL}"]`);
+            await expectText(row, /1\.1\.0 \(current\)/, 'the updated row');
+            allowedErrors = null;
+          },
+        ],
+      ]
+    : []),
   [
     'sign out',
     async () => {

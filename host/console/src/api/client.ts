@@ -130,6 +130,12 @@ export const api = {
   metrics: (id: string, signal?: AbortSignal) => request<import('./types').SkillMetrics>(`/v1/skills/${enc(id)}/metrics`, { signal }),
   install: (artifact: Blob, flags: { allow_tofu: boolean; accept_capabilities: boolean; force: boolean }) =>
     request<unknown>(`/v1/skills${query(flags)}`, { method: 'POST', raw: artifact }),
+  /** Installs (or, with dry_run, checks) an artifact fetched from a registry: POST /v1/skills with a JSON body. */
+  installFrom: (ref: import('./types').SourceRef, flags: { allow_tofu: boolean; accept_capabilities: boolean; force: boolean; dry_run: boolean }) =>
+    request<import('./types').InstallResult>('/v1/skills', { method: 'POST', body: { ...ref, ...flags } }),
+  outdated: (skillId?: string, signal?: AbortSignal) => request<import('./types').OutdatedReport>(`/v1/skills/outdated${query({ skill_id: skillId })}`, { signal }),
+  update: (id: string, body: { version?: string; dry_run: boolean; accept_capabilities: boolean; allow_tofu: boolean }) =>
+    request<import('./types').UpdateResult>(`/v1/skills/${enc(id)}/update`, { method: 'POST', body }),
   verify: (id: string, version?: string) => request<unknown>(`/v1/skills/${enc(id)}/verify`, { method: 'POST', body: { version: version ?? '' } }),
   audit: (id: string, version?: string) => request<unknown>(`/v1/skills/${enc(id)}/audit`, { method: 'POST', body: { version: version ?? '' } }),
   quarantine: (id: string, version: string | undefined, reason: string) =>

@@ -198,3 +198,105 @@ export interface ClusterStatus {
   stream_last: number;
   nodes: NodeStatus[] | null;
 }
+
+/** Where an artifact comes from (host.SourceRef, the JSON body of POST /v1/skills): an OCI reference, or a registry index entry. */
+export interface SourceRef {
+  source?: string;
+  plain_http?: boolean;
+  registry_url?: string;
+  registry_dir?: string;
+  skill_id?: string;
+  version?: string;
+  registry_ca_cert?: string;
+}
+
+/** What a skill is granted (policy.Grants). */
+export interface Grants {
+  http_hosts: string[] | null;
+  secret_keys: string[] | null;
+  storage_prefixes: string[] | null;
+  storage_read_only?: string[] | null;
+  secret_read?: boolean;
+  channels: string[] | null;
+  device_capabilities?: string[] | null;
+  node_capabilities?: string[] | null;
+  http?: { schemes?: string[] | null; ports?: number[] | null; allow_private?: boolean };
+}
+
+/** The per-invocation limits (policy.Limits; durations in nanoseconds). */
+export interface Limits {
+  fuel: number;
+  max_memory_bytes: number;
+  wall_clock_ns: number;
+  max_storage_bytes?: number;
+  max_storage_keys?: number;
+  [k: string]: unknown;
+}
+
+/** What a new version is granted beyond the current one (policy.Escalation). */
+export interface Escalation {
+  http_hosts?: string[];
+  secret_keys?: string[];
+  storage_prefixes?: string[];
+  storage_writable?: string[];
+  channels?: string[];
+  device_capabilities?: string[];
+  node_capabilities?: string[];
+  http_schemes?: string[];
+  http_ports?: number[];
+  allow_private?: boolean;
+  raised?: { name: string; old: number; new: number }[];
+}
+
+/** An install's (or a dry run's) result (install.InstallResult). */
+export interface InstallResult {
+  event_kind: string;
+  skill_id: string;
+  version: string;
+  publisher: string;
+  artifact_sha256: string;
+  signature_key_id: string;
+  trust_decision: string;
+  source: { kind: string; ref: string };
+  installed: boolean;
+  status: string;
+  reasons: string[] | null;
+  current: boolean;
+  previous_version?: string;
+  capability_diff: string[] | null;
+  escalation: Escalation;
+  tool_count: number;
+  grants: Grants;
+  policy?: { limits?: Limits; violations?: { capability: string; value: string; reason: string }[] | null } | null;
+  missing_secrets?: { scope: string; key: string }[] | null;
+  [k: string]: unknown;
+}
+
+/** GET /v1/skills/outdated (host.OutdatedReport). */
+export interface OutdatedReport {
+  skills: OutdatedSkill[] | null;
+}
+
+export interface OutdatedSkill {
+  skill_id: string;
+  current_version: string;
+  latest_version?: string;
+  outdated: boolean;
+  source: { kind: string; ref: string };
+  error?: string;
+  code?: string;
+}
+
+/** POST /v1/skills/{id}/update (host.UpdateResult). */
+export interface UpdateResult {
+  skill_id: string;
+  from_version: string;
+  to_version: string;
+  updated: boolean;
+  reason?: string;
+  dry_run?: boolean;
+  source: { kind: string; ref: string };
+  capability_diff: string[] | null;
+  escalation: Escalation;
+  install?: InstallResult;
+}

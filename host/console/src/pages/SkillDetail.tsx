@@ -1,10 +1,14 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Chart } from '../a2ui/Chart';
 import { api, ApiError } from '../api/client';
-import type { AuditReport, SkillInfo, SkillMetrics, StreamEvent } from '../api/types';
+import type { AuditReport, OutdatedSkill, SkillInfo, SkillMetrics, StreamEvent } from '../api/types';
 import { Badge, Banner, ConfirmDialog, errorBanner, JsonView, LoadError, time, useLoad, type BannerState } from '../components/common';
 import { Link, useRouter } from '../router';
 import { followEvents } from '../sse/stream';
+import { UpdateAvailable, UpdateDialog } from './registry';
+
+/** The source kinds (inventory) an update can come from. */
+const REGISTRY_KINDS = new Set(['local_registry', 'remote_registry', 'oci']);
 
 type Action = 'verify' | 'audit' | 'quarantine' | 'enable' | 'disable' | 'remove';
 
@@ -225,6 +229,12 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
   const info = useLoad((s) => api.skill(skillId, version, s), [skillId, version, refresh]);
   const versions = useLoad((s) => api.skills({ skill_id: skillId }, s), [skillId, refresh]);
   const sidecars = useLoad((s) => api.sidecars(s), [refresh]);
+  // Only a skill installed from a registry has a source to look at; for
+  // any other the daemon answers no_source.
+  const sourceKind = info.data?.inventory.source.kind ?? '';
+  const fromRegistry = REGISTRY_KINDS.has(sourceKind);
+  const outdated = useLoad((s) => (fromRegistry ? api.outdated(skillId, s) : Promise.resolve(null)), [skillId, refresh, fromRegistry]);
+  const [updating, setUpdating] = useState<OutdatedSkill | null>(null);
   const [banner, setBanner] = useState<BannerState | null>(null);
   const [action, setAction] = useState<Action | null>(null);
   const [reason, setReason] = useState('');
@@ -299,6 +309,7 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
   };
 
   const allVersions = versions.data?.entries ?? [];
+  const update = (outdated.data?.skills ?? []).find((o) => o.skill_id === skillId);
 
   return (
     <>
@@ -341,6 +352,24 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
         ))}
       </div>
       <Banner banner={banner} onClose={() => setBanner(null)} />
+      {update?.outdated && inv.current ? (
+        <p className="card" data-testid="skill-update">
+          <UpdateAvailable skill={update} onReview={setUpdating} />
+        </p>
+      ) : null}
+      {updating ? (
+        <UpdateDialog
+          skill={updating}
+          onClose={() => setUpdating(null)}
+          onDone={(r, err) => {
+            setUpdating(null);
+            if (r) setBanner({ kind: 'success', title: `Updated ${r.skill_id} from ${r.from_version} to ${r.to_version}.`, details: r });
+            else setBanner(errorBanner(`Updating ${skillId} failed`, err));
+            if (r?.updated && version) navigate(`/skills/${encodeURIComponent(skillId)}`);
+            reload();
+          }}
+        />
+      ) : null}
 
       <Section title="Status" id="status">
         <dl className="kv">

@@ -1,8 +1,9 @@
 import { useMemo, useState } from 'react';
 import { api } from '../api/client';
-import type { Listing, SidecarState } from '../api/types';
+import type { Listing, OutdatedSkill, SidecarState } from '../api/types';
 import { Badge, Banner, ConfirmDialog, errorBanner, LoadError, useLoad, type BannerState } from '../components/common';
 import { Link } from '../router';
+import { UpdateAvailable, UpdateDialog } from './registry';
 
 export interface SkillFilter {
   text: string;
@@ -32,12 +33,15 @@ export function SkillsPage() {
   const [confirmReaudit, setConfirmReaudit] = useState(false);
   const list = useLoad((s) => api.skills({ current_only: currentOnly }, s), [currentOnly]);
   const sidecars = useLoad((s) => api.sidecars(s), []);
+  const outdated = useLoad((s) => api.outdated(undefined, s), []);
+  const [updating, setUpdating] = useState<OutdatedSkill | null>(null);
 
   const entries = list.data?.entries ?? [];
   const statuses = useMemo(() => [...new Set(entries.map((e) => e.status))].sort(), [entries]);
   const publishers = useMemo(() => [...new Set(entries.map((e) => e.publisher))].sort(), [entries]);
   const shown = filterSkills(entries, filter);
   const cars = sidecars.data?.sidecars ?? [];
+  const updates = new Map((outdated.data?.skills ?? []).map((o) => [o.skill_id, o]));
 
   return (
     <>
@@ -50,6 +54,7 @@ export function SkillsPage() {
             onClick={() => {
               list.reload();
               sidecars.reload();
+              outdated.reload();
             }}
             data-testid="skills-refresh"
           >
@@ -93,6 +98,7 @@ export function SkillsPage() {
       </form>
       {list.error ? <LoadError error={list.error} what="the skills" /> : null}
       {sidecars.error ? <LoadError error={sidecars.error} what="the sidecars" /> : null}
+      {outdated.error ? <LoadError error={outdated.error} what="the available updates" /> : null}
       <div className="table-wrap">
         <table className="data" data-testid="skills-table" aria-busy={list.loading}>
           <caption>
@@ -107,6 +113,7 @@ export function SkillsPage() {
               <th scope="col">Trust decision</th>
               <th scope="col">Runtime status</th>
               <th scope="col">Last error</th>
+              <th scope="col">Update</th>
             </tr>
           </thead>
           <tbody>
@@ -132,11 +139,25 @@ export function SkillsPage() {
                   {e.runtime_status.reason ? <div className="muted">{e.runtime_status.reason}</div> : null}
                 </td>
                 <td className="wrap">{lastError(cars, e) || '—'}</td>
+                <td>{e.current ? <UpdateAvailable skill={updates.get(e.skill_id)} onReview={setUpdating} /> : '—'}</td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
+      {updating ? (
+        <UpdateDialog
+          skill={updating}
+          onClose={() => setUpdating(null)}
+          onDone={(r, err) => {
+            setUpdating(null);
+            if (r) setBanner({ kind: 'success', title: `Updated ${r.skill_id} from ${r.from_version} to ${r.to_version}.`, details: r });
+            else setBanner(errorBanner(`Updating ${updating.skill_id} failed`, err));
+            list.reload();
+            outdated.reload();
+          }}
+        />
+      ) : null}
       {confirmReaudit ? (
         <ConfirmDialog
           title="Re-audit every installed skill?"
