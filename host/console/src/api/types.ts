@@ -20,7 +20,7 @@ export interface Listing {
   payload_sha256: string;
   signature_key_id: string;
   trust_decision: string;
-  source: { kind: string; ref: string };
+  source: { kind: string; reference: string };
   missing_secrets: { scope: string; key: string }[];
   install_state: string;
   skill_name: string;
@@ -257,7 +257,7 @@ export interface InstallResult {
   artifact_sha256: string;
   signature_key_id: string;
   trust_decision: string;
-  source: { kind: string; ref: string };
+  source: { kind: string; reference: string };
   installed: boolean;
   status: string;
   reasons: string[] | null;
@@ -282,7 +282,7 @@ export interface OutdatedSkill {
   current_version: string;
   latest_version?: string;
   outdated: boolean;
-  source: { kind: string; ref: string };
+  source: { kind: string; reference: string };
   error?: string;
   code?: string;
 }
@@ -295,7 +295,7 @@ export interface UpdateResult {
   updated: boolean;
   reason?: string;
   dry_run?: boolean;
-  source: { kind: string; ref: string };
+  source: { kind: string; reference: string };
   capability_diff: string[] | null;
   escalation: Escalation;
   install?: InstallResult;

@@ -384,7 +384,7 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
           <dd>{time(inv.installed_at_unix_ms)}</dd>
           <dt>Source</dt>
           <dd>
-            {inv.source.kind} {inv.source.ref}
+            {inv.source.kind} {inv.source.reference}
           </dd>
           <dt>Artifact SHA-256</dt>
           <dd>

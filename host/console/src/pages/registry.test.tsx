@@ -57,7 +57,7 @@ function result(over: Partial<InstallResult> = {}): InstallResult {
     artifact_sha256: 'ab'.repeat(32),
     signature_key_id: 'key-1234',
     trust_decision: 'tofu_newly_pinned',
-    source: { kind: 'local_registry', ref: '/srv/reg' },
+    source: { kind: 'local_registry', reference: '/srv/reg' },
     installed: false,
     status: 'active',
     reasons: [],
@@ -197,10 +197,10 @@ describe('install from a registry', () => {
   });
 });
 
-const outdated: OutdatedSkill = { skill_id: 'acme.echo', current_version: '1.0.0', latest_version: '1.1.0', outdated: true, source: { kind: 'local_registry', ref: '/srv/reg' } };
+const outdated: OutdatedSkill = { skill_id: 'acme.echo', current_version: '1.0.0', latest_version: '1.1.0', outdated: true, source: { kind: 'local_registry', reference: '/srv/reg' } };
 
 function plan(over: Partial<UpdateResult> = {}): UpdateResult {
-  return { skill_id: 'acme.echo', from_version: '1.0.0', to_version: '1.1.0', updated: false, dry_run: true, source: { kind: 'local_registry', ref: '/srv/reg' }, capability_diff: [], escalation: {}, ...over };
+  return { skill_id: 'acme.echo', from_version: '1.0.0', to_version: '1.1.0', updated: false, dry_run: true, source: { kind: 'local_registry', reference: '/srv/reg' }, capability_diff: [], escalation: {}, ...over };
 }
 
 describe('update', () => {
@@ -264,7 +264,7 @@ describe('skills list', () => {
   it('asks for the available updates and marks the current version of an outdated skill', async () => {
     const listing = (version: string, current: boolean) => ({
       skill_id: 'acme.echo', version, publisher: 'acme', current, status: 'active', trust_decision: 'tofu_pinned', skill_name: 'Echo',
-      runtime_status: { status: 'active', source: '', quarantine_status: 'none' }, source: { kind: 'local_registry', ref: '/srv/reg' },
+      runtime_status: { status: 'active', source: '', quarantine_status: 'none' }, source: { kind: 'local_registry', reference: '/srv/reg' },
     });
     const urls: string[] = [];
     vi.stubGlobal(

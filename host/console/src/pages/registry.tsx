@@ -174,7 +174,7 @@ export function InstallPreview({ result }: { result: InstallResult }) {
         </dd>
         <dt>Source</dt>
         <dd>
-          {result.source?.kind} <code className="wrap">{result.source?.ref}</code>
+          {result.source?.kind} <code className="wrap">{result.source?.reference}</code>
         </dd>
         <dt>Status after install</dt>
         <dd data-testid="preview-status">
@@ -275,9 +275,9 @@ export function UpdateDialog({ skill, onClose, onDone }: { skill: OutdatedSkill;
             {plan.from_version} → {plan.to_version}
             {current ? ' (already current)' : ''}
           </p>
-          {plan.source?.ref ? (
+          {plan.source?.reference ? (
             <p className="muted">
-              From {plan.source.kind} <code className="wrap">{plan.source.ref}</code>
+              From {plan.source.kind} <code className="wrap">{plan.source.reference}</code>
             </p>
           ) : null}
           <h3>New capabilities</h3>
