@@ -2,6 +2,8 @@ package host_test
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -219,4 +221,23 @@ func openHostBare(t *testing.T) *host.Host {
 		}
 	})
 	return h
+}
+
+// TestInstallFromRegistryTrustedPublisher: the publisher key given with an
+// install from a registry index is allowlisted before the index is judged,
+// so the index (signed by that key) is trusted without trust on first use.
+func TestInstallFromRegistryTrustedPublisher(t *testing.T) {
+	ctx := context.Background()
+	h := openHostBare(t)
+	reg := &applyRegistry{t: t, dir: t.TempDir()}
+	reg.publish("acme.one", "1.0.0")
+	from := &host.SourceRef{RegistryDir: reg.dir, SkillID: "acme.one"}
+	if _, err := h.Install(ctx, host.InstallRequest{From: from}); errcode.Of(err) != "untrusted_publisher" {
+		t.Fatalf("without a trusted key: %v, want untrusted_publisher", err)
+	}
+	key := host.TrustedKey{Publisher: "acme", PublicKeyHex: hex.EncodeToString(testskill.Key(7).Public().(ed25519.PublicKey))}
+	res, err := h.Install(ctx, host.InstallRequest{From: from, TrustedPublishers: []host.TrustedKey{key}})
+	if err != nil || !res.Installed || res.TrustDecision != "allowlisted" {
+		t.Fatalf("with the trusted key: %+v, %v", res, err)
+	}
 }

@@ -14,6 +14,13 @@ func (h *Host) Install(ctx context.Context, req InstallRequest) (*InstallResult,
 	if err := h.writable(); err != nil {
 		return nil, err
 	}
+	if req.From != nil && len(req.TrustedPublishers) > 0 && !req.DryRun {
+		// A registry index's key is judged by the trust store too: the
+		// keys given with the install are allowlisted before the fetch.
+		if err := h.in.AddTrusted(ctx, req.TrustedPublishers); err != nil {
+			return nil, err
+		}
+	}
 	if err := ResolveInstallSource(ctx, h.sources, &req); err != nil {
 		return nil, err
 	}

@@ -765,6 +765,17 @@ func (in *Installer) precompileStaged(ctx context.Context, staged string, entrie
 }
 
 // addTrusted allowlists keys in the trust store.
+// AddTrusted persists keys in the trust store's allowlist, as an install
+// with InstallOptions.TrustedPublishers does first. A caller that must
+// judge something else by the trust store before the install (a registry
+// index's key) calls it first.
+func (in *Installer) AddTrusted(ctx context.Context, keys []TrustedKey) error {
+	if err := in.check(ctx); err != nil {
+		return err
+	}
+	return in.addTrusted(ctx, keys)
+}
+
 func (in *Installer) addTrusted(ctx context.Context, keys []TrustedKey) error {
 	if len(keys) == 0 {
 		return nil
