@@ -106,6 +106,19 @@ func closedURL(t *testing.T) string {
 	return u
 }
 
+// skillsVerbs returns runners of palyra skills VERB ARGS... on state:
+// remote through the daemon at url (the token comes from the state
+// directory's token file), local on the state directory itself.
+func skillsVerbs(t *testing.T, state, url string) (remote, local func(verb string, args ...string) result) {
+	remote = func(verb string, args ...string) result {
+		return cli(t, state, "", append([]string{"skills", verb, "--url", url}, args...)...)
+	}
+	local = func(verb string, args ...string) result {
+		return cli(t, state, "", append([]string{"skills", verb}, args...)...)
+	}
+	return remote, local
+}
+
 // TestDaemonMode drives the skills verbs through a real daemon with --url
 // and checks that they give what the local verbs give on the same state.
 func TestDaemonMode(t *testing.T) {
@@ -113,14 +126,7 @@ func TestDaemonMode(t *testing.T) {
 	shortTMPDIR(t)
 	t.Setenv(sidecarEnv, sidecarBinary(t))
 	url := startDaemon(t, state)
-	// remote runs palyra skills VERB --url URL ARGS... (the token comes from
-	// the state directory's token file).
-	remote := func(verb string, args ...string) result {
-		return cli(t, state, "", append([]string{"skills", verb, "--url", url}, args...)...)
-	}
-	local := func(verb string, args ...string) result {
-		return cli(t, state, "", append([]string{"skills", verb}, args...)...)
-	}
+	remote, local := skillsVerbs(t, state, url)
 
 	var out installOut
 	remote("install", "--json", "--artifact", probeArtifact(t, dir, "test.hookprobe", "0.1.0"), "--allow-tofu").decode(t, &out)

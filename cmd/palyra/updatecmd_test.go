@@ -27,12 +27,7 @@ func TestOutdatedUpdateCLI(t *testing.T) {
 	shortTMPDIR(t)
 	t.Setenv(sidecarEnv, sidecarBinary(t))
 	url := startDaemon(t, state)
-	remote := func(verb string, args ...string) result {
-		return cli(t, state, "", append([]string{"skills", verb, "--url", url}, args...)...)
-	}
-	local := func(verb string, args ...string) result {
-		return cli(t, state, "", append([]string{"skills", verb}, args...)...)
-	}
+	remote, local := skillsVerbs(t, state, url)
 	var out installOut
 	remote("install", "--json", "--artifact", probeArtifact(t, dir, "test.hookprobe", "0.1.0"), "--allow-tofu").decode(t, &out)
 
@@ -126,12 +121,7 @@ func TestUpdateFromRegistryCLI(t *testing.T) {
 	shortTMPDIR(t)
 	t.Setenv(sidecarEnv, sidecarBinary(t))
 	url := startDaemon(t, state)
-	remote := func(verb string, args ...string) result {
-		return cli(t, state, "", append([]string{"skills", verb, "--url", url}, args...)...)
-	}
-	local := func(verb string, args ...string) result {
-		return cli(t, state, "", append([]string{"skills", verb}, args...)...)
-	}
+	remote, local := skillsVerbs(t, state, url)
 	both := func(verb string, args ...string) result {
 		t.Helper()
 		l, r := local(verb, args...), remote(verb, args...)

@@ -2,17 +2,11 @@ package ociregistry
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -22,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/palyra-go/palyra/internal/testtls"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -223,52 +219,14 @@ func (r *Registry) WriteDockerConfig(dir, user, password string) (string, error)
 }
 
 func (r *Registry) makeTLS(dir string) (certFile, keyFile string, err error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := testtls.GenerateCA()
 	if err != nil {
 		return "", "", err
 	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ociregistry test CA"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
+	if certFile, keyFile, err = ca.WriteLeaf(dir); err != nil {
 		return "", "", err
 	}
-	caCert, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return "", "", err
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return "", "", err
-	}
-	leaf := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, caCert, &key.PublicKey, caKey)
-	if err != nil {
-		return "", "", err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return "", "", err
-	}
-	certFile, keyFile = filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leafDER}), 0o600); err != nil {
-		return "", "", err
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		return "", "", err
-	}
-	r.CAPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
-	r.CAPool = x509.NewCertPool()
-	r.CAPool.AddCert(caCert)
+	r.CAPEM, r.CAPool = ca.PEM, ca.Pool()
 	return certFile, keyFile, nil
 }
 

@@ -15,6 +15,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,9 +46,19 @@ func nextSerial() *big.Int {
 // NewCA returns a new CA, failing tb on error.
 func NewCA(tb testing.TB) *CA {
 	tb.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := GenerateCA()
 	if err != nil {
 		tb.Fatal(err)
+	}
+	return ca
+}
+
+// GenerateCA returns a new CA (NewCA for code without a testing.TB, such as
+// a harness started with a context).
+func GenerateCA() (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber:          nextSerial(),
@@ -59,22 +71,32 @@ func NewCA(tb testing.TB) *CA {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
-	return &CA{Cert: cert, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), key: key}
+	return &CA{Cert: cert, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), key: key}, nil
 }
 
 // Leaf returns a server certificate signed by ca for 127.0.0.1 and
-// localhost.
+// localhost, failing tb on error.
 func (ca *CA) Leaf(tb testing.TB) tls.Certificate {
 	tb.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	c, err := ca.NewLeaf()
 	if err != nil {
 		tb.Fatal(err)
+	}
+	return c
+}
+
+// NewLeaf returns a server certificate signed by ca for 127.0.0.1 and
+// localhost.
+func (ca *CA) NewLeaf() (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: nextSerial(),
@@ -88,9 +110,9 @@ func (ca *CA) Leaf(tb testing.TB) tls.Certificate {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.key)
 	if err != nil {
-		tb.Fatal(err)
+		return tls.Certificate{}, err
 	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
 // Serve starts an HTTPS server on 127.0.0.1 for h with a certificate of
@@ -106,4 +128,26 @@ func Serve(tb testing.TB, ca *CA, h http.Handler) (*httptest.Server, *CA) {
 	srv.StartTLS()
 	tb.Cleanup(srv.Close)
 	return srv, ca
+}
+
+// WriteLeaf writes a server certificate of ca for 127.0.0.1 and localhost
+// and its key, PEM-encoded, into dir as server.crt and server.key (mode
+// 0600), for servers configured by file.
+func (ca *CA) WriteLeaf(dir string) (certFile, keyFile string, err error) {
+	leaf, err := ca.NewLeaf()
+	if err != nil {
+		return "", "", err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(leaf.PrivateKey.(*ecdsa.PrivateKey))
+	if err != nil {
+		return "", "", err
+	}
+	certFile, keyFile = filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leaf.Certificate[0]}), 0o600); err != nil {
+		return "", "", err
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		return "", "", err
+	}
+	return certFile, keyFile, nil
 }
