@@ -3,9 +3,11 @@ package host
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/palyra-go/palyra/host/desired"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/inventory"
 	"github.com/palyra-go/palyra/host/source"
 )
@@ -117,19 +119,19 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 		res.Steps = append(res.Steps, st)
 	}
 
-	hooks, err := svc.Hooks(ctx)
+	bindings, err := svc.Hooks(ctx)
 	if err != nil {
 		return nil, err
 	}
 	bound := map[string]HookBinding{}
-	for _, b := range hooks {
+	for _, b := range bindings {
 		bound[b.HookID] = b
 	}
 	wanted := map[string]bool{}
 	for _, h := range doc.Hooks {
-		wanted[h.ID] = true
-		want := HookBinding{HookID: h.ID, Event: h.Event, PluginID: h.Skill, ToolID: h.Tool, TimeoutMs: h.TimeoutMs, Enabled: h.IsEnabled()}
-		st := ApplyStep{Action: ActionBindHook, HookID: h.ID, SkillID: h.Skill}
+		want := declaredBinding(h)
+		wanted[want.HookID] = true
+		st := ApplyStep{Action: ActionBindHook, HookID: want.HookID, SkillID: want.PluginID}
 		have, ok := bound[h.ID]
 		if ok {
 			st.Action = ActionKeepHook
@@ -147,7 +149,7 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 		res.Steps = append(res.Steps, st)
 	}
 	if req.Prune {
-		for _, b := range hooks {
+		for _, b := range bindings {
 			if wanted[b.HookID] {
 				continue
 			}
@@ -163,8 +165,10 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 		}
 	}
 
+	// A refused or failed step changes nothing: Changed counts the steps
+	// done (in a dry run, those that would be done).
 	for _, st := range res.Steps {
-		if changes(st.Action) {
+		if changes(st.Action) && st.Code == "" && (st.Done || req.DryRun) {
 			res.Changed = true
 		}
 	}
@@ -254,6 +258,27 @@ func grantLines(hosts, secrets, storage, channels []string) []string {
 		}
 	}
 	return out
+}
+
+// declaredBinding is a declared hook as the hook store keeps it: ids
+// trimmed and lower-cased, the event in its canonical name
+// (skill.enabled → skill:enabled). Comparing the document's spelling with
+// the stored one would rebind (or, for the id, bind again and prune) on
+// every apply. An event the store does not know is kept as written: binding
+// it reports the error.
+func declaredBinding(h desired.Hook) HookBinding {
+	event := h.Event
+	if e, err := hooks.NormalizeEvent(event); err == nil {
+		event = e
+	}
+	return HookBinding{
+		HookID:    strings.ToLower(strings.TrimSpace(h.ID)),
+		Event:     event,
+		PluginID:  strings.ToLower(strings.TrimSpace(h.Skill)),
+		ToolID:    strings.TrimSpace(h.Tool),
+		TimeoutMs: h.TimeoutMs,
+		Enabled:   h.IsEnabled(),
+	}
 }
 
 // sameBinding reports whether a bound hook is what the document declares.

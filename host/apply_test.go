@@ -126,7 +126,7 @@ func TestApply(t *testing.T) {
 	reg.publish("acme.one", "1.1.0", "api.example.com", "status.example.com")
 	res, err = apply(doc, false, false)
 	if !errors.Is(err, host.ErrNotAccepted) || errcode.Of(err) != "capabilities_not_accepted" ||
-		actions(res) != "update acme.one 1.1.0 !capabilities_not_accepted" || res.Steps[0].Done ||
+		actions(res) != "update acme.one 1.1.0 !capabilities_not_accepted" || res.Steps[0].Done || res.Changed ||
 		len(res.Steps[0].CapabilityDiff) != 1 || res.Steps[0].CapabilityDiff[0] != "+ http host status.example.com" {
 		t.Fatalf("a version granted more than accepted: %s %+v, %v", actions(res), res, err)
 	}
@@ -202,6 +202,38 @@ tool = "acme.one.t"
 				t.Fatalf("code %q (%v), want %s", errcode.Of(err), err, tc.code)
 			}
 		})
+	}
+}
+
+// TestApplyHookSpelling: a hook declared with another spelling than the
+// hook store keeps (ids in upper case and padded, the event by its dotted
+// alias) is bound once; the next apply keeps it and prune leaves it, rather
+// than rebinding it (or binding it again) on every run.
+func TestApplyHookSpelling(t *testing.T) {
+	ctx := context.Background()
+	h := openHostBare(t)
+	reg := &applyRegistry{t: t, dir: t.TempDir()}
+	reg.publish("acme.one", "1.0.0")
+	doc := reg.document("", nil, `
+[[hook]]
+id = " One.Enabled "
+event = "skill.enabled"
+skill = "ACME.One"
+tool = "acme.one.t"
+`)
+	res, err := h.Apply(ctx, host.ApplyRequest{Document: doc})
+	if err != nil || actions(res) != "install acme.one 1.0.0; bind_hook one.enabled" {
+		t.Fatalf("apply: %s, %v", actions(res), err)
+	}
+	for _, prune := range []bool{false, true} {
+		again, err := h.Apply(ctx, host.ApplyRequest{Document: doc, Prune: prune})
+		if err != nil || again.Changed || actions(again) != "keep acme.one; keep_hook one.enabled" {
+			t.Fatalf("apply again (prune %t): %s changed=%t, %v", prune, actions(again), again.Changed, err)
+		}
+	}
+	hooks, err := h.Hooks(ctx)
+	if err != nil || len(hooks) != 1 || hooks[0].Event != "skill:enabled" || hooks[0].PluginID != "acme.one" {
+		t.Fatalf("bindings %+v, %v", hooks, err)
 	}
 }
 

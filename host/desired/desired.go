@@ -157,9 +157,14 @@ func (d *Document) validate() error {
 		}
 	}
 	hooks := map[string]int{}
-	for i, h := range d.Hooks {
+	for i := range d.Hooks {
+		h := &d.Hooks[i]
 		p := fmt.Sprintf("hook[%d]", i)
-		if strings.TrimSpace(h.ID) == "" {
+		// Hook and skill ids as the hook store keeps them (trimmed,
+		// lower-cased): "Audit" and "audit" are one binding.
+		h.ID = strings.ToLower(strings.TrimSpace(h.ID))
+		h.Skill = strings.ToLower(strings.TrimSpace(h.Skill))
+		if h.ID == "" {
 			return invalid("%s.id: missing", p)
 		}
 		if j, dup := hooks[h.ID]; dup {

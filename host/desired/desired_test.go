@@ -74,6 +74,7 @@ func TestParseRefusals(t *testing.T) {
 		{"a duplicate id", skill("oci = \"oci://r/a\"\n[[skill]]\nid = \"A.B\"\noci = \"oci://r/b\"\n"), `skill[1].id: "a.b" is declared already by skill[0]`},
 		{"a hook without skill", "version = 1\n[[hook]]\nid = \"h\"\nevent = \"e\"\n", "hook[0] (h): event and skill are required"},
 		{"a duplicate hook", "version = 1\n[[hook]]\nid = \"h\"\nevent = \"e\"\nskill = \"s\"\n[[hook]]\nid = \"h\"\nevent = \"e\"\nskill = \"s\"\n", `hook[1].id: "h" is declared already`},
+		{"a duplicate hook in another case", "version = 1\n[[hook]]\nid = \"h\"\nevent = \"e\"\nskill = \"s\"\n[[hook]]\nid = \" H \"\nevent = \"e\"\nskill = \"s\"\n", `hook[1].id: "h" is declared already by hook[0]`},
 		{"a negative timeout", "version = 1\n[[hook]]\nid = \"h\"\nevent = \"e\"\nskill = \"s\"\ntimeout_ms = -1\n", "timeout_ms (h): -1 is negative"},
 		{"not TOML", "version = = 1", "line 1"},
 		{"too large", "version = 1\n#" + strings.Repeat("x", MaxDocumentBytes), "over the 1048576-byte limit"},
