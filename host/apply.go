@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/source"
 )
 
@@ -203,7 +205,7 @@ func planSkill(ctx context.Context, svc Service, f *source.Fetcher, s *desired.S
 	switch {
 	case installed && s.Allows(cur.Version) && (!ok || inventory.CompareVersions(cur.Version, target) >= 0):
 		st.Action, st.ToVersion = ActionKeep, cur.Version
-		return st, nil, nil
+		return st, nil, keptWithinAccept(ctx, svc, s, cur.Version, &st)
 	case !ok:
 		st.Action = ActionInstall
 		if installed {
@@ -244,6 +246,32 @@ func planSkill(ctx context.Context, svc Service, f *source.Fetcher, s *desired.S
 		return st, nil, err // a quarantine the dry run foresaw (audit, policy)
 	}
 	return st, got, nil
+}
+
+// keptWithinAccept checks that the version apply keeps is granted no more
+// than the document accepts for its skill: an accept list narrowed after
+// the install would otherwise read as converged while the host runs with
+// grants the operator no longer accepts. Apply cannot take a grant back; it
+// reports the excess (ErrNotAccepted) on the keep step, for the operator to
+// widen accept again or remove the skill. A version recorded without grants
+// has nothing to check.
+func keptWithinAccept(ctx context.Context, svc Service, s *desired.Skill, version string, st *ApplyStep) error {
+	info, err := svc.Info(ctx, SkillRef{SkillID: s.ID, Version: version})
+	if err != nil {
+		return fmt.Errorf("%s %s: reading its grants: %w", s.ID, version, err)
+	}
+	if len(info.Grants) == 0 {
+		return nil
+	}
+	var g policy.Grants
+	if err := json.Unmarshal(info.Grants, &g); err != nil {
+		return fmt.Errorf("%s %s: reading its grants: %w", s.ID, version, err)
+	}
+	if excess := s.Accept.Excess(g.HTTPHosts, g.SecretKeys, g.StoragePrefixes, g.Channels, g.DeviceCapabilities, g.NodeCapabilities, g.SecretRead); len(excess) > 0 {
+		st.CapabilityDiff = excess
+		return fmt.Errorf("%s %s, installed, is granted more than the document accepts for it: %v (accept it, or remove the skill): %w", s.ID, version, excess, ErrNotAccepted)
+	}
+	return nil
 }
 
 // grantLines lists a new skill's grants the way a capability diff does.

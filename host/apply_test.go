@@ -237,6 +237,35 @@ tool = "acme.one.t"
 	}
 }
 
+// TestApplyKeepBeyondAccept: the installed version is the target, but the
+// document's accept list was narrowed since: the keep step reports the
+// excess (capabilities_not_accepted) instead of calling the host
+// converged, and nothing is changed; accepting it again converges.
+func TestApplyKeepBeyondAccept(t *testing.T) {
+	ctx := context.Background()
+	h := openHostBare(t)
+	reg := &applyRegistry{t: t, dir: t.TempDir()}
+	reg.publish("acme.one", "1.0.0", "api.example.com", "status.example.com")
+	wide := reg.document("", []string{"api.example.com", "status.example.com"}, "")
+	if _, err := h.Apply(ctx, host.ApplyRequest{Document: wide}); err != nil {
+		t.Fatal(err)
+	}
+	narrow := reg.document("", []string{"api.example.com"}, "")
+	for _, dry := range []bool{true, false} {
+		res, err := h.Apply(ctx, host.ApplyRequest{Document: narrow, DryRun: dry})
+		if !errors.Is(err, host.ErrNotAccepted) || res == nil || res.Changed || actions(res) != "keep acme.one !capabilities_not_accepted" ||
+			strings.Join(res.Steps[0].CapabilityDiff, ",") != "+ http host status.example.com" {
+			t.Fatalf("narrowed accept (dry run %t): %s %+v, %v", dry, actions(res), res, err)
+		}
+	}
+	if info, err := h.Info(ctx, host.SkillRef{SkillID: "acme.one"}); err != nil || info.Inventory.Version != "1.0.0" {
+		t.Fatalf("the skill changed: %+v, %v", info, err)
+	}
+	if res, err := h.Apply(ctx, host.ApplyRequest{Document: wide}); err != nil || res.Changed || actions(res) != "keep acme.one" {
+		t.Fatalf("accepted again: %s, %v", actions(res), err)
+	}
+}
+
 // openHostBare opens a host on a fresh state dir with nothing installed.
 func openHostBare(t *testing.T) *host.Host {
 	t.Helper()
