@@ -190,8 +190,9 @@ func repoHasTag(ref string) bool {
 }
 
 // Pick returns the highest of versions that the skill's constraint allows
-// (any, without one), and false when none does. Versions that are not
-// semver are ignored.
+// (any release, without one), and false when none does. Versions that are
+// not semver are ignored; a pre-release is picked only by a constraint that
+// names one (Masterminds/semver's rule).
 func (s *Skill) Pick(versions []string) (string, bool) {
 	var best *semver.Version
 	bestRaw := ""
@@ -200,7 +201,10 @@ func (s *Skill) Pick(versions []string) (string, bool) {
 		if err != nil {
 			continue
 		}
-		if s.constraint != nil && !s.constraint.Check(v) {
+		// Without a constraint, as under one that names none, a
+		// pre-release is never the target: "the highest" is the highest
+		// release.
+		if (s.constraint == nil && v.Prerelease() != "") || (s.constraint != nil && !s.constraint.Check(v)) {
 			continue
 		}
 		if best == nil || v.GreaterThan(best) {

@@ -44,6 +44,9 @@ func TestParse(t *testing.T) {
 	if v, ok := d.Skills[1].Pick([]string{"0.1.0", "3.0.0", "2.9.9"}); !ok || v != "3.0.0" {
 		t.Fatalf("pick without a constraint: %q %t", v, ok)
 	}
+	if v, ok := d.Skills[1].Pick([]string{"1.0.0", "1.1.0-rc.1"}); !ok || v != "1.0.0" {
+		t.Fatalf("pick without a constraint took a pre-release: %q %t", v, ok)
+	}
 	if _, ok := d.Skills[0].Pick([]string{"0.9.0", "2.0.0"}); ok {
 		t.Fatal("picked a version outside the constraint")
 	}
