@@ -39,9 +39,17 @@
 // duplicate skill or hook id. Sizes have named limits (MaxDocumentBytes,
 // MaxSkills, MaxHooks).
 //
+// Skill and hook ids are trimmed and lower-cased, as the inventory and the
+// hook store keep them, so ids differing in case are duplicates. Without a
+// version constraint the highest release is picked; a pre-release only by
+// a constraint that names one.
+//
 // Accept covers what a version is granted (hosts, secrets, storage,
 // channels, device and node capabilities, secret reads). Quotas (fuel,
 // memory, time) are the operator profile's to bound (policy.toml), not the
 // document's. A skill's operator configuration has no place here yet: the
 // host has no per-skill operator configuration.
+//
+// The full reference, with how apply plans and its refusal codes, is
+// docs/desired-state.md.
 package desired
