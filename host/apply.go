@@ -184,7 +184,7 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 // (with the fetched artifact, checked by a dry run against what the
 // document accepts).
 func planSkill(ctx context.Context, svc Service, f *source.Fetcher, s *desired.Skill, current map[string]SkillListing) (ApplyStep, *source.Fetched, error) {
-	ref := source.Ref{OCI: s.OCI, RegistryURL: s.RegistryURL, RegistryDir: s.RegistryDir, PlainHTTP: s.PlainHTTP}
+	ref := source.Ref{OCI: s.OCI, RegistryURL: s.RegistryURL, RegistryDir: s.RegistryDir, RegistryCACert: s.RegistryCACert, PlainHTTP: s.PlainHTTP}
 	if s.OCI == "" {
 		ref.SkillID = s.ID
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/registry"
 	"github.com/palyra-go/palyra/internal/testskill"
+	"github.com/palyra-go/palyra/internal/testtls"
 )
 
 // applyRegistry is a local registry directory the apply tests publish to.
@@ -263,6 +265,35 @@ func TestApplyKeepBeyondAccept(t *testing.T) {
 	}
 	if res, err := h.Apply(ctx, host.ApplyRequest{Document: wide}); err != nil || res.Changed || actions(res) != "keep acme.one" {
 		t.Fatalf("accepted again: %s, %v", actions(res), err)
+	}
+}
+
+// TestApplyRegistryURL: a skill declared by a signed index served over
+// HTTPS by a CA only the document names (registry_ca_cert, inline PEM, so
+// the document carries it to a daemon too): installed, then kept; without
+// the CA the TLS server is not trusted and nothing is installed.
+func TestApplyRegistryURL(t *testing.T) {
+	ctx := context.Background()
+	h := openHostBare(t)
+	reg := &applyRegistry{t: t, dir: t.TempDir()}
+	reg.publish("acme.one", "1.0.0")
+	srv, ca := testtls.Serve(t, nil, http.FileServer(http.Dir(reg.dir)))
+	doc := fmt.Sprintf("version = 1\n[[skill]]\nid = \"acme.one\"\nregistry_url = %q\nallow_tofu = true\n", srv.URL+"/index.json")
+	withCA := doc + fmt.Sprintf("registry_ca_cert = '''\n%s'''\n", ca.PEM)
+
+	res, err := h.Apply(ctx, host.ApplyRequest{Document: doc})
+	if err == nil || res == nil || res.Changed || len(res.Steps) != 1 || res.Steps[0].Code == "" {
+		t.Fatalf("without the CA: %+v, %v", res, err)
+	}
+	if l, _ := h.List(ctx, host.ListRequest{}); len(l.Entries) != 0 {
+		t.Fatalf("installed %d versions without the CA", len(l.Entries))
+	}
+	res, err = h.Apply(ctx, host.ApplyRequest{Document: withCA})
+	if err != nil || actions(res) != "install acme.one 1.0.0" || !res.Steps[0].Done {
+		t.Fatalf("with the CA: %s, %v", actions(res), err)
+	}
+	if res, err := h.Apply(ctx, host.ApplyRequest{Document: withCA}); err != nil || res.Changed || actions(res) != "keep acme.one" {
+		t.Fatalf("again: %s, %v", actions(res), err)
 	}
 }
 

@@ -2,6 +2,7 @@ package desired
 
 import (
 	"bytes"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"slices"
@@ -45,6 +46,9 @@ type Skill struct {
 	OCI         string `toml:"oci"`
 	RegistryURL string `toml:"registry_url"`
 	RegistryDir string `toml:"registry_dir"`
+	// RegistryCACert is a PEM bundle of CAs trusted for the registry_url's
+	// TLS server, besides the applying host's ("" = none).
+	RegistryCACert string `toml:"registry_ca_cert"`
 	// Version is a semver constraint ("" = any).
 	Version   string `toml:"version"`
 	AllowTOFU bool   `toml:"allow_tofu"`
@@ -144,6 +148,14 @@ func (d *Document) validate() error {
 		}
 		if s.OCI != "" && (strings.Contains(s.OCI[min(len(s.OCI), len("oci://")):], "@") || repoHasTag(s.OCI)) {
 			return invalid("%s.oci (%s): %q names a tag or digest; give the repository, and the versions with version", p, s.ID, s.OCI)
+		}
+		if s.RegistryCACert != "" {
+			if s.RegistryURL == "" {
+				return invalid("%s.registry_ca_cert (%s): only with registry_url", p, s.ID)
+			}
+			if b, _ := pem.Decode([]byte(s.RegistryCACert)); b == nil || b.Type != "CERTIFICATE" {
+				return invalid("%s.registry_ca_cert (%s): not a PEM certificate (-----BEGIN CERTIFICATE-----)", p, s.ID)
+			}
 		}
 		if s.PlainHTTP && s.OCI == "" {
 			return invalid("%s.plain_http (%s): only for an OCI registry on loopback", p, s.ID)

@@ -72,6 +72,8 @@ func TestParseRefusals(t *testing.T) {
 		{"a tag", skill("oci = \"oci://r:5000/a:1.0.0\"\n"), "names a tag or digest"},
 		{"a digest", skill("oci = \"oci://r/a@sha256:00\"\n"), "names a tag or digest"},
 		{"plain http to an index", skill("registry_dir = \"/d\"\nplain_http = true\n"), "plain_http"},
+		{"a CA certificate for a directory", skill("registry_dir = \"/d\"\nregistry_ca_cert = \"x\"\n"), "skill[0].registry_ca_cert (a.b): only with registry_url"},
+		{"a CA certificate without PEM", skill("registry_url = \"https://r/index.json\"\nregistry_ca_cert = \"not pem\"\n"), "skill[0].registry_ca_cert (a.b): not a PEM certificate"},
 		{"a bad constraint", skill("oci = \"oci://r/a\"\nversion = \"^^1\"\n"), `skill[0].version (a.b): "^^1" is not a semver constraint`},
 		{"no id", "version = 1\n[[skill]]\noci = \"oci://r/a\"\n", "skill[0].id: missing"},
 		{"a duplicate id", skill("oci = \"oci://r/a\"\n[[skill]]\nid = \"A.B\"\noci = \"oci://r/b\"\n"), `skill[1].id: "a.b" is declared already by skill[0]`},

@@ -13,6 +13,7 @@
 //	oci = "oci://registry.example/skills/http-fetch"   # an OCI repository (no tag: versions are tags)
 //	# or: registry_url = "https://skills.example/index.json"  (a signed index)
 //	# or: registry_dir = "/srv/registry"                       (a local registry, on the host that applies)
+//	# registry_ca_cert = """-----BEGIN CERTIFICATE-----…"""  (PEM CAs for registry_url's TLS, besides the host's)
 //	version = "^1.1"                           # a semver constraint; default: any (the highest)
 //	allow_tofu = false                         # pin an unknown publisher key on first use
 //	plain_http = false                         # OCI registry on a loopback address over HTTP
