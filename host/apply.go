@@ -47,15 +47,15 @@ func changes(action string) bool {
 }
 
 // ApplyTo is Apply over any Service, with f reading the sources: the local
-// host and a cluster node share it. It plans every step first (the
-// versions each skill's source has and its constraint allows, a dry run of
-// each install or update against the document's accepted capabilities,
-// the hook bindings), then, unless req.DryRun, carries the steps out in
-// order: skills, then removals (with req.Prune), then hooks. A step that is
-// refused or fails is reported on it (Error, Code) and the others still
-// run: ApplyTo then returns the result with an error wrapping the first
-// failure's sentinel. A converged host gets keep steps only and Changed
-// false.
+// host and a cluster node share it. Skill by skill, in document order, it
+// plans the step (the versions the source has and the constraint allows, a
+// dry run of an install or update against the document's accepted
+// capabilities) and, unless req.DryRun, carries it out; then the removals
+// (with req.Prune), then the hook bindings. A step that is refused or fails
+// is reported on it (Error, Code) and the others still run: ApplyTo then
+// returns the result with an error wrapping the first failure's sentinel.
+// A canceled ctx stops it, returning the steps so far with the error. A
+// converged host gets keep steps only and Changed false.
 func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyRequest) (*ApplyResult, error) {
 	doc, err := desired.Parse([]byte(req.Document))
 	if err != nil {
@@ -84,10 +84,14 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 		declared[s.ID] = true
 		st, fetched, err := planSkill(ctx, svc, f, s, current)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
 			fail(&st, err)
+			if ctx.Err() != nil {
+				// Stop, but say what was done before: steps already
+				// carried out stay reported.
+				res.Steps = append(res.Steps, st)
+				res.Changed = changed(res, req.DryRun)
+				return res, fmt.Errorf("host: apply: stopped at %s: %w", s.ID, ctx.Err())
+			}
 		} else if changes(st.Action) && !req.DryRun {
 			r, err := svc.Install(ctx, InstallRequest{
 				Artifact: fetched.Artifact, Source: fetched.Source, AllowTOFU: s.AllowTOFU,
@@ -123,7 +127,8 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 
 	bindings, err := svc.Hooks(ctx)
 	if err != nil {
-		return nil, err
+		res.Changed = changed(res, req.DryRun)
+		return res, fmt.Errorf("host: apply: reading the hook bindings: %w", err)
 	}
 	bound := map[string]HookBinding{}
 	for _, b := range bindings {
@@ -167,17 +172,22 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 		}
 	}
 
-	// A refused or failed step changes nothing: Changed counts the steps
-	// done (in a dry run, those that would be done).
-	for _, st := range res.Steps {
-		if changes(st.Action) && st.Code == "" && (st.Done || req.DryRun) {
-			res.Changed = true
-		}
-	}
+	res.Changed = changed(res, req.DryRun)
 	if first != nil {
 		return res, fmt.Errorf("host: apply: %w", first)
 	}
 	return res, nil
+}
+
+// changed reports whether a step of res changed the host (in a dry run:
+// would change it). A refused or failed step changes nothing.
+func changed(res *ApplyResult, dryRun bool) bool {
+	for _, st := range res.Steps {
+		if changes(st.Action) && st.Code == "" && (st.Done || dryRun) {
+			return true
+		}
+	}
+	return false
 }
 
 // planSkill decides one declared skill's step: keep, install or update

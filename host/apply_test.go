@@ -297,6 +297,42 @@ func TestApplyRegistryURL(t *testing.T) {
 	}
 }
 
+// cancelAfterInstall is a real host whose ctx is canceled once an install
+// (not a dry run) is done: a caller giving up in the middle of an apply.
+type cancelAfterInstall struct {
+	*host.Host
+	cancel context.CancelFunc
+}
+
+func (c cancelAfterInstall) Install(ctx context.Context, req host.InstallRequest) (*host.InstallResult, error) {
+	r, err := c.Host.Install(ctx, req)
+	if !req.DryRun {
+		c.cancel()
+	}
+	return r, err
+}
+
+// TestApplyCanceled: an apply canceled after its first install returns the
+// steps so far (the install, done) with the cancellation, not a bare
+// error that hides what was changed.
+func TestApplyCanceled(t *testing.T) {
+	h := openHostBare(t)
+	reg := &applyRegistry{t: t, dir: t.TempDir()}
+	reg.publish("acme.one", "1.0.0")
+	reg.publish("acme.two", "1.0.0")
+	doc := fmt.Sprintf("version = 1\n[[skill]]\nid = \"acme.one\"\nregistry_dir = %q\nallow_tofu = true\n[[skill]]\nid = \"acme.two\"\nregistry_dir = %q\nallow_tofu = true\n", reg.dir, reg.dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := host.ApplyTo(ctx, cancelAfterInstall{h, cancel}, h.Sources(), host.ApplyRequest{Document: doc})
+	if !errors.Is(err, context.Canceled) || res == nil || !res.Changed || len(res.Steps) != 2 ||
+		!res.Steps[0].Done || res.Steps[1].Done || res.Steps[1].Code == "" {
+		t.Fatalf("canceled apply: %+v, %v", res, err)
+	}
+	if info, err := h.Info(context.Background(), host.SkillRef{SkillID: "acme.one"}); err != nil || info.Inventory.Version != "1.0.0" {
+		t.Fatalf("acme.one: %+v, %v", info, err)
+	}
+}
+
 // openHostBare opens a host on a fresh state dir with nothing installed.
 func openHostBare(t *testing.T) *host.Host {
 	t.Helper()
