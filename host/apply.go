@@ -2,11 +2,15 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/palyra-go/palyra/host/desired"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/source"
 )
 
@@ -43,15 +47,15 @@ func changes(action string) bool {
 }
 
 // ApplyTo is Apply over any Service, with f reading the sources: the local
-// host and a cluster node share it. It plans every step first (the
-// versions each skill's source has and its constraint allows, a dry run of
-// each install or update against the document's accepted capabilities,
-// the hook bindings), then, unless req.DryRun, carries the steps out in
-// order: skills, then removals (with req.Prune), then hooks. A step that is
-// refused or fails is reported on it (Error, Code) and the others still
-// run: ApplyTo then returns the result with an error wrapping the first
-// failure's sentinel. A converged host gets keep steps only and Changed
-// false.
+// host and a cluster node share it. Skill by skill, in document order, it
+// plans the step (the versions the source has and the constraint allows, a
+// dry run of an install or update against the document's accepted
+// capabilities) and, unless req.DryRun, carries it out; then the removals
+// (with req.Prune), then the hook bindings. A step that is refused or fails
+// is reported on it (Error, Code) and the others still run: ApplyTo then
+// returns the result with an error wrapping the first failure's sentinel.
+// A canceled ctx stops it, returning the steps so far with the error. A
+// converged host gets keep steps only and Changed false.
 func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyRequest) (*ApplyResult, error) {
 	doc, err := desired.Parse([]byte(req.Document))
 	if err != nil {
@@ -80,10 +84,14 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 		declared[s.ID] = true
 		st, fetched, err := planSkill(ctx, svc, f, s, current)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
 			fail(&st, err)
+			if ctx.Err() != nil {
+				// Stop, but say what was done before: steps already
+				// carried out stay reported.
+				res.Steps = append(res.Steps, st)
+				res.Changed = changed(res, req.DryRun)
+				return res, fmt.Errorf("host: apply: stopped at %s: %w", s.ID, ctx.Err())
+			}
 		} else if changes(st.Action) && !req.DryRun {
 			r, err := svc.Install(ctx, InstallRequest{
 				Artifact: fetched.Artifact, Source: fetched.Source, AllowTOFU: s.AllowTOFU,
@@ -117,19 +125,20 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 		res.Steps = append(res.Steps, st)
 	}
 
-	hooks, err := svc.Hooks(ctx)
+	bindings, err := svc.Hooks(ctx)
 	if err != nil {
-		return nil, err
+		res.Changed = changed(res, req.DryRun)
+		return res, fmt.Errorf("host: apply: reading the hook bindings: %w", err)
 	}
 	bound := map[string]HookBinding{}
-	for _, b := range hooks {
+	for _, b := range bindings {
 		bound[b.HookID] = b
 	}
 	wanted := map[string]bool{}
 	for _, h := range doc.Hooks {
-		wanted[h.ID] = true
-		want := HookBinding{HookID: h.ID, Event: h.Event, PluginID: h.Skill, ToolID: h.Tool, TimeoutMs: h.TimeoutMs, Enabled: h.IsEnabled()}
-		st := ApplyStep{Action: ActionBindHook, HookID: h.ID, SkillID: h.Skill}
+		want := declaredBinding(h)
+		wanted[want.HookID] = true
+		st := ApplyStep{Action: ActionBindHook, HookID: want.HookID, SkillID: want.PluginID}
 		have, ok := bound[h.ID]
 		if ok {
 			st.Action = ActionKeepHook
@@ -147,7 +156,7 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 		res.Steps = append(res.Steps, st)
 	}
 	if req.Prune {
-		for _, b := range hooks {
+		for _, b := range bindings {
 			if wanted[b.HookID] {
 				continue
 			}
@@ -163,22 +172,29 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 		}
 	}
 
-	for _, st := range res.Steps {
-		if changes(st.Action) {
-			res.Changed = true
-		}
-	}
+	res.Changed = changed(res, req.DryRun)
 	if first != nil {
 		return res, fmt.Errorf("host: apply: %w", first)
 	}
 	return res, nil
 }
 
+// changed reports whether a step of res changed the host (in a dry run:
+// would change it). A refused or failed step changes nothing.
+func changed(res *ApplyResult, dryRun bool) bool {
+	for _, st := range res.Steps {
+		if changes(st.Action) && st.Code == "" && (st.Done || dryRun) {
+			return true
+		}
+	}
+	return false
+}
+
 // planSkill decides one declared skill's step: keep, install or update
 // (with the fetched artifact, checked by a dry run against what the
 // document accepts).
 func planSkill(ctx context.Context, svc Service, f *source.Fetcher, s *desired.Skill, current map[string]SkillListing) (ApplyStep, *source.Fetched, error) {
-	ref := source.Ref{OCI: s.OCI, RegistryURL: s.RegistryURL, RegistryDir: s.RegistryDir, PlainHTTP: s.PlainHTTP}
+	ref := source.Ref{OCI: s.OCI, RegistryURL: s.RegistryURL, RegistryDir: s.RegistryDir, RegistryCACert: s.RegistryCACert, PlainHTTP: s.PlainHTTP}
 	if s.OCI == "" {
 		ref.SkillID = s.ID
 	}
@@ -199,7 +215,7 @@ func planSkill(ctx context.Context, svc Service, f *source.Fetcher, s *desired.S
 	switch {
 	case installed && s.Allows(cur.Version) && (!ok || inventory.CompareVersions(cur.Version, target) >= 0):
 		st.Action, st.ToVersion = ActionKeep, cur.Version
-		return st, nil, nil
+		return st, nil, keptWithinAccept(ctx, svc, s, cur.Version, &st)
 	case !ok:
 		st.Action = ActionInstall
 		if installed {
@@ -242,6 +258,32 @@ func planSkill(ctx context.Context, svc Service, f *source.Fetcher, s *desired.S
 	return st, got, nil
 }
 
+// keptWithinAccept checks that the version apply keeps is granted no more
+// than the document accepts for its skill: an accept list narrowed after
+// the install would otherwise read as converged while the host runs with
+// grants the operator no longer accepts. Apply cannot take a grant back; it
+// reports the excess (ErrNotAccepted) on the keep step, for the operator to
+// widen accept again or remove the skill. A version recorded without grants
+// has nothing to check.
+func keptWithinAccept(ctx context.Context, svc Service, s *desired.Skill, version string, st *ApplyStep) error {
+	info, err := svc.Info(ctx, SkillRef{SkillID: s.ID, Version: version})
+	if err != nil {
+		return fmt.Errorf("%s %s: reading its grants: %w", s.ID, version, err)
+	}
+	if len(info.Grants) == 0 {
+		return nil
+	}
+	var g policy.Grants
+	if err := json.Unmarshal(info.Grants, &g); err != nil {
+		return fmt.Errorf("%s %s: reading its grants: %w", s.ID, version, err)
+	}
+	if excess := s.Accept.Excess(g.HTTPHosts, g.SecretKeys, g.StoragePrefixes, g.Channels, g.DeviceCapabilities, g.NodeCapabilities, g.SecretRead); len(excess) > 0 {
+		st.CapabilityDiff = excess
+		return fmt.Errorf("%s %s, installed, is granted more than the document accepts for it: %v (accept it, or remove the skill): %w", s.ID, version, excess, ErrNotAccepted)
+	}
+	return nil
+}
+
 // grantLines lists a new skill's grants the way a capability diff does.
 func grantLines(hosts, secrets, storage, channels []string) []string {
 	var out []string
@@ -254,6 +296,27 @@ func grantLines(hosts, secrets, storage, channels []string) []string {
 		}
 	}
 	return out
+}
+
+// declaredBinding is a declared hook as the hook store keeps it: ids
+// trimmed and lower-cased, the event in its canonical name
+// (skill.enabled → skill:enabled). Comparing the document's spelling with
+// the stored one would rebind (or, for the id, bind again and prune) on
+// every apply. An event the store does not know is kept as written: binding
+// it reports the error.
+func declaredBinding(h desired.Hook) HookBinding {
+	event := h.Event
+	if e, err := hooks.NormalizeEvent(event); err == nil {
+		event = e
+	}
+	return HookBinding{
+		HookID:    strings.ToLower(strings.TrimSpace(h.ID)),
+		Event:     event,
+		PluginID:  strings.ToLower(strings.TrimSpace(h.Skill)),
+		ToolID:    strings.TrimSpace(h.Tool),
+		TimeoutMs: h.TimeoutMs,
+		Enabled:   h.IsEnabled(),
+	}
 }
 
 // sameBinding reports whether a bound hook is what the document declares.

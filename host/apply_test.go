@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/registry"
 	"github.com/palyra-go/palyra/internal/testskill"
+	"github.com/palyra-go/palyra/internal/testtls"
 )
 
 // applyRegistry is a local registry directory the apply tests publish to.
@@ -128,7 +130,7 @@ func TestApply(t *testing.T) {
 	reg.publish("acme.one", "1.1.0", "api.example.com", "status.example.com")
 	res, err = apply(doc, false, false)
 	if !errors.Is(err, host.ErrNotAccepted) || errcode.Of(err) != "capabilities_not_accepted" ||
-		actions(res) != "update acme.one 1.1.0 !capabilities_not_accepted" || res.Steps[0].Done ||
+		actions(res) != "update acme.one 1.1.0 !capabilities_not_accepted" || res.Steps[0].Done || res.Changed ||
 		len(res.Steps[0].CapabilityDiff) != 1 || res.Steps[0].CapabilityDiff[0] != "+ http host status.example.com" {
 		t.Fatalf("a version granted more than accepted: %s %+v, %v", actions(res), res, err)
 	}
@@ -204,6 +206,132 @@ tool = "acme.one.t"
 				t.Fatalf("code %q (%v), want %s", errcode.Of(err), err, tc.code)
 			}
 		})
+	}
+}
+
+// TestApplyHookSpelling: a hook declared with another spelling than the
+// hook store keeps (ids in upper case and padded, the event by its dotted
+// alias) is bound once; the next apply keeps it and prune leaves it, rather
+// than rebinding it (or binding it again) on every run.
+func TestApplyHookSpelling(t *testing.T) {
+	ctx := context.Background()
+	h := openHostBare(t)
+	reg := &applyRegistry{t: t, dir: t.TempDir()}
+	reg.publish("acme.one", "1.0.0")
+	doc := reg.document("", nil, `
+[[hook]]
+id = " One.Enabled "
+event = "skill.enabled"
+skill = "ACME.One"
+tool = "acme.one.t"
+`)
+	res, err := h.Apply(ctx, host.ApplyRequest{Document: doc})
+	if err != nil || actions(res) != "install acme.one 1.0.0; bind_hook one.enabled" {
+		t.Fatalf("apply: %s, %v", actions(res), err)
+	}
+	for _, prune := range []bool{false, true} {
+		again, err := h.Apply(ctx, host.ApplyRequest{Document: doc, Prune: prune})
+		if err != nil || again.Changed || actions(again) != "keep acme.one; keep_hook one.enabled" {
+			t.Fatalf("apply again (prune %t): %s changed=%t, %v", prune, actions(again), again.Changed, err)
+		}
+	}
+	hooks, err := h.Hooks(ctx)
+	if err != nil || len(hooks) != 1 || hooks[0].Event != "skill:enabled" || hooks[0].PluginID != "acme.one" {
+		t.Fatalf("bindings %+v, %v", hooks, err)
+	}
+}
+
+// TestApplyKeepBeyondAccept: the installed version is the target, but the
+// document's accept list was narrowed since: the keep step reports the
+// excess (capabilities_not_accepted) instead of calling the host
+// converged, and nothing is changed; accepting it again converges.
+func TestApplyKeepBeyondAccept(t *testing.T) {
+	ctx := context.Background()
+	h := openHostBare(t)
+	reg := &applyRegistry{t: t, dir: t.TempDir()}
+	reg.publish("acme.one", "1.0.0", "api.example.com", "status.example.com")
+	wide := reg.document("", []string{"api.example.com", "status.example.com"}, "")
+	if _, err := h.Apply(ctx, host.ApplyRequest{Document: wide}); err != nil {
+		t.Fatal(err)
+	}
+	narrow := reg.document("", []string{"api.example.com"}, "")
+	for _, dry := range []bool{true, false} {
+		res, err := h.Apply(ctx, host.ApplyRequest{Document: narrow, DryRun: dry})
+		if !errors.Is(err, host.ErrNotAccepted) || res == nil || res.Changed || actions(res) != "keep acme.one !capabilities_not_accepted" ||
+			strings.Join(res.Steps[0].CapabilityDiff, ",") != "+ http host status.example.com" {
+			t.Fatalf("narrowed accept (dry run %t): %s %+v, %v", dry, actions(res), res, err)
+		}
+	}
+	if info, err := h.Info(ctx, host.SkillRef{SkillID: "acme.one"}); err != nil || info.Inventory.Version != "1.0.0" {
+		t.Fatalf("the skill changed: %+v, %v", info, err)
+	}
+	if res, err := h.Apply(ctx, host.ApplyRequest{Document: wide}); err != nil || res.Changed || actions(res) != "keep acme.one" {
+		t.Fatalf("accepted again: %s, %v", actions(res), err)
+	}
+}
+
+// TestApplyRegistryURL: a skill declared by a signed index served over
+// HTTPS by a CA only the document names (registry_ca_cert, inline PEM, so
+// the document carries it to a daemon too): installed, then kept; without
+// the CA the TLS server is not trusted and nothing is installed.
+func TestApplyRegistryURL(t *testing.T) {
+	ctx := context.Background()
+	h := openHostBare(t)
+	reg := &applyRegistry{t: t, dir: t.TempDir()}
+	reg.publish("acme.one", "1.0.0")
+	srv, ca := testtls.Serve(t, nil, http.FileServer(http.Dir(reg.dir)))
+	doc := fmt.Sprintf("version = 1\n[[skill]]\nid = \"acme.one\"\nregistry_url = %q\nallow_tofu = true\n", srv.URL+"/index.json")
+	withCA := doc + fmt.Sprintf("registry_ca_cert = '''\n%s'''\n", ca.PEM)
+
+	res, err := h.Apply(ctx, host.ApplyRequest{Document: doc})
+	if err == nil || res == nil || res.Changed || len(res.Steps) != 1 || res.Steps[0].Code == "" {
+		t.Fatalf("without the CA: %+v, %v", res, err)
+	}
+	if l, _ := h.List(ctx, host.ListRequest{}); len(l.Entries) != 0 {
+		t.Fatalf("installed %d versions without the CA", len(l.Entries))
+	}
+	res, err = h.Apply(ctx, host.ApplyRequest{Document: withCA})
+	if err != nil || actions(res) != "install acme.one 1.0.0" || !res.Steps[0].Done {
+		t.Fatalf("with the CA: %s, %v", actions(res), err)
+	}
+	if res, err := h.Apply(ctx, host.ApplyRequest{Document: withCA}); err != nil || res.Changed || actions(res) != "keep acme.one" {
+		t.Fatalf("again: %s, %v", actions(res), err)
+	}
+}
+
+// cancelAfterInstall is a real host whose ctx is canceled once an install
+// (not a dry run) is done: a caller giving up in the middle of an apply.
+type cancelAfterInstall struct {
+	*host.Host
+	cancel context.CancelFunc
+}
+
+func (c cancelAfterInstall) Install(ctx context.Context, req host.InstallRequest) (*host.InstallResult, error) {
+	r, err := c.Host.Install(ctx, req)
+	if !req.DryRun {
+		c.cancel()
+	}
+	return r, err
+}
+
+// TestApplyCanceled: an apply canceled after its first install returns the
+// steps so far (the install, done) with the cancellation, not a bare
+// error that hides what was changed.
+func TestApplyCanceled(t *testing.T) {
+	h := openHostBare(t)
+	reg := &applyRegistry{t: t, dir: t.TempDir()}
+	reg.publish("acme.one", "1.0.0")
+	reg.publish("acme.two", "1.0.0")
+	doc := fmt.Sprintf("version = 1\n[[skill]]\nid = \"acme.one\"\nregistry_dir = %q\nallow_tofu = true\n[[skill]]\nid = \"acme.two\"\nregistry_dir = %q\nallow_tofu = true\n", reg.dir, reg.dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := host.ApplyTo(ctx, cancelAfterInstall{h, cancel}, h.Sources(), host.ApplyRequest{Document: doc})
+	if !errors.Is(err, context.Canceled) || res == nil || !res.Changed || len(res.Steps) != 2 ||
+		!res.Steps[0].Done || res.Steps[1].Done || res.Steps[1].Code == "" {
+		t.Fatalf("canceled apply: %+v, %v", res, err)
+	}
+	if info, err := h.Info(context.Background(), host.SkillRef{SkillID: "acme.one"}); err != nil || info.Inventory.Version != "1.0.0" {
+		t.Fatalf("acme.one: %+v, %v", info, err)
 	}
 }
 

@@ -73,6 +73,9 @@ func (a *app) applyOrDiff(diff bool) *cobra.Command {
 	}
 	c.Flags().StringVarP(&file, "file", "f", "", "desired-state document (palyra.toml)")
 	c.Flags().BoolVar(&prune, "prune", false, "remove installed skills and hook bindings the document does not declare")
+	// apply and diff are no group's subcommands: --url, --token and
+	// --principal are their own.
+	a.registerDaemonFlags(c)
 	sf.register(c, true)
 	sf.sources.register(c)
 	requireFlags(c, "file")
@@ -113,7 +116,17 @@ func applyText(r *host.ApplyResult) string {
 		}
 		b.WriteByte('\n')
 	}
+	failed := 0
+	for _, s := range r.Steps {
+		if s.Code != "" {
+			failed++
+		}
+	}
 	switch {
+	case failed > 0 && r.DryRun:
+		fmt.Fprintf(&b, "plan only (dry run): nothing was changed; %d step(s) would be refused", failed)
+	case failed > 0:
+		fmt.Fprintf(&b, "not converged: %d step(s) refused or failed", failed)
 	case !r.Changed:
 		b.WriteString("no changes: the host is in the desired state")
 	case r.DryRun:

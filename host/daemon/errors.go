@@ -47,6 +47,7 @@ var statusByCode = map[string]struct {
 	"no_source":                  {http.StatusConflict, codes.FailedPrecondition},
 	"registry_identity_mismatch": {http.StatusUnprocessableEntity, codes.FailedPrecondition},
 	"capability_escalation":      {http.StatusUnprocessableEntity, codes.FailedPrecondition},
+	"invalid_desired_state":      {http.StatusBadRequest, codes.InvalidArgument},
 	"hook_timeout":               {http.StatusGatewayTimeout, codes.DeadlineExceeded},
 	"skill_locked":               {http.StatusConflict, codes.Aborted},
 	"skill_quarantined":          {http.StatusForbidden, codes.FailedPrecondition},

@@ -137,6 +137,8 @@ func TestRegistryVerbsHTTP(t *testing.T) {
 		{"install from two places", http.MethodPost, "/v1/skills", "application/json", `{"registry_url":"https://127.0.0.1:1/index.json","registry_dir":"/nonexistent","skill_id":"test.reg"}`, http.StatusBadRequest, "invalid_source"},
 		{"install from no source", http.MethodPost, "/v1/skills", "application/json; charset=utf-8", `{"dry_run":true}`, http.StatusBadRequest, "invalid_source"},
 		{"install from oci with a skill id", http.MethodPost, "/v1/skills", "application/json", `{"source":"oci://127.0.0.1:1/test/reg:1.0.0","skill_id":"test.reg"}`, http.StatusBadRequest, "invalid_source"},
+		{"apply of a document in another format version", http.MethodPost, "/v1/apply", "application/json", `{"document":"version = 2\n","dry_run":true}`, http.StatusBadRequest, "invalid_desired_state"},
+		{"apply of a document with an unknown key", http.MethodPost, "/v1/apply", "application/json", `{"document":"version = 1\ncolour = 1\n"}`, http.StatusBadRequest, "invalid_desired_state"},
 		{"install from an unknown field", http.MethodPost, "/v1/skills", "application/json", `{"registry":"x"}`, http.StatusBadRequest, "bad_request"},
 	}
 	for _, c := range cases {

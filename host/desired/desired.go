@@ -2,6 +2,7 @@ package desired
 
 import (
 	"bytes"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"slices"
@@ -45,6 +46,9 @@ type Skill struct {
 	OCI         string `toml:"oci"`
 	RegistryURL string `toml:"registry_url"`
 	RegistryDir string `toml:"registry_dir"`
+	// RegistryCACert is a PEM bundle of CAs trusted for the registry_url's
+	// TLS server, besides the applying host's ("" = none).
+	RegistryCACert string `toml:"registry_ca_cert"`
 	// Version is a semver constraint ("" = any).
 	Version   string `toml:"version"`
 	AllowTOFU bool   `toml:"allow_tofu"`
@@ -145,6 +149,14 @@ func (d *Document) validate() error {
 		if s.OCI != "" && (strings.Contains(s.OCI[min(len(s.OCI), len("oci://")):], "@") || repoHasTag(s.OCI)) {
 			return invalid("%s.oci (%s): %q names a tag or digest; give the repository, and the versions with version", p, s.ID, s.OCI)
 		}
+		if s.RegistryCACert != "" {
+			if s.RegistryURL == "" {
+				return invalid("%s.registry_ca_cert (%s): only with registry_url", p, s.ID)
+			}
+			if b, _ := pem.Decode([]byte(s.RegistryCACert)); b == nil || b.Type != "CERTIFICATE" {
+				return invalid("%s.registry_ca_cert (%s): not a PEM certificate (-----BEGIN CERTIFICATE-----)", p, s.ID)
+			}
+		}
 		if s.PlainHTTP && s.OCI == "" {
 			return invalid("%s.plain_http (%s): only for an OCI registry on loopback", p, s.ID)
 		}
@@ -157,9 +169,14 @@ func (d *Document) validate() error {
 		}
 	}
 	hooks := map[string]int{}
-	for i, h := range d.Hooks {
+	for i := range d.Hooks {
+		h := &d.Hooks[i]
 		p := fmt.Sprintf("hook[%d]", i)
-		if strings.TrimSpace(h.ID) == "" {
+		// Hook and skill ids as the hook store keeps them (trimmed,
+		// lower-cased): "Audit" and "audit" are one binding.
+		h.ID = strings.ToLower(strings.TrimSpace(h.ID))
+		h.Skill = strings.ToLower(strings.TrimSpace(h.Skill))
+		if h.ID == "" {
 			return invalid("%s.id: missing", p)
 		}
 		if j, dup := hooks[h.ID]; dup {
@@ -185,8 +202,9 @@ func repoHasTag(ref string) bool {
 }
 
 // Pick returns the highest of versions that the skill's constraint allows
-// (any, without one), and false when none does. Versions that are not
-// semver are ignored.
+// (any release, without one), and false when none does. Versions that are
+// not semver are ignored; a pre-release is picked only by a constraint that
+// names one (Masterminds/semver's rule).
 func (s *Skill) Pick(versions []string) (string, bool) {
 	var best *semver.Version
 	bestRaw := ""
@@ -195,7 +213,10 @@ func (s *Skill) Pick(versions []string) (string, bool) {
 		if err != nil {
 			continue
 		}
-		if s.constraint != nil && !s.constraint.Check(v) {
+		// Without a constraint, as under one that names none, a
+		// pre-release is never the target: "the highest" is the highest
+		// release.
+		if (s.constraint == nil && v.Prerelease() != "") || (s.constraint != nil && !s.constraint.Check(v)) {
 			continue
 		}
 		if best == nil || v.GreaterThan(best) {

@@ -44,6 +44,9 @@ func TestParse(t *testing.T) {
 	if v, ok := d.Skills[1].Pick([]string{"0.1.0", "3.0.0", "2.9.9"}); !ok || v != "3.0.0" {
 		t.Fatalf("pick without a constraint: %q %t", v, ok)
 	}
+	if v, ok := d.Skills[1].Pick([]string{"1.0.0", "1.1.0-rc.1"}); !ok || v != "1.0.0" {
+		t.Fatalf("pick without a constraint took a pre-release: %q %t", v, ok)
+	}
 	if _, ok := d.Skills[0].Pick([]string{"0.9.0", "2.0.0"}); ok {
 		t.Fatal("picked a version outside the constraint")
 	}
@@ -69,11 +72,14 @@ func TestParseRefusals(t *testing.T) {
 		{"a tag", skill("oci = \"oci://r:5000/a:1.0.0\"\n"), "names a tag or digest"},
 		{"a digest", skill("oci = \"oci://r/a@sha256:00\"\n"), "names a tag or digest"},
 		{"plain http to an index", skill("registry_dir = \"/d\"\nplain_http = true\n"), "plain_http"},
+		{"a CA certificate for a directory", skill("registry_dir = \"/d\"\nregistry_ca_cert = \"x\"\n"), "skill[0].registry_ca_cert (a.b): only with registry_url"},
+		{"a CA certificate without PEM", skill("registry_url = \"https://r/index.json\"\nregistry_ca_cert = \"not pem\"\n"), "skill[0].registry_ca_cert (a.b): not a PEM certificate"},
 		{"a bad constraint", skill("oci = \"oci://r/a\"\nversion = \"^^1\"\n"), `skill[0].version (a.b): "^^1" is not a semver constraint`},
 		{"no id", "version = 1\n[[skill]]\noci = \"oci://r/a\"\n", "skill[0].id: missing"},
 		{"a duplicate id", skill("oci = \"oci://r/a\"\n[[skill]]\nid = \"A.B\"\noci = \"oci://r/b\"\n"), `skill[1].id: "a.b" is declared already by skill[0]`},
 		{"a hook without skill", "version = 1\n[[hook]]\nid = \"h\"\nevent = \"e\"\n", "hook[0] (h): event and skill are required"},
 		{"a duplicate hook", "version = 1\n[[hook]]\nid = \"h\"\nevent = \"e\"\nskill = \"s\"\n[[hook]]\nid = \"h\"\nevent = \"e\"\nskill = \"s\"\n", `hook[1].id: "h" is declared already`},
+		{"a duplicate hook in another case", "version = 1\n[[hook]]\nid = \"h\"\nevent = \"e\"\nskill = \"s\"\n[[hook]]\nid = \" H \"\nevent = \"e\"\nskill = \"s\"\n", `hook[1].id: "h" is declared already by hook[0]`},
 		{"a negative timeout", "version = 1\n[[hook]]\nid = \"h\"\nevent = \"e\"\nskill = \"s\"\ntimeout_ms = -1\n", "timeout_ms (h): -1 is negative"},
 		{"not TOML", "version = = 1", "line 1"},
 		{"too large", "version = 1\n#" + strings.Repeat("x", MaxDocumentBytes), "over the 1048576-byte limit"},

@@ -13,6 +13,7 @@
 //	oci = "oci://registry.example/skills/http-fetch"   # an OCI repository (no tag: versions are tags)
 //	# or: registry_url = "https://skills.example/index.json"  (a signed index)
 //	# or: registry_dir = "/srv/registry"                       (a local registry, on the host that applies)
+//	# registry_ca_cert = """-----BEGIN CERTIFICATE-----…"""  (PEM CAs for registry_url's TLS, besides the host's)
 //	version = "^1.1"                           # a semver constraint; default: any (the highest)
 //	allow_tofu = false                         # pin an unknown publisher key on first use
 //	plain_http = false                         # OCI registry on a loopback address over HTTP
@@ -39,9 +40,17 @@
 // duplicate skill or hook id. Sizes have named limits (MaxDocumentBytes,
 // MaxSkills, MaxHooks).
 //
+// Skill and hook ids are trimmed and lower-cased, as the inventory and the
+// hook store keep them, so ids differing in case are duplicates. Without a
+// version constraint the highest release is picked; a pre-release only by
+// a constraint that names one.
+//
 // Accept covers what a version is granted (hosts, secrets, storage,
 // channels, device and node capabilities, secret reads). Quotas (fuel,
 // memory, time) are the operator profile's to bound (policy.toml), not the
 // document's. A skill's operator configuration has no place here yet: the
 // host has no per-skill operator configuration.
+//
+// The full reference, with how apply plans and its refusal codes, is
+// docs/desired-state.md.
 package desired
