@@ -78,6 +78,8 @@ func (a *app) applyOrDiff(diff bool) *cobra.Command {
 	a.registerDaemonFlags(c)
 	sf.register(c, true)
 	sf.sources.register(c)
+	// Installs precompile new modules when a sidecar binary is at hand.
+	sf.sidecarUse = sidecarIfFound
 	requireFlags(c, "file")
 	return c
 }

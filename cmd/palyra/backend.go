@@ -64,6 +64,8 @@ func (a *app) service(cmd *cobra.Command, sf *stateFlags, localOnly ...string) (
 	}
 	var bin string
 	switch sf.sidecarUse {
+	case sidecarNone:
+		// No tool runs and nothing is compiled: no binary needed.
 	case sidecarRequired:
 		if bin, err = findSidecar(sf.sidecar); err != nil {
 			return nil, err

@@ -140,6 +140,8 @@ func (a *app) updateCommand() *cobra.Command {
 	f.BoolVar(&allowTOFU, "allow-tofu", false, "pin an unknown key (of the registry index or the artifact) on first use")
 	sf.register(c, true)
 	sf.sources.register(c)
+	// Installs precompile new modules when a sidecar binary is at hand.
+	sf.sidecarUse = sidecarIfFound
 	return c
 }
 
