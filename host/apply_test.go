@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/palyra-go/palyra/internal/testregistry"
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
@@ -30,25 +30,12 @@ type applyRegistry struct {
 // again.
 func (r *applyRegistry) publish(id, version string, hosts ...string) {
 	r.t.Helper()
-	m := testskill.OneToolManifest(id, version, "")
-	if len(hosts) > 0 {
-		m = strings.Replace(m, "[capabilities.quotas]", fmt.Sprintf("[capabilities]\nhttp_egress_allowlist = [%s]\n\n[capabilities.quotas]", quoteList(hosts)), 1)
-	}
 	wasm, err := os.ReadFile("../testdata/wasm/echo.wasm")
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	art := testskill.Build(r.t, m, wasm, testskill.Key(7))
-	if err := os.WriteFile(filepath.Join(r.dir, id+"-"+version+registry.ArtifactExt), art, 0o644); err != nil {
-		r.t.Fatal(err)
-	}
-	b, err := registry.Build(r.dir, testskill.Key(7), "acme", time.Now())
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	if _, err := registry.WriteIndex(r.dir, b.Bytes); err != nil {
-		r.t.Fatal(err)
-	}
+	m := testskill.WithHosts(testskill.OneToolManifest(id, version, ""), hosts...)
+	testregistry.Publish(r.t, r.dir, id+"-"+version+registry.ArtifactExt, testskill.Build(r.t, m, wasm, testskill.Key(7)), testskill.Key(7), "acme")
 }
 
 // document is a palyra.toml declaring skill acme.one from the registry with

@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/palyra-go/palyra/internal/testregistry"
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/registry"
@@ -17,25 +18,12 @@ import (
 // registry directory dir and signs its index again.
 func publishEcho(t *testing.T, dir, id, version string, hosts ...string) {
 	t.Helper()
-	m := testskill.OneToolManifest(id, version, "")
-	if len(hosts) > 0 {
-		m = strings.Replace(m, "[capabilities.quotas]", fmt.Sprintf("[capabilities]\nhttp_egress_allowlist = [\"%s\"]\n\n[capabilities.quotas]", strings.Join(hosts, `", "`)), 1)
-	}
 	wasm, err := os.ReadFile("../../testdata/wasm/echo.wasm")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, id+"-"+version+registry.ArtifactExt)
-	if err := os.WriteFile(p, testskill.Build(t, m, wasm, testskill.Key(7)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	b, err := registry.Build(dir, testskill.Key(7), "acme", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := registry.WriteIndex(dir, b.Bytes); err != nil {
-		t.Fatal(err)
-	}
+	m := testskill.WithHosts(testskill.OneToolManifest(id, version, ""), hosts...)
+	testregistry.Publish(t, dir, id+"-"+version+registry.ArtifactExt, testskill.Build(t, m, wasm, testskill.Key(7)), testskill.Key(7), "acme")
 }
 
 // TestApplyDiffCLI drives one host with palyra diff and palyra apply,

@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/palyra-go/palyra/internal/testregistry"
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon"
@@ -98,17 +99,7 @@ func publishProbe(t *testing.T, dir, version string, wallMS int) {
 	}
 	man := strings.Replace(string(m), `version = "0.1.0"`, fmt.Sprintf("version = %q", version), 1)
 	man = strings.Replace(man, "wall_clock_timeout_ms = 2000", fmt.Sprintf("wall_clock_timeout_ms = %d", wallMS), 1)
-	p := filepath.Join(dir, "test.hookprobe-"+version+registry.ArtifactExt)
-	if err := os.WriteFile(p, testskill.Build(t, man, wasm, testskill.Key(7)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	b, err := registry.Build(dir, testskill.Key(7), "test", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := registry.WriteIndex(dir, b.Bytes); err != nil {
-		t.Fatal(err)
-	}
+	testregistry.Publish(t, dir, "test.hookprobe-"+version+registry.ArtifactExt, testskill.Build(t, man, wasm, testskill.Key(7)), testskill.Key(7), "test")
 }
 
 // TestUpdateFromRegistryCLI follows a skill installed from a local

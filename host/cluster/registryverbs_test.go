@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/palyra-go/palyra/internal/testregistry"
+
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/inventory"
@@ -24,16 +26,7 @@ func publishSkill(t *testing.T, dir, id, version, quotas string) {
 		t.Fatal(err)
 	}
 	art := testskill.Build(t, testskill.OneToolManifest(id, version, quotas), wasm, testKey)
-	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s%s", id, version, registry.ArtifactExt)), art, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	b, err := registry.Build(dir, testKey, "acme", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := registry.WriteIndex(dir, b.Bytes); err != nil {
-		t.Fatal(err)
-	}
+	testregistry.Publish(t, dir, fmt.Sprintf("%s-%s%s", id, version, registry.ArtifactExt), art, testKey, "acme")
 }
 
 // currentVersion is the current version of id on m's host ("" when none).

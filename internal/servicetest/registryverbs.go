@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/palyra-go/palyra/internal/testregistry"
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
@@ -32,16 +32,8 @@ func (r *localRegistry) publish(t *testing.T, version, module string, wallMS int
 	if r.dir == "" {
 		return errors.New("the registry directory was not created")
 	}
-	name := filepath.Join(r.dir, fmt.Sprintf("%s-%s%s", skillV, version, registry.ArtifactExt))
-	if err := os.WriteFile(name, artifactWall(t, skillV, version, Publisher, rotatedKey, module, wallMS), 0o644); err != nil {
-		return err
-	}
-	b, err := registry.Build(r.dir, rotatedKey, Publisher, time.Now())
-	if err != nil {
-		return err
-	}
-	_, err = registry.WriteIndex(r.dir, b.Bytes)
-	return err
+	testregistry.Publish(t, r.dir, fmt.Sprintf("%s-%s%s", skillV, version, registry.ArtifactExt), artifactWall(t, skillV, version, Publisher, rotatedKey, module, wallMS), rotatedKey, Publisher)
+	return nil
 }
 
 // ref is the source of skillV at version ("" = the newest).

@@ -5,6 +5,8 @@ package testskill
 
 import (
 	"crypto/ed25519"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,4 +78,18 @@ min_palyra_version = "0.1.0"
 [operator]
 display_name = "Test"
 `
+}
+
+// WithHosts returns manifest (of OneToolManifest's shape) granted the HTTP
+// hosts given, in a [capabilities] table before its quotas.
+func WithHosts(manifest string, hosts ...string) string {
+	if len(hosts) == 0 {
+		return manifest
+	}
+	q := make([]string, len(hosts))
+	for i, h := range hosts {
+		q[i] = strconv.Quote(h)
+	}
+	return strings.Replace(manifest, "[capabilities.quotas]",
+		"[capabilities]\nhttp_egress_allowlist = ["+strings.Join(q, ", ")+"]\n\n[capabilities.quotas]", 1)
 }
