@@ -83,7 +83,10 @@ func Acquire(root string) (*Instance, error) {
 	const attempts = 16
 	var last error
 	for range attempts {
-		if err := makePrivate(root); err != nil {
+		if err := makePrivate(root); errors.Is(err, errRetry) {
+			last = err
+			continue
+		} else if err != nil {
 			return nil, err
 		}
 		in, err := tryAcquire(root)
@@ -284,10 +287,19 @@ func samePath(f *os.File, path string) bool {
 
 // makePrivate creates root (0700) when absent and checks it is private.
 func makePrivate(root string) error {
-	if err := os.MkdirAll(root, 0o700); err != nil {
+	if err := os.MkdirAll(root, 0o700); errors.Is(err, os.ErrExist) || errors.Is(err, os.ErrNotExist) {
+		// Made and removed again by others meanwhile (an instance that
+		// closed last): try again.
+		return fmt.Errorf("%w: %v", errRetry, err)
+	} else if err != nil {
 		return fmt.Errorf("%w: %v", ErrUnusable, err)
 	}
 	fi, err := os.Lstat(root)
+	if errors.Is(err, os.ErrNotExist) {
+		// The last instance to close removed the root between the two
+		// calls: make it again.
+		return fmt.Errorf("%w: %v", errRetry, err)
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUnusable, err)
 	}
