@@ -23,10 +23,9 @@ import (
 
 const hookprobeDir = "../../host/daemon/testdata/hookprobe"
 
-// probeArtifact writes the hookprobe skill (host/daemon/testdata) as skill
-// id at version, signed by publisher "test" (testskill.Key(7)), and returns
-// its path.
-func probeArtifact(t *testing.T, dir, id, version string) string {
+// probeSource returns the hookprobe skill's manifest as skill id at
+// version, and its module.
+func probeSource(t *testing.T, id, version string) (string, []byte) {
 	t.Helper()
 	m, err := os.ReadFile(filepath.Join(hookprobeDir, "skill.toml"))
 	if err != nil {
@@ -37,7 +36,15 @@ func probeArtifact(t *testing.T, dir, id, version string) string {
 		t.Fatal(err)
 	}
 	man := strings.Replace(string(m), `skill_id = "test.hookprobe"`, fmt.Sprintf("skill_id = %q", id), 1)
-	man = strings.Replace(man, `version = "0.1.0"`, fmt.Sprintf("version = %q", version), 1)
+	return strings.Replace(man, `version = "0.1.0"`, fmt.Sprintf("version = %q", version), 1), wasm
+}
+
+// probeArtifact writes the hookprobe skill (host/daemon/testdata) as skill
+// id at version, signed by publisher "test" (testskill.Key(7)), and returns
+// its path.
+func probeArtifact(t *testing.T, dir, id, version string) string {
+	t.Helper()
+	man, wasm := probeSource(t, id, version)
 	p := filepath.Join(dir, id+"-"+version+".palyra-skill")
 	if err := os.WriteFile(p, testskill.Build(t, man, wasm, testskill.Key(7)), 0o644); err != nil {
 		t.Fatal(err)

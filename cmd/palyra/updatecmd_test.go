@@ -89,15 +89,7 @@ func TestOutdatedUpdateCLI(t *testing.T) {
 // directory dir and signs its index again with the publisher's key.
 func publishProbe(t *testing.T, dir, version string, wallMS int) {
 	t.Helper()
-	m, err := os.ReadFile(filepath.Join(hookprobeDir, "skill.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm, err := os.ReadFile(filepath.Join(hookprobeDir, "hookprobe.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	man := strings.Replace(string(m), `version = "0.1.0"`, fmt.Sprintf("version = %q", version), 1)
+	man, wasm := probeSource(t, "test.hookprobe", version)
 	man = strings.Replace(man, "wall_clock_timeout_ms = 2000", fmt.Sprintf("wall_clock_timeout_ms = %d", wallMS), 1)
 	testregistry.Publish(t, dir, "test.hookprobe-"+version+registry.ArtifactExt, testskill.Build(t, man, wasm, testskill.Key(7)), testskill.Key(7), "test")
 }
