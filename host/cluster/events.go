@@ -25,7 +25,10 @@ package cluster
 // consumer, HooksConsumer, on the skill lifecycle events
 // (HooksFilterSubject), with explicit acks and MaxAckPending 1: the
 // cluster runs one event's hooks at a time, in stream order, on whichever
-// node pulled it, which runs host.FireHooks and acks. So a hook skill sees
+// node pulled it, which runs host.FireHooks and acks. A node that pulls
+// an op's event before it applied that op itself (the event is published
+// by the first node that applied it) waits until it did, so the bindings
+// the ops before it made are in place on its host. So a hook skill sees
 // the events in stream order, as host/hooks promises for one host (the
 // price: a slow hook delays the next event's hooks on every node, up to
 // the hook's time limit). A node tells the server it is still working
@@ -348,13 +351,14 @@ func (n *Node) runHooks(stop, hookCtx context.Context, cons jetstream.Consumer) 
 			_ = msg.Nak()
 			return
 		}
-		n.fireEvent(hookCtx, msg)
+		n.fireEvent(stop, hookCtx, msg)
 	}
 }
 
 // fireEvent fires the hooks of the event msg holds and acks it; an event
-// whose hooks could not run (the node closing) is handed back.
-func (n *Node) fireEvent(ctx context.Context, msg jetstream.Msg) {
+// whose hooks could not run (the node closing: stop or ctx ended) is
+// handed back.
+func (n *Node) fireEvent(stop, ctx context.Context, msg jetstream.Msg) {
 	meta, err := msg.Metadata()
 	if err != nil {
 		n.log.Error("hook event without metadata; dropped", "subject", msg.Subject(), "error", err)
@@ -375,7 +379,7 @@ func (n *Node) fireEvent(ctx context.Context, msg jetstream.Msg) {
 	}
 	// The server redelivers an event whose node stops reporting progress
 	// (it died): then its hooks run again elsewhere, at least once.
-	stop := make(chan struct{})
+	done := make(chan struct{})
 	progress := make(chan struct{})
 	go func() {
 		defer close(progress)
@@ -383,21 +387,27 @@ func (n *Node) fireEvent(ctx context.Context, msg jetstream.Msg) {
 		defer t.Stop()
 		for {
 			select {
-			case <-stop:
+			case <-done:
 				return
 			case <-t.C:
 				_ = msg.InProgress()
 			}
 		}
 	}()
-	// The outcomes' message ids name the delivery: a second run of the
-	// hooks (after a node died mid-hook) is told, not hidden.
-	id := fmt.Sprintf("%s-hook-%d-%d", n.Name(), meta.Sequence.Stream, meta.NumDelivered)
-	_, err = n.fireHooks(ctx, host.FireRequest{Event: ev.Kind, Payload: payload}, id)
-	close(stop)
+	// An op's event is published by the first node that applied the op,
+	// and may be pulled here before this node applied it: its hooks
+	// wait for this host to be there (the bindings of earlier ops in
+	// place), or a hook bound just before would be missed.
+	if err = n.waitApplied(stop, ctx, msg.Headers().Get(HeaderOpSeq)); err == nil {
+		// The outcomes' message ids name the delivery: a second run of the
+		// hooks (after a node died mid-hook) is told, not hidden.
+		id := fmt.Sprintf("%s-hook-%d-%d", n.Name(), meta.Sequence.Stream, meta.NumDelivered)
+		_, err = n.fireHooks(ctx, host.FireRequest{Event: ev.Kind, Payload: payload}, id)
+	}
+	close(done)
 	<-progress
 	switch {
-	case ctx.Err() != nil || errors.Is(err, host.ErrClosed):
+	case ctx.Err() != nil || errors.Is(err, host.ErrClosed) || errors.Is(err, errNotApplied):
 		n.log.Info("hooks of an event not run here; handed back", "seq", ev.ID, "event", ev.Kind)
 		_ = msg.NakWithDelay(hooksRetryDelay)
 		return
@@ -410,6 +420,40 @@ func (n *Node) fireEvent(ctx context.Context, msg jetstream.Msg) {
 	defer cancel()
 	if err := msg.DoubleAck(actx); err != nil {
 		n.log.Warn("hook event ack not confirmed; it may run again", "seq", ev.ID, "error", Unavailable(err))
+	}
+}
+
+// errNotApplied: the node stopped before it applied the op of an event
+// whose hooks wait for it.
+var errNotApplied = errors.New("cluster: the node stopped before it applied the event's op")
+
+// waitApplied waits until this node applied the op whose sequence is
+// opSeq (an event's HeaderOpSeq; nothing to wait for when empty), or
+// stop or ctx ends (errNotApplied). The applier applies every op in
+// order, so it gets there unless the node closes.
+func (n *Node) waitApplied(stop, ctx context.Context, opSeq string) error {
+	if opSeq == "" || n.ops == nil {
+		return nil
+	}
+	seq, err := strconv.ParseUint(opSeq, 10, 64)
+	if err != nil {
+		return nil // not ours to judge: the hooks run as for any event
+	}
+	s := n.ops
+	for {
+		s.mu.Lock()
+		got, ch := s.applied, s.changed
+		s.mu.Unlock()
+		if got >= seq {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-stop.Done():
+			return errNotApplied
+		case <-ctx.Done():
+			return errNotApplied
+		}
 	}
 }
 

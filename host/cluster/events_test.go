@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
 // evCluster is an n-node embedded cluster whose nodes run real hosts on
@@ -125,16 +127,35 @@ func opEvents(seq uint64, count int, skillID string) []host.Event {
 
 // applyEverywhere calls opApplied for op seq on every node given, at once,
 // as the applier of each node would.
-func applyEverywhere(nodes []*Node, seq uint64, at time.Time, evs []host.Event) {
+func applyEverywhere(t *testing.T, nodes []*Node, seq uint64, at time.Time, evs []host.Event) {
 	var wg sync.WaitGroup
 	for _, n := range nodes {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			n.opApplied(context.Background(), seq, at, evs)
+			markApplied(t, n, seq)
 		}()
 	}
 	wg.Wait()
+}
+
+// markApplied records op seq as applied on n (in memory and on disk, for
+// a node made again of the same host), as its applier does after
+// publishing the op's events (the hooks of an op's event wait for it).
+func markApplied(t *testing.T, n *Node, seq uint64) {
+	s := n.ops
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if seq > s.applied {
+		if err := fsutil.WriteAtomic(n.appliedPath(), []byte(strconv.FormatUint(seq, 10)+"\n"), 0o600); err != nil {
+			t.Errorf("node %s: record op %d applied: %v", n.Name(), seq, err)
+			return
+		}
+		s.applied = seq
+		close(s.changed)
+		s.changed = make(chan struct{})
+	}
 }
 
 // readEvents reads node's events after after without following.
@@ -161,7 +182,7 @@ func TestEventsStoredOncePerCluster(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now()
 	for seq := uint64(1); seq <= 5; seq++ {
-		applyEverywhere(c.nodes, seq, now, opEvents(seq, 2, "palyra.echo"))
+		applyEverywhere(t, c.nodes, seq, now, opEvents(seq, 2, "palyra.echo"))
 	}
 	got := readEvents(t, c.nodes[2], 0)
 	if len(got) != 10 {

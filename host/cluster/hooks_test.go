@@ -104,6 +104,55 @@ func installEventLog(t *testing.T, c *evCluster) {
 	}
 }
 
+// TestHooksWaitForTheirOp: the event of an op is published by the first
+// node that applied the op, and any node may pull it for its hooks; a
+// node that has not applied the op yet (nor the ones before it, such as
+// the hook's binding) waits until it did before it fires the hooks, so a
+// hook bound just before the event is not missed. Each round, only node
+// 0 has the binding and has applied the op when the event is published;
+// the others get both a moment later. Every round's event fires its hook
+// once, whichever node pulled it.
+func TestHooksWaitForTheirOp(t *testing.T) {
+	l := newHookLog()
+	c := startEvCluster(t, 3, l.add)
+	installEventLog(t, c)
+	ctx := context.Background()
+	for _, h := range c.hosts[1:] {
+		if err := h.RemoveHook(ctx, "log.enabled"); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.RemoveHook(ctx, "log.disabled"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	const rounds = 4
+	for seq := uint64(1); seq <= rounds; seq++ {
+		evs := opEvents(seq, 1, "palyra.echo")
+		c.nodes[0].opApplied(ctx, seq, now, evs)
+		markApplied(t, c.nodes[0], seq)
+		time.Sleep(300 * time.Millisecond) // the lagging nodes' moment
+		hookID := "log.disabled"
+		if evs[0].Kind == "skill:enabled" {
+			hookID = "log.enabled"
+		}
+		for i, h := range c.hosts[1:] {
+			if _, err := h.BindHook(ctx, host.HookBinding{HookID: hookID, Event: evs[0].Kind, PluginID: "palyra.event_log", Enabled: true}); err != nil {
+				t.Fatal(err)
+			}
+			markApplied(t, c.nodes[i+1], seq)
+		}
+		l.wait(t, int(seq))
+		// The next round's nodes 1 and 2 lag again: without the binding.
+		for _, h := range c.hosts[1:] {
+			if err := h.RemoveHook(ctx, hookID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	checkOnce(t, c, l, rounds)
+}
+
 // checkOnce asserts that the hooks consumer acked every event (so none
 // can be delivered again), that the hooks got every one of the n
 // lifecycle events of the stream exactly once, in stream order, without
@@ -161,7 +210,7 @@ func TestHooksOncePerCluster(t *testing.T) {
 	const ops, perOp = 12, 2
 	now := time.Now()
 	for seq := uint64(1); seq <= ops; seq++ {
-		applyEverywhere(c.nodes, seq, now, opEvents(seq, perOp, "palyra.echo"))
+		applyEverywhere(t, c.nodes, seq, now, opEvents(seq, perOp, "palyra.echo"))
 	}
 	l.wait(t, ops*perOp)
 	checkOnce(t, c, l, ops*perOp)
@@ -192,7 +241,7 @@ func TestHooksOnceWhileNodesComeAndGo(t *testing.T) {
 	const ops, perOp = 18, 2
 	now := time.Now()
 	for seq := uint64(1); seq <= ops; seq++ {
-		applyEverywhere(c.nodes, seq, now, opEvents(seq, perOp, "palyra.echo"))
+		applyEverywhere(t, c.nodes, seq, now, opEvents(seq, perOp, "palyra.echo"))
 		if seq%3 == 0 {
 			c.restart(t, int(seq/3)%3)
 		}

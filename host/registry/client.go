@@ -57,11 +57,12 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		timeout = Timeout
 	}
 	tr := &http.Transport{
-		Proxy:               nil, // library code reads no environment
-		DialContext:         (&net.Dialer{Timeout: timeout}).DialContext,
-		TLSHandshakeTimeout: timeout,
-		DisableKeepAlives:   true,
-		ForceAttemptHTTP2:   false,
+		Proxy: nil, // library code reads no environment
+		// No dial or handshake timeout of its own: the request's context
+		// (the client's timeout) bounds every phase, so a slow handshake
+		// fails with context.DeadlineExceeded like a slow answer does.
+		DisableKeepAlives: true,
+		ForceAttemptHTTP2: false,
 		TLSClientConfig: &tls.Config{
 			MinVersion: tls.VersionTLS12,
 			// The chain is verified below against each pool in turn
