@@ -190,13 +190,35 @@ func (h *Host) target(ctx context.Context, e inventory.Entry) (supervisor.Target
 	if err != nil {
 		return supervisor.Target{}, nil, nil, err
 	}
-	dec, err := h.in.Policy().Evaluate(v.manifest)
+	// The decision is a function of the manifest and the profile: it is
+	// kept with the verified version for the profile it was made under.
+	profile := h.in.Policy()
+	if pl := v.plan.Load(); pl != nil && pl.profile == profile && pl.installDir == e.InstallDir {
+		return pl.t, v, pl.dec, nil
+	}
+	dec, err := profile.Evaluate(v.manifest)
 	if err != nil {
 		return supervisor.Target{}, nil, nil, fmt.Errorf("host: %w", err)
 	}
 	if !dec.Allowed() {
 		return supervisor.Target{}, nil, nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, dec.Err())
 	}
+	t := h.targetOf(e, v, dec)
+	v.plan.Store(&callPlan{profile: profile, installDir: e.InstallDir, t: t, dec: dec})
+	return t, v, dec, nil
+}
+
+// callPlan is what calls of a verified version run under one policy
+// profile: the decision and the target.
+type callPlan struct {
+	profile    *policy.Profile
+	installDir string
+	t          supervisor.Target
+	dec        *policy.Decision
+}
+
+// targetOf is the Target of e's calls under dec.
+func (h *Host) targetOf(e inventory.Entry, v *verified, dec *policy.Decision) supervisor.Target {
 	g := dec.Grants
 	l := dec.Limits
 	return supervisor.Target{
@@ -211,7 +233,7 @@ func (h *Host) target(ctx context.Context, e inventory.Entry) (supervisor.Target
 		},
 		Grants: supervisor.Grants{HTTPHosts: g.HTTPHosts, SecretKeys: g.SecretKeys, StoragePrefixes: g.StoragePrefixes, Channels: g.Channels},
 		Tools:  v.tools,
-	}, v, dec, nil
+	}
 }
 
 // startEagerly starts the sidecar of the current version of every active
@@ -351,15 +373,10 @@ func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error)
 			return nil, fmt.Errorf("host: %s: %w", tl.ID, err)
 		}
 		v.schemas[tl.ID] = s
-		in, _ := json.Marshal(tl.InputSchema)
-		out, _ := json.Marshal(tl.OutputSchema)
-		if tl.InputSchema == nil {
-			in = nil
-		}
-		if tl.OutputSchema == nil {
-			out = nil
-		}
-		v.tools = append(v.tools, supervisor.Tool{ID: tl.ID, InputSchema: in, OutputSchema: out})
+		// The sidecar gets the tool ids (it refuses any other) and no
+		// schemas: input and output are checked once, here on the trusted
+		// side, with the schemas compiled once per version (v.schemas).
+		v.tools = append(v.tools, supervisor.Tool{ID: tl.ID})
 	}
 	var mod string
 	if pl := m.Operator.Plugin; pl != nil {

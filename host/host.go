@@ -200,6 +200,9 @@ type verified struct {
 	sha      string // module sha256
 	// entrypoint is operator.plugin.default_entrypoint ("" = the ABI's).
 	entrypoint string
+	// plan is the decision and target of the last policy profile calls
+	// ran under.
+	plan atomic.Pointer[callPlan]
 }
 
 // Result is a successful call's output and stats.

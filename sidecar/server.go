@@ -290,6 +290,12 @@ func readModule(req *sidecarv1.LoadSkillRequest) ([]byte, error) {
 
 // Invoke implements SidecarService.
 func (s *server) Invoke(ctx context.Context, req *sidecarv1.InvokeRequest) (*sidecarv1.InvokeResponse, error) {
+	return s.invoke(ctx, req), nil
+}
+
+// invoke runs one call, whether it came as an Invoke or on a Calls stream,
+// and returns its reply (an outcome other than success is in the reply).
+func (s *server) invoke(ctx context.Context, req *sidecarv1.InvokeRequest) *sidecarv1.InvokeResponse {
 	s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 
@@ -297,9 +303,8 @@ func (s *server) Invoke(ctx context.Context, req *sidecarv1.InvokeRequest) (*sid
 	sk, err := s.serving(req.GetSkillId())
 	if err != nil {
 		resp.ErrorCode, resp.ErrorMessage = fail(err)
-		return resp, nil
+		return resp
 	}
-	log := s.log.With("skill_id", req.GetSkillId(), "tool_id", req.GetToolId(), "invocation_id", req.GetInvocationId())
 
 	inv := wasmrt.Invocation{
 		ID:      req.GetInvocationId(),
@@ -314,7 +319,7 @@ func (s *server) Invoke(ctx context.Context, req *sidecarv1.InvokeRequest) (*sid
 		v, ok := sk.validators[req.GetToolId()]
 		if !ok {
 			resp.ErrorCode, resp.ErrorMessage = fail(fmt.Errorf("%w: %q", ErrUnknownTool, req.GetToolId()))
-			return resp, nil
+			return resp
 		}
 		inv.Validator = v
 	}
@@ -323,7 +328,7 @@ func (s *server) Invoke(ctx context.Context, req *sidecarv1.InvokeRequest) (*sid
 	}
 	if inv.Limits, err = limitsFromProto(req.GetLimits()); err != nil {
 		resp.ErrorCode, resp.ErrorMessage = fail(err)
-		return resp, nil
+		return resp
 	}
 
 	s.invocations.Add(1)
@@ -341,9 +346,12 @@ func (s *server) Invoke(ctx context.Context, req *sidecarv1.InvokeRequest) (*sid
 		}
 	}
 	// Never the input or output: they may carry user data.
-	log.Debug("invoke", "error_code", resp.ErrorCode, "wall_time", res.Stats.WallTime,
-		"fuel", res.Stats.FuelConsumed, "capability_calls", res.Stats.CapabilityCalls)
-	return resp, nil
+	if s.log.IsDebug() {
+		s.log.Debug("invoke", "skill_id", req.GetSkillId(), "tool_id", req.GetToolId(), "invocation_id", req.GetInvocationId(),
+			"error_code", resp.ErrorCode, "wall_time", res.Stats.WallTime,
+			"fuel", res.Stats.FuelConsumed, "capability_calls", res.Stats.CapabilityCalls)
+	}
+	return resp
 }
 
 // serving returns the loaded skill when it is skillID and calls are served.

@@ -84,14 +84,18 @@ const codeSidecarStopping = "sidecar_stopping"
 // budget + CallGrace is killed (ErrTimeout), one whose transport failed
 // has crashed (ErrSidecarCrashed).
 func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, toolID string, input []byte, budget time.Duration, id string) (*Result, error) {
+	// The sidecar was loaded with t's limits (they are part of its load
+	// key) and with the grants of its first target: a call sends its
+	// grants only when the policy changed them since, and no limits.
 	req := &sidecarv1.InvokeRequest{
 		InvocationId: id,
 		SkillId:      t.SkillID,
 		ToolId:       toolID,
 		Input:        input,
-		Grants:       grantsProto(t.Grants),
 		Timeout:      durationpb.New(budget + s.cfg.sidecarTimeoutExtra),
-		Limits:       limitsProto(t.Limits, s.cfg.sidecarTimeoutExtra),
+	}
+	if !t.Grants.equal(&p.grants) {
+		req.Grants = grantsProto(t.Grants)
 	}
 	// The sidecar enforces the budget itself (req.Timeout); the supervisor
 	// watches budget + grace with a timer of its own. That deadline is not
@@ -108,7 +112,7 @@ func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, t
 	defer timer.Stop()
 	stopCtx := context.AfterFunc(ctx, cancel)
 	defer stopCtx()
-	resp, err := p.client.Invoke(rpcCtx, req)
+	resp, err := p.client.Call(rpcCtx, req)
 	res, err := readReply(req.InvocationId, resp, err)
 	if res != nil {
 		res.SkillID, res.Version, res.PID = t.SkillID, t.Version, p.pid

@@ -270,6 +270,7 @@ func (s *Supervisor) spawn() (*proc, error) {
 // ended.
 func (s *Supervisor) load(ctx context.Context, p *proc, t *Target, lk string) (*proc, error) {
 	p.loadKey = lk
+	p.grants = t.Grants
 	p.log = p.log.With("skill_id", t.SkillID, "skill_version", t.Version)
 	p.broker.bind(t.SkillID)
 	fail := func(err error) (*proc, error) {
@@ -339,6 +340,9 @@ func (s *Supervisor) endProc(p *proc, graceful bool) {
 			p.log.Warn("killing the sidecar failed", "pid", p.pid, "error", err)
 		}
 		p.pc.Kill()
+		if p.client != nil {
+			p.client.Close()
+		}
 		p.runner.close()
 		if err := p.child.Close(); err != nil {
 			p.log.Warn("cleaning up after the sidecar failed", "pid", p.pid, "error", err)

@@ -68,7 +68,10 @@ type proc struct {
 	broker  *boundBroker // nil without Config.Broker
 	pid     int
 	loadKey string
-	log     hclog.Logger
+	// grants are the grants LoadSkill gave the sidecar: the default of
+	// every call (a call whose target has others sends them).
+	grants Grants
+	log    hclog.Logger
 	// cacheHit is LoadSkill's cache_hit.
 	cacheHit bool
 	// hardening is LoadSkill's hardening report.

@@ -2,8 +2,10 @@ package supervisor
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -26,6 +28,12 @@ type Grants struct {
 	SecretKeys      []string
 	StoragePrefixes []string
 	Channels        []string
+}
+
+// equal reports whether g and o grant the same, in the same order.
+func (g *Grants) equal(o *Grants) bool {
+	return slices.Equal(g.HTTPHosts, o.HTTPHosts) && slices.Equal(g.SecretKeys, o.SecretKeys) &&
+		slices.Equal(g.StoragePrefixes, o.StoragePrefixes) && slices.Equal(g.Channels, o.Channels)
 }
 
 // Tool is one tool of a skill with its JSON Schemas (may be empty).
@@ -58,10 +66,31 @@ func (t *Target) valid() bool {
 // loadKey identifies what a running sidecar was loaded with: a target
 // whose key differs needs a fresh sidecar.
 func (t *Target) loadKey() string {
+	// Each field length-prefixed, so no two targets write the same bytes;
+	// computed on every call, so without reflection.
 	h := sha256.New()
-	enc := json.NewEncoder(h)
-	_ = enc.Encode([]any{t.ModulePath, t.ModuleSHA256, t.Entrypoint, t.Limits, t.Tools})
-	return hex.EncodeToString(h.Sum(nil))
+	var b []byte
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	num := func(v uint64) { b = binary.AppendUvarint(b, v) }
+	str(t.ModulePath)
+	str(t.ModuleSHA256)
+	str(t.Entrypoint)
+	l := &t.Limits
+	for _, v := range []uint64{l.Fuel, uint64(l.MemoryBytes), uint64(l.TableElements), uint64(l.Instances),
+		uint64(l.Tables), uint64(l.Memories), uint64(l.Timeout), uint64(l.MaxCapabilityCalls), uint64(len(t.Tools))} {
+		num(v)
+	}
+	for _, tl := range t.Tools {
+		str(tl.ID)
+		str(string(tl.InputSchema))
+		str(string(tl.OutputSchema))
+	}
+	h.Write(b)
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0]))
 }
 
 // CallOptions are the optional parts of a call; the zero value is a plain

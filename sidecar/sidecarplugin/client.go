@@ -57,6 +57,11 @@ type Client struct {
 	// broker).
 	serveBroker func()
 	serveOnce   sync.Once
+
+	streamMu sync.Mutex
+	calls    *callStream // the Calls stream; nil before the first Call
+	unary    bool        // the sidecar serves no Calls: Call sends Invokes
+	closed   bool
 }
 
 // NewClient returns a Client over an established connection to a sidecar

@@ -1226,6 +1226,193 @@ func (x *InvokeRequest) GetLimits() *Limits {
 	return nil
 }
 
+// CallsRequest is one message of the supervisor on a Calls stream.
+type CallsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call's number, chosen by the supervisor: unique among the
+	// stream's calls in flight. The reply carries it.
+	Call uint64 `protobuf:"varint,1,opt,name=call,proto3" json:"call,omitempty"`
+	// Types that are valid to be assigned to Frame:
+	//
+	//	*CallsRequest_Invoke
+	//	*CallsRequest_Cancel
+	Frame         isCallsRequest_Frame `protobuf_oneof:"frame"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallsRequest) Reset() {
+	*x = CallsRequest{}
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallsRequest) ProtoMessage() {}
+
+func (x *CallsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallsRequest.ProtoReflect.Descriptor instead.
+func (*CallsRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *CallsRequest) GetCall() uint64 {
+	if x != nil {
+		return x.Call
+	}
+	return 0
+}
+
+func (x *CallsRequest) GetFrame() isCallsRequest_Frame {
+	if x != nil {
+		return x.Frame
+	}
+	return nil
+}
+
+func (x *CallsRequest) GetInvoke() *InvokeRequest {
+	if x != nil {
+		if x, ok := x.Frame.(*CallsRequest_Invoke); ok {
+			return x.Invoke
+		}
+	}
+	return nil
+}
+
+func (x *CallsRequest) GetCancel() *CancelCall {
+	if x != nil {
+		if x, ok := x.Frame.(*CallsRequest_Cancel); ok {
+			return x.Cancel
+		}
+	}
+	return nil
+}
+
+type isCallsRequest_Frame interface {
+	isCallsRequest_Frame()
+}
+
+type CallsRequest_Invoke struct {
+	// Run this call (answered by a CallsResponse with the same number).
+	Invoke *InvokeRequest `protobuf:"bytes,2,opt,name=invoke,proto3,oneof"`
+}
+
+type CallsRequest_Cancel struct {
+	// Cancel the call in flight with this number (as a canceled unary
+	// Invoke would be); its reply still comes, or none when it finished.
+	Cancel *CancelCall `protobuf:"bytes,3,opt,name=cancel,proto3,oneof"`
+}
+
+func (*CallsRequest_Invoke) isCallsRequest_Frame() {}
+
+func (*CallsRequest_Cancel) isCallsRequest_Frame() {}
+
+// CancelCall cancels a call in flight on a Calls stream.
+type CancelCall struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelCall) Reset() {
+	*x = CancelCall{}
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelCall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelCall) ProtoMessage() {}
+
+func (x *CancelCall) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelCall.ProtoReflect.Descriptor instead.
+func (*CancelCall) Descriptor() ([]byte, []int) {
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{8}
+}
+
+// CallsResponse is the sidecar's answer to one call on a Calls stream.
+type CallsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The number of the CallsRequest that started the call.
+	Call          uint64          `protobuf:"varint,1,opt,name=call,proto3" json:"call,omitempty"`
+	Response      *InvokeResponse `protobuf:"bytes,2,opt,name=response,proto3" json:"response,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallsResponse) Reset() {
+	*x = CallsResponse{}
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallsResponse) ProtoMessage() {}
+
+func (x *CallsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallsResponse.ProtoReflect.Descriptor instead.
+func (*CallsResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CallsResponse) GetCall() uint64 {
+	if x != nil {
+		return x.Call
+	}
+	return 0
+}
+
+func (x *CallsResponse) GetResponse() *InvokeResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
 // ToolError is a failure the tool itself reported (sdk/ABI.md §4).
 type ToolError struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1239,7 +1426,7 @@ type ToolError struct {
 
 func (x *ToolError) Reset() {
 	*x = ToolError{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[7]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1251,7 +1438,7 @@ func (x *ToolError) String() string {
 func (*ToolError) ProtoMessage() {}
 
 func (x *ToolError) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[7]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1264,7 +1451,7 @@ func (x *ToolError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolError.ProtoReflect.Descriptor instead.
 func (*ToolError) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{7}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ToolError) GetCode() string {
@@ -1297,7 +1484,7 @@ type Stats struct {
 
 func (x *Stats) Reset() {
 	*x = Stats{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[8]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1309,7 +1496,7 @@ func (x *Stats) String() string {
 func (*Stats) ProtoMessage() {}
 
 func (x *Stats) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[8]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1322,7 +1509,7 @@ func (x *Stats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stats.ProtoReflect.Descriptor instead.
 func (*Stats) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{8}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Stats) GetFuelConsumed() uint64 {
@@ -1379,7 +1566,7 @@ type LogRecord struct {
 
 func (x *LogRecord) Reset() {
 	*x = LogRecord{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[9]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1391,7 +1578,7 @@ func (x *LogRecord) String() string {
 func (*LogRecord) ProtoMessage() {}
 
 func (x *LogRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[9]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1404,7 +1591,7 @@ func (x *LogRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRecord.ProtoReflect.Descriptor instead.
 func (*LogRecord) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{9}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *LogRecord) GetLevel() LogLevel {
@@ -1459,7 +1646,7 @@ type InvokeResponse struct {
 
 func (x *InvokeResponse) Reset() {
 	*x = InvokeResponse{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[10]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1471,7 +1658,7 @@ func (x *InvokeResponse) String() string {
 func (*InvokeResponse) ProtoMessage() {}
 
 func (x *InvokeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[10]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1484,7 +1671,7 @@ func (x *InvokeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvokeResponse.ProtoReflect.Descriptor instead.
 func (*InvokeResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{10}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *InvokeResponse) GetErrorCode() string {
@@ -1566,7 +1753,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[11]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1578,7 +1765,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[11]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1591,7 +1778,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{11}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{14}
 }
 
 // HealthResponse is the sidecar's health.
@@ -1612,7 +1799,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[12]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1624,7 +1811,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[12]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1637,7 +1824,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{12}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *HealthResponse) GetStatus() ServingStatus {
@@ -1684,7 +1871,7 @@ type DescribeRequest struct {
 
 func (x *DescribeRequest) Reset() {
 	*x = DescribeRequest{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[13]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1696,7 +1883,7 @@ func (x *DescribeRequest) String() string {
 func (*DescribeRequest) ProtoMessage() {}
 
 func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[13]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1709,7 +1896,7 @@ func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
 func (*DescribeRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{13}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{16}
 }
 
 // DescribeResponse reports what the sidecar runs.
@@ -1739,7 +1926,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[14]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1751,7 +1938,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[14]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1764,7 +1951,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{14}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DescribeResponse) GetAbiVersion() string {
@@ -1874,7 +2061,7 @@ type StopRequest struct {
 
 func (x *StopRequest) Reset() {
 	*x = StopRequest{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[15]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1886,7 +2073,7 @@ func (x *StopRequest) String() string {
 func (*StopRequest) ProtoMessage() {}
 
 func (x *StopRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[15]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1899,7 +2086,7 @@ func (x *StopRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopRequest.ProtoReflect.Descriptor instead.
 func (*StopRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{15}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{18}
 }
 
 // StopResponse is sent once the module and engine are closed; the process
@@ -1912,7 +2099,7 @@ type StopResponse struct {
 
 func (x *StopResponse) Reset() {
 	*x = StopResponse{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[16]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1924,7 +2111,7 @@ func (x *StopResponse) String() string {
 func (*StopResponse) ProtoMessage() {}
 
 func (x *StopResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[16]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1937,7 +2124,7 @@ func (x *StopResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopResponse.ProtoReflect.Descriptor instead.
 func (*StopResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{16}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{19}
 }
 
 // CapabilityCallRequest is one capability-call of a guest, after the
@@ -1961,7 +2148,7 @@ type CapabilityCallRequest struct {
 
 func (x *CapabilityCallRequest) Reset() {
 	*x = CapabilityCallRequest{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[17]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1973,7 +2160,7 @@ func (x *CapabilityCallRequest) String() string {
 func (*CapabilityCallRequest) ProtoMessage() {}
 
 func (x *CapabilityCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[17]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1986,7 +2173,7 @@ func (x *CapabilityCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilityCallRequest.ProtoReflect.Descriptor instead.
 func (*CapabilityCallRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{17}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CapabilityCallRequest) GetInvocationId() string {
@@ -2050,7 +2237,7 @@ type CapabilityError struct {
 
 func (x *CapabilityError) Reset() {
 	*x = CapabilityError{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[18]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2062,7 +2249,7 @@ func (x *CapabilityError) String() string {
 func (*CapabilityError) ProtoMessage() {}
 
 func (x *CapabilityError) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[18]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2075,7 +2262,7 @@ func (x *CapabilityError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilityError.ProtoReflect.Descriptor instead.
 func (*CapabilityError) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{18}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CapabilityError) GetCode() CapabilityErrorCode {
@@ -2104,7 +2291,7 @@ type CapabilityCallResponse struct {
 
 func (x *CapabilityCallResponse) Reset() {
 	*x = CapabilityCallResponse{}
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[19]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2116,7 +2303,7 @@ func (x *CapabilityCallResponse) String() string {
 func (*CapabilityCallResponse) ProtoMessage() {}
 
 func (x *CapabilityCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[19]
+	mi := &file_palyra_sidecar_v1_sidecar_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2129,7 +2316,7 @@ func (x *CapabilityCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilityCallResponse.ProtoReflect.Descriptor instead.
 func (*CapabilityCallResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{19}
+	return file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CapabilityCallResponse) GetResponse() []byte {
@@ -2235,7 +2422,17 @@ const file_palyra_sidecar_v1_sidecar_proto_rawDesc = "" +
 	"\x05input\x18\x04 \x01(\fR\x05input\x121\n" +
 	"\x06grants\x18\x05 \x01(\v2\x19.palyra.sidecar.v1.GrantsR\x06grants\x123\n" +
 	"\atimeout\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\atimeout\x121\n" +
-	"\x06limits\x18\a \x01(\v2\x19.palyra.sidecar.v1.LimitsR\x06limits\"9\n" +
+	"\x06limits\x18\a \x01(\v2\x19.palyra.sidecar.v1.LimitsR\x06limits\"\xa0\x01\n" +
+	"\fCallsRequest\x12\x12\n" +
+	"\x04call\x18\x01 \x01(\x04R\x04call\x12:\n" +
+	"\x06invoke\x18\x02 \x01(\v2 .palyra.sidecar.v1.InvokeRequestH\x00R\x06invoke\x127\n" +
+	"\x06cancel\x18\x03 \x01(\v2\x1d.palyra.sidecar.v1.CancelCallH\x00R\x06cancelB\a\n" +
+	"\x05frame\"\f\n" +
+	"\n" +
+	"CancelCall\"b\n" +
+	"\rCallsResponse\x12\x12\n" +
+	"\x04call\x18\x01 \x01(\x04R\x04call\x12=\n" +
+	"\bresponse\x18\x02 \x01(\v2!.palyra.sidecar.v1.InvokeResponseR\bresponse\"9\n" +
 	"\tToolError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"\x85\x02\n" +
@@ -2349,10 +2546,11 @@ const file_palyra_sidecar_v1_sidecar_proto_rawDesc = "" +
 	"\x1dCAPABILITY_ERROR_CODE_TIMEOUT\x10\x06\x12(\n" +
 	"$CAPABILITY_ERROR_CODE_QUOTA_EXCEEDED\x10\a\x12%\n" +
 	"!CAPABILITY_ERROR_CODE_UNAVAILABLE\x10\b\x12\"\n" +
-	"\x1eCAPABILITY_ERROR_CODE_INTERNAL\x10\t2\xa4\x03\n" +
+	"\x1eCAPABILITY_ERROR_CODE_INTERNAL\x10\t2\xf4\x03\n" +
 	"\x0eSidecarService\x12V\n" +
 	"\tLoadSkill\x12#.palyra.sidecar.v1.LoadSkillRequest\x1a$.palyra.sidecar.v1.LoadSkillResponse\x12M\n" +
-	"\x06Invoke\x12 .palyra.sidecar.v1.InvokeRequest\x1a!.palyra.sidecar.v1.InvokeResponse\x12M\n" +
+	"\x06Invoke\x12 .palyra.sidecar.v1.InvokeRequest\x1a!.palyra.sidecar.v1.InvokeResponse\x12N\n" +
+	"\x05Calls\x12\x1f.palyra.sidecar.v1.CallsRequest\x1a .palyra.sidecar.v1.CallsResponse(\x010\x01\x12M\n" +
 	"\x06Health\x12 .palyra.sidecar.v1.HealthRequest\x1a!.palyra.sidecar.v1.HealthResponse\x12S\n" +
 	"\bDescribe\x12\".palyra.sidecar.v1.DescribeRequest\x1a#.palyra.sidecar.v1.DescribeResponse\x12G\n" +
 	"\x04Stop\x12\x1e.palyra.sidecar.v1.StopRequest\x1a\x1f.palyra.sidecar.v1.StopResponse2v\n" +
@@ -2372,7 +2570,7 @@ func file_palyra_sidecar_v1_sidecar_proto_rawDescGZIP() []byte {
 }
 
 var file_palyra_sidecar_v1_sidecar_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_palyra_sidecar_v1_sidecar_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_palyra_sidecar_v1_sidecar_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_palyra_sidecar_v1_sidecar_proto_goTypes = []any{
 	(CacheStatus)(0),               // 0: palyra.sidecar.v1.CacheStatus
 	(LogLevel)(0),                  // 1: palyra.sidecar.v1.LogLevel
@@ -2387,68 +2585,76 @@ var file_palyra_sidecar_v1_sidecar_proto_goTypes = []any{
 	(*LoadSkillResponse)(nil),      // 10: palyra.sidecar.v1.LoadSkillResponse
 	(*Hardening)(nil),              // 11: palyra.sidecar.v1.Hardening
 	(*InvokeRequest)(nil),          // 12: palyra.sidecar.v1.InvokeRequest
-	(*ToolError)(nil),              // 13: palyra.sidecar.v1.ToolError
-	(*Stats)(nil),                  // 14: palyra.sidecar.v1.Stats
-	(*LogRecord)(nil),              // 15: palyra.sidecar.v1.LogRecord
-	(*InvokeResponse)(nil),         // 16: palyra.sidecar.v1.InvokeResponse
-	(*HealthRequest)(nil),          // 17: palyra.sidecar.v1.HealthRequest
-	(*HealthResponse)(nil),         // 18: palyra.sidecar.v1.HealthResponse
-	(*DescribeRequest)(nil),        // 19: palyra.sidecar.v1.DescribeRequest
-	(*DescribeResponse)(nil),       // 20: palyra.sidecar.v1.DescribeResponse
-	(*StopRequest)(nil),            // 21: palyra.sidecar.v1.StopRequest
-	(*StopResponse)(nil),           // 22: palyra.sidecar.v1.StopResponse
-	(*CapabilityCallRequest)(nil),  // 23: palyra.sidecar.v1.CapabilityCallRequest
-	(*CapabilityError)(nil),        // 24: palyra.sidecar.v1.CapabilityError
-	(*CapabilityCallResponse)(nil), // 25: palyra.sidecar.v1.CapabilityCallResponse
-	nil,                            // 26: palyra.sidecar.v1.Hardening.RlimitsEntry
-	nil,                            // 27: palyra.sidecar.v1.Hardening.StatusEntry
-	(*durationpb.Duration)(nil),    // 28: google.protobuf.Duration
+	(*CallsRequest)(nil),           // 13: palyra.sidecar.v1.CallsRequest
+	(*CancelCall)(nil),             // 14: palyra.sidecar.v1.CancelCall
+	(*CallsResponse)(nil),          // 15: palyra.sidecar.v1.CallsResponse
+	(*ToolError)(nil),              // 16: palyra.sidecar.v1.ToolError
+	(*Stats)(nil),                  // 17: palyra.sidecar.v1.Stats
+	(*LogRecord)(nil),              // 18: palyra.sidecar.v1.LogRecord
+	(*InvokeResponse)(nil),         // 19: palyra.sidecar.v1.InvokeResponse
+	(*HealthRequest)(nil),          // 20: palyra.sidecar.v1.HealthRequest
+	(*HealthResponse)(nil),         // 21: palyra.sidecar.v1.HealthResponse
+	(*DescribeRequest)(nil),        // 22: palyra.sidecar.v1.DescribeRequest
+	(*DescribeResponse)(nil),       // 23: palyra.sidecar.v1.DescribeResponse
+	(*StopRequest)(nil),            // 24: palyra.sidecar.v1.StopRequest
+	(*StopResponse)(nil),           // 25: palyra.sidecar.v1.StopResponse
+	(*CapabilityCallRequest)(nil),  // 26: palyra.sidecar.v1.CapabilityCallRequest
+	(*CapabilityError)(nil),        // 27: palyra.sidecar.v1.CapabilityError
+	(*CapabilityCallResponse)(nil), // 28: palyra.sidecar.v1.CapabilityCallResponse
+	nil,                            // 29: palyra.sidecar.v1.Hardening.RlimitsEntry
+	nil,                            // 30: palyra.sidecar.v1.Hardening.StatusEntry
+	(*durationpb.Duration)(nil),    // 31: google.protobuf.Duration
 }
 var file_palyra_sidecar_v1_sidecar_proto_depIdxs = []int32{
-	28, // 0: palyra.sidecar.v1.Limits.timeout:type_name -> google.protobuf.Duration
+	31, // 0: palyra.sidecar.v1.Limits.timeout:type_name -> google.protobuf.Duration
 	6,  // 1: palyra.sidecar.v1.LoadSkillRequest.limits:type_name -> palyra.sidecar.v1.Limits
-	28, // 2: palyra.sidecar.v1.LoadSkillRequest.init_timeout:type_name -> google.protobuf.Duration
+	31, // 2: palyra.sidecar.v1.LoadSkillRequest.init_timeout:type_name -> google.protobuf.Duration
 	7,  // 3: palyra.sidecar.v1.LoadSkillRequest.grants:type_name -> palyra.sidecar.v1.Grants
 	8,  // 4: palyra.sidecar.v1.LoadSkillRequest.tools:type_name -> palyra.sidecar.v1.Tool
 	0,  // 5: palyra.sidecar.v1.LoadSkillResponse.cache_status:type_name -> palyra.sidecar.v1.CacheStatus
-	28, // 6: palyra.sidecar.v1.LoadSkillResponse.load_time:type_name -> google.protobuf.Duration
+	31, // 6: palyra.sidecar.v1.LoadSkillResponse.load_time:type_name -> google.protobuf.Duration
 	11, // 7: palyra.sidecar.v1.LoadSkillResponse.hardening:type_name -> palyra.sidecar.v1.Hardening
-	26, // 8: palyra.sidecar.v1.Hardening.rlimits:type_name -> palyra.sidecar.v1.Hardening.RlimitsEntry
-	27, // 9: palyra.sidecar.v1.Hardening.status:type_name -> palyra.sidecar.v1.Hardening.StatusEntry
+	29, // 8: palyra.sidecar.v1.Hardening.rlimits:type_name -> palyra.sidecar.v1.Hardening.RlimitsEntry
+	30, // 9: palyra.sidecar.v1.Hardening.status:type_name -> palyra.sidecar.v1.Hardening.StatusEntry
 	7,  // 10: palyra.sidecar.v1.InvokeRequest.grants:type_name -> palyra.sidecar.v1.Grants
-	28, // 11: palyra.sidecar.v1.InvokeRequest.timeout:type_name -> google.protobuf.Duration
+	31, // 11: palyra.sidecar.v1.InvokeRequest.timeout:type_name -> google.protobuf.Duration
 	6,  // 12: palyra.sidecar.v1.InvokeRequest.limits:type_name -> palyra.sidecar.v1.Limits
-	28, // 13: palyra.sidecar.v1.Stats.wall_time:type_name -> google.protobuf.Duration
-	1,  // 14: palyra.sidecar.v1.LogRecord.level:type_name -> palyra.sidecar.v1.LogLevel
-	2,  // 15: palyra.sidecar.v1.LogRecord.source:type_name -> palyra.sidecar.v1.LogSource
-	13, // 16: palyra.sidecar.v1.InvokeResponse.tool_error:type_name -> palyra.sidecar.v1.ToolError
-	14, // 17: palyra.sidecar.v1.InvokeResponse.stats:type_name -> palyra.sidecar.v1.Stats
-	15, // 18: palyra.sidecar.v1.InvokeResponse.logs:type_name -> palyra.sidecar.v1.LogRecord
-	3,  // 19: palyra.sidecar.v1.HealthResponse.status:type_name -> palyra.sidecar.v1.ServingStatus
-	3,  // 20: palyra.sidecar.v1.DescribeResponse.status:type_name -> palyra.sidecar.v1.ServingStatus
-	0,  // 21: palyra.sidecar.v1.DescribeResponse.cache_status:type_name -> palyra.sidecar.v1.CacheStatus
-	6,  // 22: palyra.sidecar.v1.DescribeResponse.limits:type_name -> palyra.sidecar.v1.Limits
-	7,  // 23: palyra.sidecar.v1.DescribeResponse.grants:type_name -> palyra.sidecar.v1.Grants
-	4,  // 24: palyra.sidecar.v1.CapabilityCallRequest.kind:type_name -> palyra.sidecar.v1.CapabilityKind
-	5,  // 25: palyra.sidecar.v1.CapabilityError.code:type_name -> palyra.sidecar.v1.CapabilityErrorCode
-	24, // 26: palyra.sidecar.v1.CapabilityCallResponse.error:type_name -> palyra.sidecar.v1.CapabilityError
-	9,  // 27: palyra.sidecar.v1.SidecarService.LoadSkill:input_type -> palyra.sidecar.v1.LoadSkillRequest
-	12, // 28: palyra.sidecar.v1.SidecarService.Invoke:input_type -> palyra.sidecar.v1.InvokeRequest
-	17, // 29: palyra.sidecar.v1.SidecarService.Health:input_type -> palyra.sidecar.v1.HealthRequest
-	19, // 30: palyra.sidecar.v1.SidecarService.Describe:input_type -> palyra.sidecar.v1.DescribeRequest
-	21, // 31: palyra.sidecar.v1.SidecarService.Stop:input_type -> palyra.sidecar.v1.StopRequest
-	23, // 32: palyra.sidecar.v1.BrokerService.CapabilityCall:input_type -> palyra.sidecar.v1.CapabilityCallRequest
-	10, // 33: palyra.sidecar.v1.SidecarService.LoadSkill:output_type -> palyra.sidecar.v1.LoadSkillResponse
-	16, // 34: palyra.sidecar.v1.SidecarService.Invoke:output_type -> palyra.sidecar.v1.InvokeResponse
-	18, // 35: palyra.sidecar.v1.SidecarService.Health:output_type -> palyra.sidecar.v1.HealthResponse
-	20, // 36: palyra.sidecar.v1.SidecarService.Describe:output_type -> palyra.sidecar.v1.DescribeResponse
-	22, // 37: palyra.sidecar.v1.SidecarService.Stop:output_type -> palyra.sidecar.v1.StopResponse
-	25, // 38: palyra.sidecar.v1.BrokerService.CapabilityCall:output_type -> palyra.sidecar.v1.CapabilityCallResponse
-	33, // [33:39] is the sub-list for method output_type
-	27, // [27:33] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	12, // 13: palyra.sidecar.v1.CallsRequest.invoke:type_name -> palyra.sidecar.v1.InvokeRequest
+	14, // 14: palyra.sidecar.v1.CallsRequest.cancel:type_name -> palyra.sidecar.v1.CancelCall
+	19, // 15: palyra.sidecar.v1.CallsResponse.response:type_name -> palyra.sidecar.v1.InvokeResponse
+	31, // 16: palyra.sidecar.v1.Stats.wall_time:type_name -> google.protobuf.Duration
+	1,  // 17: palyra.sidecar.v1.LogRecord.level:type_name -> palyra.sidecar.v1.LogLevel
+	2,  // 18: palyra.sidecar.v1.LogRecord.source:type_name -> palyra.sidecar.v1.LogSource
+	16, // 19: palyra.sidecar.v1.InvokeResponse.tool_error:type_name -> palyra.sidecar.v1.ToolError
+	17, // 20: palyra.sidecar.v1.InvokeResponse.stats:type_name -> palyra.sidecar.v1.Stats
+	18, // 21: palyra.sidecar.v1.InvokeResponse.logs:type_name -> palyra.sidecar.v1.LogRecord
+	3,  // 22: palyra.sidecar.v1.HealthResponse.status:type_name -> palyra.sidecar.v1.ServingStatus
+	3,  // 23: palyra.sidecar.v1.DescribeResponse.status:type_name -> palyra.sidecar.v1.ServingStatus
+	0,  // 24: palyra.sidecar.v1.DescribeResponse.cache_status:type_name -> palyra.sidecar.v1.CacheStatus
+	6,  // 25: palyra.sidecar.v1.DescribeResponse.limits:type_name -> palyra.sidecar.v1.Limits
+	7,  // 26: palyra.sidecar.v1.DescribeResponse.grants:type_name -> palyra.sidecar.v1.Grants
+	4,  // 27: palyra.sidecar.v1.CapabilityCallRequest.kind:type_name -> palyra.sidecar.v1.CapabilityKind
+	5,  // 28: palyra.sidecar.v1.CapabilityError.code:type_name -> palyra.sidecar.v1.CapabilityErrorCode
+	27, // 29: palyra.sidecar.v1.CapabilityCallResponse.error:type_name -> palyra.sidecar.v1.CapabilityError
+	9,  // 30: palyra.sidecar.v1.SidecarService.LoadSkill:input_type -> palyra.sidecar.v1.LoadSkillRequest
+	12, // 31: palyra.sidecar.v1.SidecarService.Invoke:input_type -> palyra.sidecar.v1.InvokeRequest
+	13, // 32: palyra.sidecar.v1.SidecarService.Calls:input_type -> palyra.sidecar.v1.CallsRequest
+	20, // 33: palyra.sidecar.v1.SidecarService.Health:input_type -> palyra.sidecar.v1.HealthRequest
+	22, // 34: palyra.sidecar.v1.SidecarService.Describe:input_type -> palyra.sidecar.v1.DescribeRequest
+	24, // 35: palyra.sidecar.v1.SidecarService.Stop:input_type -> palyra.sidecar.v1.StopRequest
+	26, // 36: palyra.sidecar.v1.BrokerService.CapabilityCall:input_type -> palyra.sidecar.v1.CapabilityCallRequest
+	10, // 37: palyra.sidecar.v1.SidecarService.LoadSkill:output_type -> palyra.sidecar.v1.LoadSkillResponse
+	19, // 38: palyra.sidecar.v1.SidecarService.Invoke:output_type -> palyra.sidecar.v1.InvokeResponse
+	15, // 39: palyra.sidecar.v1.SidecarService.Calls:output_type -> palyra.sidecar.v1.CallsResponse
+	21, // 40: palyra.sidecar.v1.SidecarService.Health:output_type -> palyra.sidecar.v1.HealthResponse
+	23, // 41: palyra.sidecar.v1.SidecarService.Describe:output_type -> palyra.sidecar.v1.DescribeResponse
+	25, // 42: palyra.sidecar.v1.SidecarService.Stop:output_type -> palyra.sidecar.v1.StopResponse
+	28, // 43: palyra.sidecar.v1.BrokerService.CapabilityCall:output_type -> palyra.sidecar.v1.CapabilityCallResponse
+	37, // [37:44] is the sub-list for method output_type
+	30, // [30:37] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_palyra_sidecar_v1_sidecar_proto_init() }
@@ -2460,13 +2666,17 @@ func file_palyra_sidecar_v1_sidecar_proto_init() {
 		(*LoadSkillRequest_ModulePath)(nil),
 		(*LoadSkillRequest_ModuleBytes)(nil),
 	}
+	file_palyra_sidecar_v1_sidecar_proto_msgTypes[7].OneofWrappers = []any{
+		(*CallsRequest_Invoke)(nil),
+		(*CallsRequest_Cancel)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_sidecar_v1_sidecar_proto_rawDesc), len(file_palyra_sidecar_v1_sidecar_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   22,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

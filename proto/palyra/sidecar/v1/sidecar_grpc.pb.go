@@ -35,6 +35,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	SidecarService_LoadSkill_FullMethodName = "/palyra.sidecar.v1.SidecarService/LoadSkill"
 	SidecarService_Invoke_FullMethodName    = "/palyra.sidecar.v1.SidecarService/Invoke"
+	SidecarService_Calls_FullMethodName     = "/palyra.sidecar.v1.SidecarService/Calls"
 	SidecarService_Health_FullMethodName    = "/palyra.sidecar.v1.SidecarService/Health"
 	SidecarService_Describe_FullMethodName  = "/palyra.sidecar.v1.SidecarService/Describe"
 	SidecarService_Stop_FullMethodName      = "/palyra.sidecar.v1.SidecarService/Stop"
@@ -51,6 +52,14 @@ type SidecarServiceClient interface {
 	LoadSkill(ctx context.Context, in *LoadSkillRequest, opts ...grpc.CallOption) (*LoadSkillResponse, error)
 	// Invoke runs one tool call in a fresh instance.
 	Invoke(ctx context.Context, in *InvokeRequest, opts ...grpc.CallOption) (*InvokeResponse, error)
+	// Calls carries many tool calls over one long-lived stream: the
+	// supervisor sends each call (or its cancellation) as a CallsRequest, the
+	// sidecar answers each call with one CallsResponse, in any order, as the
+	// calls finish. A call on the stream is the same as an Invoke (the same
+	// checks, limits and outcomes); the stream only saves the per-call
+	// HTTP/2 stream set-up of a unary RPC. The stream ends with the
+	// connection; calls in flight then end as canceled.
+	Calls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[CallsRequest, CallsResponse], error)
 	// Health reports whether the sidecar can serve calls.
 	Health(ctx context.Context, in *HealthRequest, opts ...grpc.CallOption) (*HealthResponse, error)
 	// Describe reports what the sidecar runs and how it was configured.
@@ -87,6 +96,19 @@ func (c *sidecarServiceClient) Invoke(ctx context.Context, in *InvokeRequest, op
 	}
 	return out, nil
 }
+
+func (c *sidecarServiceClient) Calls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[CallsRequest, CallsResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &SidecarService_ServiceDesc.Streams[0], SidecarService_Calls_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[CallsRequest, CallsResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type SidecarService_CallsClient = grpc.BidiStreamingClient[CallsRequest, CallsResponse]
 
 func (c *sidecarServiceClient) Health(ctx context.Context, in *HealthRequest, opts ...grpc.CallOption) (*HealthResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
@@ -129,6 +151,14 @@ type SidecarServiceServer interface {
 	LoadSkill(context.Context, *LoadSkillRequest) (*LoadSkillResponse, error)
 	// Invoke runs one tool call in a fresh instance.
 	Invoke(context.Context, *InvokeRequest) (*InvokeResponse, error)
+	// Calls carries many tool calls over one long-lived stream: the
+	// supervisor sends each call (or its cancellation) as a CallsRequest, the
+	// sidecar answers each call with one CallsResponse, in any order, as the
+	// calls finish. A call on the stream is the same as an Invoke (the same
+	// checks, limits and outcomes); the stream only saves the per-call
+	// HTTP/2 stream set-up of a unary RPC. The stream ends with the
+	// connection; calls in flight then end as canceled.
+	Calls(grpc.BidiStreamingServer[CallsRequest, CallsResponse]) error
 	// Health reports whether the sidecar can serve calls.
 	Health(context.Context, *HealthRequest) (*HealthResponse, error)
 	// Describe reports what the sidecar runs and how it was configured.
@@ -151,6 +181,9 @@ func (UnimplementedSidecarServiceServer) LoadSkill(context.Context, *LoadSkillRe
 }
 func (UnimplementedSidecarServiceServer) Invoke(context.Context, *InvokeRequest) (*InvokeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Invoke not implemented")
+}
+func (UnimplementedSidecarServiceServer) Calls(grpc.BidiStreamingServer[CallsRequest, CallsResponse]) error {
+	return status.Error(codes.Unimplemented, "method Calls not implemented")
 }
 func (UnimplementedSidecarServiceServer) Health(context.Context, *HealthRequest) (*HealthResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Health not implemented")
@@ -217,6 +250,13 @@ func _SidecarService_Invoke_Handler(srv interface{}, ctx context.Context, dec fu
 	}
 	return interceptor(ctx, in, info, handler)
 }
+
+func _SidecarService_Calls_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(SidecarServiceServer).Calls(&grpc.GenericServerStream[CallsRequest, CallsResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type SidecarService_CallsServer = grpc.BidiStreamingServer[CallsRequest, CallsResponse]
 
 func _SidecarService_Health_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(HealthRequest)
@@ -300,7 +340,14 @@ var SidecarService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _SidecarService_Stop_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Calls",
+			Handler:       _SidecarService_Calls_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "palyra/sidecar/v1/sidecar.proto",
 }
 
