@@ -118,7 +118,18 @@ func scenarioB(ctx context.Context, e *env) ([]report.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.install(ctx, h, data); err != nil {
+	inst, err := e.install(ctx, h, data)
+	if err != nil {
+		return nil, err
+	}
+	// The same host with each call a unary Invoke, as before the Calls
+	// stream: the stream's before/after, side by side.
+	hu, _, closeUnary, err := e.openHost(ctx, "b-unary", true, supervisor.Config{IdleTimeout: -1, UnaryCalls: true})
+	if err != nil {
+		return nil, err
+	}
+	defer closeUnary()
+	if _, err := e.install(ctx, hu, data); err != nil {
 		return nil, err
 	}
 	raw, err := spawnRaw(ctx, e.rawPlugin)
@@ -129,10 +140,35 @@ func scenarioB(ctx context.Context, e *env) ([]report.Row, error) {
 
 	ours := &contender{name: "host.Call, trivial WAT tool", call: hostCall(h, "bench.trivial", "bench.trivial", echoInput, trivialOutput)}
 	peer := &contender{name: "raw go-plugin gRPC unary, same payload", call: raw.invoke}
-	if err := interleave(ctx, e.opts.n(20, 200), e.opts.n(300, 3000), ours, peer); err != nil {
+	unary := &contender{name: "host.Call, each call a unary Invoke (before the Calls stream)", call: hostCall(hu, "bench.trivial", "bench.trivial", echoInput, trivialOutput)}
+	checks := &contender{name: "host-side checks alone (PrepareCall + FinishRemoteCall)", call: hostChecks(h, "bench.trivial", inst.Version, echoInput, trivialOutput)}
+	if err := interleave(ctx, e.opts.n(20, 200), e.opts.n(300, 3000), ours, peer, unary, checks); err != nil {
 		return nil, err
 	}
 	return []report.Row{
 		compare("B", "trivial WAT tool call vs raw go-plugin RPC", ours.timing(time.Microsecond), peer.timing(time.Microsecond), ratioGoal("≤ 1.3 × raw go-plugin RPC", 1.3), ""),
+		compare("B", "trivial WAT tool call: Calls stream (after) vs unary Invoke (before)", ours.timing(time.Microsecond), unary.timing(time.Microsecond), nil,
+			"before/after of the Calls stream: the same host code, supervisor.Config.UnaryCalls on the peer"),
+		compare("B", "check cost: the host-side checks alone vs the whole call", checks.timing(time.Microsecond), ours.timing(time.Microsecond), nil,
+			"status, trust (artifact re-verified, cached), policy, tool, input and output schemas, output cap; measured in-process"),
 	}, nil
+}
+
+// hostChecks runs the host's checks of a call of toolID (= the skill id)
+// without the call: PrepareCall before, FinishRemoteCall on a result
+// carrying want.
+func hostChecks(h *host.Host, skillID, version string, input []byte, want string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if _, err := h.PrepareCall(ctx, host.CallRequest{SkillID: skillID, ToolID: skillID, Input: input}); err != nil {
+			return err
+		}
+		res, err := h.FinishRemoteCall(ctx, &host.CallResult{SkillID: skillID, Version: version, ToolID: skillID, Output: []byte(want)})
+		if err != nil {
+			return err
+		}
+		if string(res.Output) != want {
+			return fmt.Errorf("checked output %s, want %s", res.Output, want)
+		}
+		return nil
+	}
 }

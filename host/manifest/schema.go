@@ -174,6 +174,79 @@ func oneLine(s string) string {
 type ToolSchemas struct {
 	toolID        string
 	input, output *jsonschema.Schema
+	// inFast and outFast accept without the full validator the instances
+	// a schema of "type" alone (or no keyword at all) accepts: see
+	// fastCheck.
+	inFast, outFast fastCheck
+}
+
+// fastCheck is a check of an instance that needs no decoding: for a schema
+// whose only assertion is one "type" of object, array, string, boolean or
+// null (or that asserts nothing), valid JSON whose first byte is of that
+// type matches it. It only ever accepts: an instance it does not accept
+// goes to the full validator, which accepts it or says why not. So the
+// result is the full validator's; the common call with a schema like
+// {type = "object"} is spared decoding its input into Go values.
+type fastCheck struct {
+	on    bool
+	first byte // the first byte of an instance of the type; 0: any value
+}
+
+// fastCheckOf returns the fast check of schema doc (as compiled): on only
+// for "type" alone among the assertions (annotations may be there).
+func fastCheckOf(doc map[string]any) fastCheck {
+	var fc fastCheck
+	for k, v := range doc {
+		switch k {
+		case "title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly":
+			// annotations: they assert nothing
+		case "type":
+			t, ok := v.(string)
+			if !ok {
+				return fastCheck{}
+			}
+			switch t {
+			case "object":
+				fc.first = '{'
+			case "array":
+				fc.first = '['
+			case "string":
+				fc.first = '"'
+			case "boolean":
+				fc.first = 'b' // t or f, see accepts
+			case "null":
+				fc.first = 'n'
+			default: // number and integer need the value
+				return fastCheck{}
+			}
+		default:
+			return fastCheck{}
+		}
+	}
+	fc.on = true
+	return fc
+}
+
+// accepts reports whether data is valid JSON of the check's type; false
+// means "ask the full validator", not "invalid".
+func (fc fastCheck) accepts(data []byte) bool {
+	if !fc.on || !json.Valid(data) {
+		return false
+	}
+	if fc.first == 0 {
+		return true
+	}
+	i := 0
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	if i == len(data) {
+		return false
+	}
+	if fc.first == 'b' {
+		return data[i] == 't' || data[i] == 'f'
+	}
+	return data[i] == fc.first
 }
 
 // ToolSchemas compiles the input_schema and output_schema of the tool whose
@@ -195,7 +268,8 @@ func (m *Manifest) ToolSchemas(toolID string) (*ToolSchemas, error) {
 	if len(errs) > 0 {
 		return nil, first(errs, nil)
 	}
-	return &ToolSchemas{toolID: strings.TrimSpace(tl.ID), input: in, output: out}, nil
+	return &ToolSchemas{toolID: strings.TrimSpace(tl.ID), input: in, output: out,
+		inFast: fastCheckOf(tl.InputSchema), outFast: fastCheckOf(tl.OutputSchema)}, nil
 }
 
 // ToolID returns the id of the tool the schemas belong to.
@@ -219,12 +293,18 @@ func (s *ToolSchemas) ValidateOutput(v any) error {
 // and checks it against the input_schema. Data that is not JSON is reported
 // as an *InstanceError wrapping ErrInputSchema too.
 func (s *ToolSchemas) ValidateInputJSON(data []byte) error {
+	if s.inFast.accepts(data) {
+		return nil
+	}
 	return s.validateJSON(s.input, data, "input", ErrInputSchema)
 }
 
 // ValidateOutputJSON is ValidateInputJSON for the output_schema; errors wrap
 // ErrOutputSchema.
 func (s *ToolSchemas) ValidateOutputJSON(data []byte) error {
+	if s.outFast.accepts(data) {
+		return nil
+	}
 	return s.validateJSON(s.output, data, "output", ErrOutputSchema)
 }
 

@@ -66,6 +66,11 @@ func FuzzToolSchemas(f *testing.F) {
 		f.Add([]byte(`{"type":"object","required":["msg"],"properties":{"msg":{"type":"string","maxLength":100}}}`), []byte(in))
 	}
 	f.Add([]byte(`{"$ref":"https://example.com/s.json"}`), []byte(`{}`))
+	for _, sch := range []string{`{"type":"object"}`, `{"type":"array","title":"t"}`, `{"type":"string"}`, `{"type":"boolean"}`, `{"type":"null"}`, `{}`} {
+		for _, in := range []string{` {"a":[1]} `, `[]`, `"s"`, `true`, `false`, `null`, `0`, `{"a":}`, `{} {}`, "\t\n{}", ``, ` `} {
+			f.Add([]byte(sch), []byte(in))
+		}
+	}
 	f.Add([]byte(`{"type":"object","properties":{"a":{"multipleOf":1e-300}},"patternProperties":{"^x(":{}}}`), []byte(`{"a":1e300}`))
 	f.Fuzz(func(t *testing.T, schema, input []byte) {
 		var doc map[string]any
@@ -73,7 +78,7 @@ func FuzzToolSchemas(f *testing.F) {
 			return // a manifest's input_schema is a TOML table
 		}
 		var m manifest.Manifest
-		m.Entrypoints.Tools = []manifest.Tool{{ID: "fuzz.tool", Name: "tool", InputSchema: doc}}
+		m.Entrypoints.Tools = []manifest.Tool{{ID: "fuzz.tool", Name: "tool", InputSchema: doc, OutputSchema: map[string]any{}}}
 		sch, err := m.ToolSchemas("fuzz.tool")
 		if err != nil {
 			if errcode.Of(err) == "" || errcode.Of(err) == errcode.Internal {
@@ -101,6 +106,11 @@ func FuzzToolSchemas(f *testing.F) {
 		first, second := check(), check()
 		if (first == nil) != (second == nil) || first != nil && first.Error() != second.Error() {
 			t.Fatalf("schema %s input %q: %v, then %v", schema, input, first, second)
+		}
+		// The fast check of a type-only schema answers as the full
+		// validator does.
+		if slow := manifest.SlowValidateInputJSON(sch, input); (first == nil) != (slow == nil) {
+			t.Fatalf("schema %s input %q: %v, the full validator %v", schema, input, first, slow)
 		}
 	})
 }

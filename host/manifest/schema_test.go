@@ -182,3 +182,48 @@ func TestToolSchemasConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestFastCheck: a schema whose only assertion is one "type" of object,
+// array, string, boolean or null (or none at all) gets the fast check, and
+// every instance gets the full validator's answer from it; any other
+// schema goes to the full validator alone.
+func TestFastCheck(t *testing.T) {
+	inputs := []string{` {"a":[1]} `, `[]`, `[1,"x"]`, `"s"`, `true`, `false`, `null`, `0`, `-1.5e3`, `{"a":}`, `{} {}`, "\t\r\n{}", ``, ` `, `nul`, `"\xff"`}
+	for _, tc := range []struct {
+		schema string
+		fast   bool
+	}{
+		{`{"type":"object"}`, true},
+		{`{"type":"array","title":"a list","description":"d","examples":[[1]]}`, true},
+		{`{"type":"string"}`, true},
+		{`{"type":"boolean"}`, true},
+		{`{"type":"null"}`, true},
+		{`{}`, true},
+		{`{"type":"number"}`, false},
+		{`{"type":"integer"}`, false},
+		{`{"type":["object","null"]}`, false},
+		{`{"type":"object","required":["a"]}`, false},
+		{`{"type":"object","additionalProperties":false}`, false},
+		{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`, false},
+	} {
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(tc.schema), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var m manifest.Manifest
+		m.Entrypoints.Tools = []manifest.Tool{{ID: "t.tool", Name: "tool", InputSchema: doc, OutputSchema: map[string]any{}}}
+		sch, err := m.ToolSchemas("t.tool")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.schema, err)
+		}
+		if got := manifest.FastCheckOn(sch); got != tc.fast {
+			t.Errorf("%s: fast check %v, want %v", tc.schema, got, tc.fast)
+		}
+		for _, in := range inputs {
+			fast, slow := sch.ValidateInputJSON([]byte(in)), manifest.SlowValidateInputJSON(sch, []byte(in))
+			if (fast == nil) != (slow == nil) || fast != nil && fast.Error() != slow.Error() {
+				t.Errorf("%s, input %q: %v; the full validator: %v", tc.schema, in, fast, slow)
+			}
+		}
+	}
+}

@@ -83,7 +83,7 @@ const codeSidecarStopping = "sidecar_stopping"
 // invoke runs one call in p and judges its outcome: a sidecar that missed
 // budget + CallGrace is killed (ErrTimeout), one whose transport failed
 // has crashed (ErrSidecarCrashed).
-func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, toolID string, input []byte, budget time.Duration, id string) (*Result, error) {
+func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, toolID string, input []byte, budget time.Duration, id string) (_ *Result, err error) {
 	// The sidecar was loaded with t's limits (they are part of its load
 	// key) and with the grants of its first target: a call sends its
 	// grants only when the policy changed them since, and no limits.
@@ -112,7 +112,12 @@ func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, t
 	defer timer.Stop()
 	stopCtx := context.AfterFunc(ctx, cancel)
 	defer stopCtx()
-	resp, err := p.client.Call(rpcCtx, req)
+	var resp *sidecarv1.InvokeResponse
+	if s.cfg.UnaryCalls {
+		resp, err = p.client.Invoke(rpcCtx, req)
+	} else {
+		resp, err = p.client.Call(rpcCtx, req)
+	}
 	res, err := readReply(req.InvocationId, resp, err)
 	if res != nil {
 		res.SkillID, res.Version, res.PID = t.SkillID, t.Version, p.pid

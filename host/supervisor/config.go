@@ -91,6 +91,12 @@ type Config struct {
 	// PreparedInstances is the number of instances each sidecar keeps
 	// ready (default 2).
 	PreparedInstances uint32
+	// UnaryCalls sends each call as its own Invoke RPC instead of on the
+	// sidecar's Calls stream (one long-lived gRPC stream carrying every
+	// call). The outcomes are the same; the stream saves the HTTP/2
+	// stream set-up of each call. It is there to measure that difference
+	// (palyra-bench B) and as a way back should a stream misbehave.
+	UnaryCalls bool
 	// SpareSidecars is how many sidecars, started and past their go-plugin
 	// handshake but with no skill loaded, the supervisor keeps ready for
 	// the next start of any skill version (default 1; negative: none). A
