@@ -136,7 +136,7 @@ func (h *Host) check(ctx context.Context, id, toolID string, input json.RawMessa
 		input = json.RawMessage("null")
 	}
 	p.input = input
-	e, err := h.in.Inventory().Skill(ctx, id, "")
+	e, err := h.in.Inventory().SkillHead(ctx, id, "")
 	if err != nil {
 		if errors.Is(err, inventory.ErrNotFound) {
 			return p, fmt.Errorf("host: %w: %s: %v", ErrSkillNotFound, id, err)
@@ -335,9 +335,9 @@ func statusGate(e inventory.Entry) error {
 // as it is now, without trust on first use. The verdict is cached by the
 // artifact's sha256 and the trust store's mtime and size.
 func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error) {
-	tk := "none"
+	tk := trustFileKey{}
 	if fi, err := os.Stat(h.trust.Path()); err == nil {
-		tk = fmt.Sprintf("%d/%d", fi.ModTime().UnixNano(), fi.Size())
+		tk = trustFileKey{exists: true, mtime: fi.ModTime().UnixNano(), size: fi.Size()}
 	}
 	h.mu.Lock()
 	v := h.verified[e.ArtifactSHA256]

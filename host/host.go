@@ -191,8 +191,15 @@ type Host struct {
 	loops    sync.WaitGroup
 }
 
+// trustFileKey is what a verification saw of the trust store's file: a
+// verification made under another is made again.
+type trustFileKey struct {
+	exists      bool
+	mtime, size int64
+}
+
 type verified struct {
-	trustKey string
+	trustKey trustFileKey
 	manifest *manifest.Manifest
 	schemas  map[string]*manifest.ToolSchemas
 	tools    []supervisor.Tool

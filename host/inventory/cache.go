@@ -49,6 +49,20 @@ func (c *skillCache) get(gen uint64, key skillKey, now time.Time) (Entry, bool) 
 	return ce.e.clone(), true
 }
 
+// getHead is get for the entry's head (Entry.head): no document copied.
+func (c *skillCache) getHead(gen uint64, key skillKey, now time.Time) (Entry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return Entry{}, false // get moves the cache to a newer counter
+	}
+	ce, ok := c.entries[key]
+	if !ok || now.Sub(ce.at) >= MaxSkillCacheAge || now.Before(ce.at) {
+		return Entry{}, false
+	}
+	return ce.e.head(), true
+}
+
 // put caches a copy of e for key, read under gen at time at.
 func (c *skillCache) put(gen uint64, key skillKey, e Entry, at time.Time) {
 	c.mu.Lock()
@@ -71,6 +85,19 @@ func (c *skillCache) clear() {
 
 // clone returns a deep copy of e, so neither the cache nor a caller can
 // change what the other holds.
+// head is a copy of e without its documents (Manifest, AuditReport and
+// Grants nil).
+func (e Entry) head() Entry {
+	out := e
+	out.Manifest, out.AuditReport, out.Grants = nil, nil, nil
+	out.MissingSecrets = slices.Clone(e.MissingSecrets)
+	if e.Status != nil {
+		st := *e.Status
+		out.Status = &st
+	}
+	return out
+}
+
 func (e Entry) clone() Entry {
 	out := e
 	out.Manifest = bytes.Clone(e.Manifest)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -150,5 +152,46 @@ func TestSkillAfterClose(t *testing.T) {
 	}
 	if _, err := db.Skill(context.Background(), "acme.echo", ""); err == nil {
 		t.Error("Skill after Close served the cache")
+	}
+}
+
+// TestSkillHead: SkillHead is Skill without the documents, from the same
+// cache (a write by another DB is seen), and its status and missing
+// secrets are the caller's own copies.
+func TestSkillHead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "inventory.db")
+	db := openAt(t, path)
+	other := openAt(t, path)
+	rec := record("acme.echo", "1.0.0")
+	rec.AuditReport = json.RawMessage(`{"passed":true}`)
+	rec.MissingSecrets = []SecretRef{{Scope: "skill:acme.echo", Key: "token"}}
+	install(t, db, rec)
+	ctx := context.Background()
+	full, err := db.Skill(ctx, "acme.echo", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 { // a miss, then a hit
+		h, err := db.SkillHead(ctx, "acme.echo", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Manifest != nil || h.AuditReport != nil || h.Grants != nil {
+			t.Fatalf("read %d: the head carries documents", i)
+		}
+		want := full
+		want.Manifest, want.AuditReport, want.Grants = nil, nil, nil
+		if !reflect.DeepEqual(h, want) {
+			t.Fatalf("read %d: head %+v, want %+v", i, h, want)
+		}
+		h.Status.Status = StatusQuarantined
+		h.MissingSecrets[0].Key = "changed"
+	}
+	setStatus(t, other, "acme.echo", StatusDisabled)
+	if h, err := db.SkillHead(ctx, "acme.echo", ""); err != nil || h.Status.Status != StatusDisabled {
+		t.Fatalf("after another DB's write: %+v, %v", h.Status, err)
+	}
+	if _, err := db.SkillHead(ctx, "acme.none", ""); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown skill: %v", err)
 	}
 }

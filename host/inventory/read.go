@@ -306,6 +306,32 @@ func (d *DB) Skill(ctx context.Context, id, version string) (Entry, error) {
 	return e, err
 }
 
+// SkillHead is Skill without the entry's documents: Manifest, AuditReport
+// and Grants are nil. It is what a call's checks need (status, install
+// dir, artifact digest), served from the cache without copying the
+// documents, which a call would copy on every call otherwise.
+func (d *DB) SkillHead(ctx context.Context, id, version string) (Entry, error) {
+	id, version, err := normalizeKey(id, version)
+	if err != nil {
+		return Entry{}, err
+	}
+	if d.closed.Load() {
+		return Entry{}, errClosed
+	}
+	key := skillKey{id, version}
+	gen, cacheable := uint64(0), false
+	if d.wlock != nil {
+		gen, cacheable = d.wlock.generation()
+	}
+	if cacheable {
+		if e, ok := d.cache.getHead(gen, key, d.now()); ok {
+			return e, nil
+		}
+	}
+	e, err := d.Skill(ctx, id, version)
+	return e.head(), err
+}
+
 // Skills lists the installed versions that match f, ordered by skill id and
 // then by version, lowest first.
 func (d *DB) Skills(ctx context.Context, f Filter) ([]Entry, error) {
