@@ -581,8 +581,9 @@ func (x *Grants) GetChannels() []string {
 	return nil
 }
 
-// Tool is one tool of the skill with its JSON Schemas, so that the sidecar
-// validates input and output too (the supervisor validates them again).
+// Tool is one tool of the skill, with JSON Schemas the sidecar checks input
+// and output against when they are given. The host sends none: it checks
+// both itself, on the trusted side, once.
 type Tool struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Tool id as in skill.toml (the guest dispatches on it).
