@@ -46,7 +46,7 @@ func benchFreshVsPrepared(b *testing.B, wasm []byte, inv wasmrt.Invocation) {
 			for range b.N {
 				if bc.prepared > 0 {
 					b.StopTimer()
-					for m.ReadyInstances() < bc.prepared {
+					for m.ReadyInstances() < m.PreparedTarget() {
 						time.Sleep(20 * time.Microsecond)
 					}
 					b.StartTimer()

@@ -57,9 +57,15 @@
 // # Prepared instances
 //
 // A Go guest's _initialize (its runtime start-up) costs far more than a
-// typical call. With [ModuleConfig].PreparedInstances > 0 a module keeps
-// that many instances instantiated and initialized ahead of calls, prepared
-// by a goroutine the module owns. Load does not wait for them, and no call
+// typical call. With [ModuleConfig].PreparedInstances > 0 a module keeps up
+// to that many instances instantiated and initialized ahead of calls,
+// prepared by a goroutine the module owns. The pool is sized by the calls:
+// one instance after Load (the first call's, so that it is not delayed by
+// the preparation of others), one more for each call that finds the pool
+// empty, and back to [ModuleConfig].IdlePreparedInstances after
+// [ModuleConfig].PrepareIdle without a call (which also returns the idle
+// instances' memory). The preparer refills before it closes used stores.
+// Load does not wait for them, and no call
 // ever waits for the preparer: a call that finds no prepared instance (the
 // first calls after Load, a burst) instantiates its own, so a new sidecar
 // answers its first call while its spares are still being prepared

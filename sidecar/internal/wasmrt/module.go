@@ -26,6 +26,7 @@ const (
 	DefaultInitFuel      = 200_000_000
 	DefaultInitTimeout   = 5 * time.Second
 	MaxPreparedInstances = 16
+	DefaultPrepareIdle   = 10 * time.Second
 )
 
 // Limits bound one call. A zero field means "no opinion": a Module's
@@ -133,12 +134,27 @@ type ModuleConfig struct {
 	// zero fields take the package defaults.
 	Limits Limits
 
-	// PreparedInstances is how many fresh, instantiated and initialized
+	// PreparedInstances is the most fresh, instantiated and initialized
 	// instances the module keeps ready, so that a call does not pay for
 	// instantiation and _initialize. 0 turns preparation off; at most
 	// MaxPreparedInstances. Memory held: up to this many times the guest's
 	// memory after _initialize (about 2.3 MiB for a Go guest).
+	//
+	// The pool is sized by the calls: after Load one instance is prepared
+	// (the first call's); each call that finds the pool empty raises the
+	// target by one, up to PreparedInstances; after PrepareIdle without a
+	// call it falls back to IdlePreparedInstances.
 	PreparedInstances int
+
+	// IdlePreparedInstances is the pool's target after PrepareIdle without
+	// a call: 0 keeps one instance, a negative value none (the next call
+	// then instantiates its own). At most PreparedInstances.
+	IdlePreparedInstances int
+
+	// PrepareIdle is how long without a call shrinks the pool to
+	// IdlePreparedInstances. Default DefaultPrepareIdle (10 s); negative
+	// never shrinks it.
+	PrepareIdle time.Duration
 
 	// InitFuel is the fuel budget of instantiation and _initialize,
 	// separate from the call's Limits.Fuel so that a call is charged the
@@ -171,9 +187,12 @@ type Module struct {
 	once     sync.Once
 
 	// Prepared instances. The preparer goroutine is the only producer.
-	pool       chan *instance
+	pool       chan *instance // capacity cfg.PreparedInstances
 	trash      chan *instance // used instances the preparer closes off the call path
 	refill     chan struct{}
+	want       atomic.Int32 // the pool's target size, [idleWant, cap(pool)]
+	idleWant   int32
+	lastCall   atomic.Int64 // unix nanoseconds of the last call's start
 	stop       chan struct{}
 	prepCtx    context.Context
 	prepCancel context.CancelFunc
@@ -212,6 +231,9 @@ func (e *Engine) Load(wasm []byte, cfg ModuleConfig) (*Module, error) {
 	if cfg.InitTimeout == 0 {
 		cfg.InitTimeout = DefaultInitTimeout
 	}
+	if cfg.PrepareIdle == 0 {
+		cfg.PrepareIdle = DefaultPrepareIdle
+	}
 	sum := sha256.Sum256(wasm)
 	wt, info, err := e.compile(wasm, sum)
 	if err != nil {
@@ -233,8 +255,18 @@ func (e *Engine) Load(wasm []byte, cfg ModuleConfig) (*Module, error) {
 	}
 	if n := cfg.PreparedInstances; n > 0 {
 		m.pool = make(chan *instance, n)
-		m.trash = make(chan *instance, 2*n)
+		m.trash = make(chan *instance, 2*n+4)
 		m.refill = make(chan struct{}, 1)
+		switch {
+		case cfg.IdlePreparedInstances < 0:
+			m.idleWant = 0
+		case cfg.IdlePreparedInstances == 0:
+			m.idleWant = 1
+		default:
+			m.idleWant = int32(min(cfg.IdlePreparedInstances, n))
+		}
+		m.want.Store(1)
+		m.lastCall.Store(time.Now().UnixNano())
 		m.prepDone.Add(1)
 		go m.prepareLoop()
 	}
@@ -484,11 +516,13 @@ func (m *Module) newInstance(ctx context.Context, limits storeLimits, deadline t
 
 // take returns a prepared instance whose store limits equal limits, or nil.
 // Prepared instances with other limits are discarded and the preparer is
-// retargeted to the limits calls now use.
+// retargeted to the limits calls now use. A call that finds the pool empty
+// raises its target by one (calls come faster than the preparer refills).
 func (m *Module) take(limits storeLimits) *instance {
 	if m.pool == nil {
 		return nil
 	}
+	m.lastCall.Store(time.Now().UnixNano())
 	for {
 		select {
 		case inst := <-m.pool:
@@ -500,9 +534,29 @@ func (m *Module) take(limits storeLimits) *instance {
 			m.target = limits
 			m.targetMu.Unlock()
 		default:
+			m.grow()
 			return nil
 		}
 	}
+}
+
+// grow raises the pool's target by one, up to its capacity.
+func (m *Module) grow() {
+	for {
+		w := m.want.Load()
+		if int(w) >= cap(m.pool) || m.want.CompareAndSwap(w, w+1) {
+			return
+		}
+	}
+}
+
+// PreparedTarget returns how many prepared instances the module currently
+// aims to keep (0 when ModuleConfig.PreparedInstances is 0).
+func (m *Module) PreparedTarget() int {
+	if m.pool == nil {
+		return 0
+	}
+	return int(m.want.Load())
 }
 
 func (m *Module) signalRefill() {
@@ -517,44 +571,89 @@ func (m *Module) signalRefill() {
 // back while calls run.
 var prepareHook func()
 
-// prepareLoop keeps the pool full and closes retired instances. It is owned
-// by the Module and stopped by Close. It is woken after each call, so that
-// it works between calls rather than competing with them.
+// prepareLoop keeps the pool at its target and closes retired instances.
+// It is owned by the Module and stopped by Close. It is woken after each
+// call, so that it works between calls rather than competing with them.
+// Refilling comes first (a call may come any time), then closing used
+// stores, then shrinking the pool after PrepareIdle without a call.
 func (m *Module) prepareLoop() {
 	defer m.prepDone.Done()
 	backgroundThread()
+	var idle *time.Timer
+	var idleC <-chan time.Time
+	defer func() {
+		if idle != nil {
+			idle.Stop()
+		}
+	}()
 	for {
-		drain(m.trash)
-		for len(m.pool) < cap(m.pool) && m.prepFails.Load() < maxPrepFailures {
-			select {
-			case <-m.stop:
+		select {
+		case <-m.stop:
+			return
+		default:
+		}
+		if len(m.pool) < int(m.want.Load()) && m.prepFails.Load() < maxPrepFailures {
+			if !m.prepareOne() {
 				return
+			}
+			continue
+		}
+		select {
+		case inst := <-m.trash:
+			inst.discard()
+			continue
+		default:
+		}
+		if len(m.pool) > int(m.want.Load()) {
+			select {
+			case inst := <-m.pool:
+				inst.discard()
 			default:
 			}
-			if prepareHook != nil {
-				prepareHook()
+			continue
+		}
+		if m.cfg.PrepareIdle > 0 && m.want.Load() > m.idleWant && idleC == nil {
+			if idle == nil {
+				idle = time.NewTimer(m.cfg.PrepareIdle)
+			} else {
+				idle.Reset(m.cfg.PrepareIdle)
 			}
-			m.targetMu.Lock()
-			target := m.target
-			m.targetMu.Unlock()
-			inst, err := m.newInstance(m.prepCtx, target, time.Now().Add(m.cfg.InitTimeout), false)
-			if err != nil {
-				m.prepFails.Add(1)
-				continue
-			}
-			m.prepFails.Store(0)
-			inst.prepared = true
-			select {
-			case m.pool <- inst:
-			case <-m.stop:
-				inst.discard()
-				return
-			}
+			idleC = idle.C
 		}
 		select {
 		case <-m.stop:
 			return
 		case <-m.refill:
+		case <-idleC:
+			idleC = nil
+			if since := time.Since(time.Unix(0, m.lastCall.Load())); since >= m.cfg.PrepareIdle {
+				m.want.Store(m.idleWant)
+			}
 		}
+	}
+}
+
+// prepareOne prepares one instance into the pool. It returns false when
+// the module is closing.
+func (m *Module) prepareOne() bool {
+	if prepareHook != nil {
+		prepareHook()
+	}
+	m.targetMu.Lock()
+	target := m.target
+	m.targetMu.Unlock()
+	inst, err := m.newInstance(m.prepCtx, target, time.Now().Add(m.cfg.InitTimeout), false)
+	if err != nil {
+		m.prepFails.Add(1)
+		return true
+	}
+	m.prepFails.Store(0)
+	inst.prepared = true
+	select {
+	case m.pool <- inst:
+		return true
+	case <-m.stop:
+		inst.discard()
+		return false
 	}
 }

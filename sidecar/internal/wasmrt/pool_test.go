@@ -1,0 +1,133 @@
+package wasmrt_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/palyra-go/palyra/sidecar/internal/wasmrt"
+)
+
+// waitFor polls cond until it holds, failing after 20 s (a bound on a hang,
+// not a timing assertion).
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 20 s: %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestPoolSizing checks how the pool of prepared instances follows the
+// calls: one instance after Load, one more per call that finds the pool
+// empty (up to PreparedInstances), and back to IdlePreparedInstances after
+// PrepareIdle without a call. Misses are made deterministic by holding the
+// preparer in its hook before its first preparation.
+func TestPoolSizing(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		cfg        wasmrt.ModuleConfig
+		misses     int // calls made while preparation is held back
+		wantGrown  int // target after the misses
+		wantIdle   int // target and ready instances after PrepareIdle (-1: no idle check)
+		nextServed bool
+	}{
+		{"no misses: one instance", wasmrt.ModuleConfig{PreparedInstances: 4, PrepareIdle: -1}, 0, 1, -1, true},
+		{"each miss adds one", wasmrt.ModuleConfig{PreparedInstances: 4, PrepareIdle: -1}, 2, 3, -1, true},
+		{"capped at PreparedInstances", wasmrt.ModuleConfig{PreparedInstances: 2, PrepareIdle: -1}, 5, 2, -1, true},
+		{"idle keeps one", wasmrt.ModuleConfig{PreparedInstances: 4, PrepareIdle: 20 * time.Millisecond}, 3, 4, 1, true},
+		{"idle keeps two", wasmrt.ModuleConfig{PreparedInstances: 4, IdlePreparedInstances: 2, PrepareIdle: 20 * time.Millisecond}, 3, 4, 2, true},
+		{"idle keeps none", wasmrt.ModuleConfig{PreparedInstances: 3, IdlePreparedInstances: -1, PrepareIdle: 20 * time.Millisecond}, 2, 3, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			release := make(chan struct{})
+			entered := make(chan struct{}, 1)
+			restore := wasmrt.SetPrepareHook(func() {
+				select {
+				case entered <- struct{}{}:
+				default:
+				}
+				<-release
+			})
+			e := newEngine(t, wasmrt.Config{})
+			m := loadFixture(t, e, "reactor", tc.cfg)
+			defer restore()
+			defer m.Close()
+			var once sync.Once
+			unblock := func() { once.Do(func() { close(release) }) }
+			defer unblock()
+			<-entered
+			if got := m.PreparedTarget(); got != 1 {
+				t.Fatalf("target %d after Load, want 1", got)
+			}
+			for range tc.misses {
+				if res := mustInvoke(t, m, wasmrt.Invocation{}); res.Stats.Prepared {
+					t.Fatal("a call was served prepared while preparation is held back")
+				}
+			}
+			if got := m.PreparedTarget(); got != tc.wantGrown {
+				t.Fatalf("target %d after %d misses, want %d", got, tc.misses, tc.wantGrown)
+			}
+			unblock()
+			if tc.wantIdle < 0 {
+				waitReady(t, m, tc.wantGrown)
+			} else {
+				waitFor(t, "pool shrunk to the idle target", func() bool {
+					return m.PreparedTarget() == tc.wantIdle && m.ReadyInstances() == tc.wantIdle
+				})
+			}
+			if n, target := m.ReadyInstances(), m.PreparedTarget(); n > target {
+				t.Fatalf("%d ready instances over the target %d", n, target)
+			}
+			if res := mustInvoke(t, m, wasmrt.Invocation{}); res.Stats.Prepared != tc.nextServed {
+				t.Fatalf("next call prepared=%v, want %v", res.Stats.Prepared, tc.nextServed)
+			}
+			if !tc.nextServed {
+				// The miss brings preparation back.
+				waitReady(t, m, 1)
+			}
+		})
+	}
+}
+
+// TestPoolHammer runs calls from 8 goroutines in bursts and pauses against
+// a pool that grows on misses and shrinks after 1 ms idle, with a store
+// limit changing under it, then closes the module while the preparer may
+// still be refilling or shrinking. Run it with -race.
+func TestPoolHammer(t *testing.T) {
+	e := newEngine(t, wasmrt.Config{})
+	m := loadFixture(t, e, "reactor", wasmrt.ModuleConfig{PreparedInstances: 4, PrepareIdle: time.Millisecond})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 60 {
+				inv := wasmrt.Invocation{}
+				if (g+i)%7 == 0 {
+					inv.Limits.MemoryBytes = 1 << 20
+				}
+				res, err := m.Invoke(t.Context(), inv)
+				if err != nil || string(res.Output) != "true" {
+					t.Errorf("err = %v output %s", err, res.Output)
+					return
+				}
+				if n := m.ReadyInstances(); n > 4 {
+					t.Errorf("%d ready instances, capacity 4", n)
+					return
+				}
+				if i%10 == 9 {
+					time.Sleep(2 * time.Millisecond) // let the pool shrink
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if target := m.PreparedTarget(); target < 0 || target > 4 {
+		t.Fatalf("target %d outside [0, 4]", target)
+	}
+	_ = m.Close()
+}
