@@ -188,13 +188,22 @@ func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *s
 			return nil, nil, err
 		}
 	}
-	wasm, err := readModule(req)
-	if err != nil {
-		return nil, nil, err
+	// The module is read only when it is compiled: a verified cache entry
+	// for its sha256 was compiled from bytes with that hash (a Go guest's
+	// module is megabytes, read and hashed for nothing on a cache hit).
+	var sum [sha256.Size]byte
+	if _, err := hex.Decode(sum[:], []byte(want)); err != nil {
+		return nil, nil, fmt.Errorf("%w: module_sha256: %w", ErrInvalidRequest, err)
 	}
-	sum := sha256.Sum256(wasm)
-	if got := hex.EncodeToString(sum[:]); got != want {
-		return nil, nil, fmt.Errorf("%w: got %s, want %s", ErrModuleHashMismatch, got, want)
+	read := func() ([]byte, error) {
+		wasm, err := readModule(req)
+		if err != nil {
+			return nil, err
+		}
+		if got := sha256.Sum256(wasm); got != sum {
+			return nil, fmt.Errorf("%w: got %s, want %s", ErrModuleHashMismatch, hex.EncodeToString(got[:]), want)
+		}
+		return wasm, nil
 	}
 
 	validators := make(map[string]wasmrt.Validator, len(req.GetTools()))
@@ -244,7 +253,7 @@ func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *s
 		return nil, nil, fmt.Errorf("%w: prepared_instances %d over %d", ErrInvalidRequest,
 			req.GetPreparedInstances(), wasmrt.MaxPreparedInstances)
 	}
-	module, err := engine.Load(wasm, mcfg)
+	module, err := engine.LoadSHA256(sum, read, mcfg)
 	if err != nil {
 		_ = engine.Close()
 		return nil, nil, err

@@ -146,8 +146,26 @@ func (c *moduleCache) paths(sum [32]byte) (cwasm, meta string) {
 
 // compile returns the compiled module, from the cache when it has a valid
 // entry.
-func (e *Engine) compile(wasm []byte, sum [32]byte) (*wasmtime.Module, CacheInfo, error) {
+//
+// read returns the module's bytes; it is called only when the module is
+// compiled (no cache, or no valid entry for sum), and its bytes must hash
+// to sum (checked here again: a miss compiles, which costs far more).
+func (e *Engine) compile(sum [32]byte, read func() ([]byte, error)) (*wasmtime.Module, CacheInfo, error) {
+	readChecked := func() ([]byte, error) {
+		wasm, err := read()
+		if err != nil {
+			return nil, err
+		}
+		if sha256.Sum256(wasm) != sum {
+			return nil, fmt.Errorf("%w: the module's bytes do not match its sha256", ErrInvalidModule)
+		}
+		return wasm, nil
+	}
 	if e.cfg.CacheDir == "" {
+		wasm, err := readChecked()
+		if err != nil {
+			return nil, CacheInfo{Status: CacheDisabled}, err
+		}
 		m, err := e.compileFresh(wasm)
 		return m, CacheInfo{Status: CacheDisabled}, err
 	}
@@ -163,7 +181,11 @@ func (e *Engine) compile(wasm []byte, sum [32]byte) (*wasmtime.Module, CacheInfo
 		info.Status, info.Reason = CacheRejected, reason
 		removeEntry(cwasm, meta)
 	}
-	m, err := e.compileFresh(wasm)
+	wasm, err := readChecked()
+	if err != nil {
+		return nil, info, err
+	}
+	m, err = e.compileFresh(wasm)
 	if err != nil {
 		return nil, info, err
 	}
@@ -397,7 +419,7 @@ func (e *Engine) Precompile(wasm []byte) (CacheInfo, error) {
 	if e.cfg.CacheDir == "" {
 		return CacheInfo{}, fmt.Errorf("%w: Precompile needs a CacheDir", ErrInvalidConfig)
 	}
-	m, info, err := e.compile(wasm, sha256.Sum256(wasm))
+	m, info, err := e.compile(sha256.Sum256(wasm), func() ([]byte, error) { return wasm, nil })
 	if err != nil {
 		return info, err
 	}

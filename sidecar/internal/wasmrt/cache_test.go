@@ -257,3 +257,60 @@ func editMeta(t *testing.T, info wasmrt.CacheInfo, f func(map[string]any)) {
 	}
 	writeFile(t, metaPath(info), b)
 }
+
+// TestLoadSHA256 checks that LoadSHA256 reads the module only to compile
+// it: never on a cache hit, once on a miss or without a cache; that bytes
+// not matching the sha256 fail with ErrInvalidModule; and that an error of
+// read is returned as is.
+func TestLoadSHA256(t *testing.T) {
+	answer, echo := fixture(t, "answer"), fixture(t, "echo")
+	readErr := errors.New("module unreadable")
+	warm := filepath.Join(t.TempDir(), "warm")
+	if _, err := wasmrt.Precompile(wasmrt.Config{CacheDir: warm}, answer); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		cacheDir  string
+		bytes     []byte // what read returns
+		err       error  // what read returns
+		wantReads int
+		wantErr   error
+		status    wasmrt.CacheStatus
+	}{
+		{"cache hit: not read", warm, nil, readErr, 0, nil, wasmrt.CacheHit},
+		{"cache miss: read once", filepath.Join(t.TempDir(), "cold"), answer, nil, 1, nil, wasmrt.CacheMiss},
+		{"no cache: read once", "", answer, nil, 1, nil, wasmrt.CacheDisabled},
+		{"other bytes", "", echo, nil, 1, wasmrt.ErrInvalidModule, 0},
+		{"other bytes, cache miss", filepath.Join(t.TempDir(), "cold2"), echo, nil, 1, wasmrt.ErrInvalidModule, 0},
+		{"read error", "", nil, readErr, 1, readErr, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEngine(t, wasmrt.Config{CacheDir: tc.cacheDir})
+			reads := 0
+			m, err := e.LoadSHA256(sha256.Sum256(answer), func() ([]byte, error) {
+				reads++
+				return tc.bytes, tc.err
+			}, wasmrt.ModuleConfig{Entrypoint: "answer"})
+			if reads != tc.wantReads {
+				t.Errorf("read called %d times, want %d", reads, tc.wantReads)
+			}
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			if m.Cache().Status != tc.status {
+				t.Errorf("cache %v, want %v", m.Cache().Status, tc.status)
+			}
+			if got := exitCodeOf(t, mustInvoke(t, m, wasmrt.Invocation{})); got != 42 {
+				t.Fatalf("exit code %d", got)
+			}
+		})
+	}
+}

@@ -213,6 +213,16 @@ const maxPrepFailures = 3
 // signature () -> i32 (else ErrMissingExport). The caller owns the Module
 // and must Close it; Engine.Close also closes it.
 func (e *Engine) Load(wasm []byte, cfg ModuleConfig) (*Module, error) {
+	return e.LoadSHA256(sha256.Sum256(wasm), func() ([]byte, error) { return wasm, nil }, cfg)
+}
+
+// LoadSHA256 is Load for a caller that knows the module's sha256 and need
+// not read its bytes: when the engine's cache has a verified entry for sum
+// (compiled on this host from bytes that hashed to sum), the module is
+// loaded from it and read is not called. Otherwise read returns the
+// module's bytes; an error from read is returned as is, and bytes that do
+// not hash to sum fail with ErrInvalidModule.
+func (e *Engine) LoadSHA256(sum [32]byte, read func() ([]byte, error), cfg ModuleConfig) (*Module, error) {
 	if e.isClosed() {
 		return nil, fmt.Errorf("%w: engine", ErrClosed)
 	}
@@ -234,8 +244,7 @@ func (e *Engine) Load(wasm []byte, cfg ModuleConfig) (*Module, error) {
 	if cfg.PrepareIdle == 0 {
 		cfg.PrepareIdle = DefaultPrepareIdle
 	}
-	sum := sha256.Sum256(wasm)
-	wt, info, err := e.compile(wasm, sum)
+	wt, info, err := e.compile(sum, read)
 	if err != nil {
 		return nil, err
 	}
