@@ -3,6 +3,7 @@ package wasmrt_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -116,6 +117,38 @@ func BenchmarkLoad(b *testing.B) {
 					b.Fatalf("cache %v", m.Cache().Status)
 				}
 				_ = m.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkColdCall is a sidecar's cold start within the runtime: the echo
+// example loaded from a verified cache entry, then its first call, with
+// the pool of prepared instances the supervisor asks for (2) and without.
+func BenchmarkColdCall(b *testing.B) {
+	wasm, err := os.ReadFile(examplebuild.MustBuild(b, "echo"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(b.TempDir(), "cache")
+	if _, err := wasmrt.Precompile(wasmrt.Config{CacheDir: dir}, wasm); err != nil {
+		b.Fatal(err)
+	}
+	inv := wasmrt.Invocation{ID: "bench", SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"hello"}`)}
+	for _, prepared := range []int{0, 2} {
+		b.Run(fmt.Sprintf("prepared=%d", prepared), func(b *testing.B) {
+			for range b.N {
+				e := newEngine(b, wasmrt.Config{CacheDir: dir})
+				m, err := e.Load(wasm, wasmrt.ModuleConfig{PreparedInstances: prepared})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := m.Invoke(context.Background(), inv); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				_ = e.Close()
+				b.StartTimer()
 			}
 		})
 	}

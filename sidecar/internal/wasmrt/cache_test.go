@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,9 +98,15 @@ func TestCacheRejects(t *testing.T) {
 			writeFile(t, info.Path, b)
 			editMeta(t, info, func(m map[string]any) {
 				s := sha256.Sum256(b)
-				m["mac"] = hex.EncodeToString(s[:])
+				m["mac"] = hex.EncodeToString(s[:16]) // a MAC's size
 			})
 		}, "tampered"},
+		{"nonce replaced", func(t *testing.T, _ string, info wasmrt.CacheInfo) {
+			editMeta(t, info, func(m map[string]any) { m["nonce"] = strings.Repeat("00", 12) })
+		}, "tampered"},
+		{"nonce invalid", func(t *testing.T, _ string, info wasmrt.CacheInfo) {
+			editMeta(t, info, func(m map[string]any) { m["nonce"] = "00" })
+		}, "invalid nonce"},
 		{"stale fingerprint", func(t *testing.T, _ string, info wasmrt.CacheInfo) {
 			editMeta(t, info, func(m map[string]any) { m["fingerprint"] = "0000" })
 		}, "stale"},
@@ -310,6 +317,63 @@ func TestLoadSHA256(t *testing.T) {
 			}
 			if got := exitCodeOf(t, mustInvoke(t, m, wasmrt.Invocation{})); got != 42 {
 				t.Fatalf("exit code %d", got)
+			}
+		})
+	}
+}
+
+// bigAnswer is the answer fixture's logic with a 3.5 MiB data segment, so
+// that its compiled module spans several of the MAC's 1 MiB chunks.
+func bigAnswer(t *testing.T) []byte {
+	t.Helper()
+	var data strings.Builder
+	for i := range 7 << 19 {
+		fmt.Fprintf(&data, `\%02x`, byte(i*7))
+	}
+	wasm, err := wasmrt.Wat2Wasm(`(module (memory 64)
+		(data (i32.const 0) "` + data.String() + `")
+		(func (export "answer") (result i32) i32.const 42))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wasm
+}
+
+// TestCacheRejectsAcrossChunks corrupts an entry that spans several MAC
+// chunks (its first and last bytes, a byte inside a middle chunk, two
+// chunks swapped: each chunk intact, their order not) and checks each is
+// rejected and recompiled.
+func TestCacheRejectsAcrossChunks(t *testing.T) {
+	wasm := bigAnswer(t)
+	const chunk = 1 << 20
+	for _, tc := range []struct {
+		name string
+		mess func(b []byte)
+	}{
+		{"first byte", func(b []byte) { b[0] ^= 1 }},
+		{"last byte", func(b []byte) { b[len(b)-1] ^= 1 }},
+		{"inside the third chunk", func(b []byte) { b[2*chunk+12345] ^= 0x80 }},
+		{"chunks swapped", func(b []byte) {
+			first := append([]byte(nil), b[:chunk]...)
+			copy(b[:chunk], b[chunk:2*chunk])
+			copy(b[chunk:2*chunk], first)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "cache")
+			info := loadCached(t, dir, wasm)
+			b := readFile(t, info.Path)
+			if len(b) < 3*chunk+1 {
+				t.Fatalf("compiled module of %d bytes spans fewer than 4 chunks", len(b))
+			}
+			if again := loadCached(t, dir, wasm); again.Status != wasmrt.CacheHit {
+				t.Fatalf("intact entry: %v (%s)", again.Status, again.Reason)
+			}
+			tc.mess(b)
+			writeFile(t, info.Path, b)
+			got := loadCached(t, dir, wasm)
+			if got.Status != wasmrt.CacheRejected || !strings.Contains(got.Reason, "tampered") {
+				t.Fatalf("status %v reason %q, want rejected as tampered", got.Status, got.Reason)
 			}
 		})
 	}
