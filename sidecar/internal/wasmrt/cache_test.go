@@ -323,7 +323,7 @@ func TestLoadSHA256(t *testing.T) {
 }
 
 // bigAnswer is the answer fixture's logic with a 3.5 MiB data segment, so
-// that its compiled module spans several of the MAC's 1 MiB chunks.
+// that its compiled module is several MiB.
 func bigAnswer(t *testing.T) []byte {
 	t.Helper()
 	var data strings.Builder
@@ -339,10 +339,9 @@ func bigAnswer(t *testing.T) []byte {
 	return wasm
 }
 
-// TestCacheRejectsAcrossChunks corrupts an entry that spans several MAC
-// chunks (its first and last bytes, a byte inside a middle chunk, two
-// chunks swapped: each chunk intact, their order not) and checks each is
-// rejected and recompiled.
+// TestCacheRejectsAcrossChunks corrupts an entry of several MiB (its first
+// and last bytes, a byte inside the third MiB, two MiB swapped: every byte
+// kept, their order not) and checks each is rejected as tampered.
 func TestCacheRejectsAcrossChunks(t *testing.T) {
 	wasm := bigAnswer(t)
 	const chunk = 1 << 20

@@ -26,8 +26,9 @@
 //
 // At install time the supervisor runs [Precompile] in a sidecar, so that a
 // later [Engine.Load] maps verified machine code from the cache instead of
-// compiling: for a Go guest, about 10 ms (mostly checking the MAC of the
-// compiled code) against about a second or more.
+// compiling: for a Go guest, a few ms (mostly checking the MAC of its
+// 14 MB of compiled code, an AES-GMAC) against about a second or more.
+// [Engine.LoadSHA256] does not even read the module on a cache hit.
 //
 // # Limits
 //
