@@ -143,6 +143,8 @@ type densityResult struct {
 	RSSKiB          int `json:"rss_kib"`
 	RSSBeforeKiB    int `json:"rss_before_kib"`
 	PeakSidecarsKiB int `json:"peak_sidecars_kib"`
+	HeapLiveKiB     int `json:"heap_live_kib"`
+	RSSReleasedKiB  int `json:"rss_released_kib"`
 
 	// The n sidecars idle together (filled by density, not densityapp).
 	SidecarsRSSKiB, SidecarsPSSKiB, SidecarsPSSAnonKiB, SidecarsPSSFileKiB int `json:"-"`
@@ -225,7 +227,8 @@ func scenarioE(ctx context.Context, e *env) ([]report.Row, error) {
 		}
 		rows = append(rows, absolute("E", fmt.Sprintf("supervisor RSS, %d installed skills, idle sidecars reaped", n),
 			mb("host-embedding process", r.RSSKiB), goal,
-			fmt.Sprintf("%.1f MB before the first call; the %d sidecars peaked at %.1f MB together", kibMB(r.RSSBeforeKiB), n, kibMB(r.PeakSidecarsKiB))))
+			fmt.Sprintf("%.1f MB before the first call; the %d sidecars peaked at %.1f MB together; Go heap live %.1f MB, RSS %.1f MB once the runtime returned its free pages",
+				kibMB(r.RSSBeforeKiB), n, kibMB(r.PeakSidecarsKiB), kibMB(r.HeapLiveKiB), kibMB(r.RSSReleasedKiB))))
 	}
 	return rows, nil
 }
