@@ -45,6 +45,13 @@ type ServeConfig struct {
 	// go-plugin's Kill) before it is stopped hard. Default DefaultStopGrace.
 	StopGrace time.Duration
 
+	// IdleTrim is the period at which the sidecar checks whether it has
+	// gone quiet; once it allocated next to nothing for two periods in a
+	// row it collects its garbage and returns the free memory to the
+	// operating system (debug.FreeOSMemory), once per quiet spell, so an
+	// idle sidecar stays small. Default DefaultIdleTrim; negative: never.
+	IdleTrim time.Duration
+
 	// OnStop, when set, runs once when the supervisor asks the sidecar to
 	// stop, after the skill is closed and before the answer goes out: the
 	// supervisor may kill the process as soon as it has the answer.
@@ -66,6 +73,21 @@ type ServeConfig struct {
 func Serve(cfg ServeConfig) {
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = DefaultStopGrace
+	}
+	if cfg.IdleTrim == 0 {
+		cfg.IdleTrim = DefaultIdleTrim
+	}
+	if cfg.IdleTrim > 0 {
+		done := make(chan struct{})
+		finished := make(chan struct{})
+		go func() {
+			defer close(finished)
+			newIdleTrimmer(cfg.IdleTrim).run(done)
+		}()
+		defer func() {
+			close(done)
+			<-finished
+		}()
 	}
 	if onStop := cfg.OnStop; onStop != nil {
 		var once sync.Once

@@ -2,7 +2,8 @@
 // application that opens a host on a state directory palyra-bench prepared
 // (n trivial skills installed and precompiled), calls every skill once,
 // waits until the supervisor has reaped all the idle sidecars and prints
-// its own resident set size as JSON:
+// its own resident set size as JSON (also its live heap and its RSS once
+// the Go runtime returned its free pages):
 //
 //	densityapp --state DIR --sidecar PATH --socket-dir DIR --idle 300ms
 //
@@ -18,6 +19,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"time"
 
 	"github.com/palyra-go/palyra/host"
@@ -33,6 +36,12 @@ type result struct {
 	RSSKiB          int `json:"rss_kib"`
 	RSSBeforeKiB    int `json:"rss_before_kib"`
 	PeakSidecarsKiB int `json:"peak_sidecars_kib"`
+	// HeapLiveKiB is the Go heap the last GC found live, and
+	// RSSReleasedKiB the RSS once the runtime returned every free page
+	// (debug.FreeOSMemory), which a long-running process approaches as
+	// its background scavenger catches up.
+	HeapLiveKiB    int `json:"heap_live_kib"`
+	RSSReleasedKiB int `json:"rss_released_kib"`
 }
 
 func main() {
@@ -114,6 +123,13 @@ func run(ctx context.Context, state, sidecar, sockDir string, idle time.Duration
 	}
 	time.Sleep(500 * time.Millisecond)
 	runtime.GC()
-	r.RSSKiB, err = procstat.RSSKiB(os.Getpid())
+	if r.RSSKiB, err = procstat.RSSKiB(os.Getpid()); err != nil {
+		return r, err
+	}
+	debug.FreeOSMemory()
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	r.HeapLiveKiB = int(live[0].Value.Uint64() >> 10)
+	r.RSSReleasedKiB, err = procstat.RSSKiB(os.Getpid())
 	return r, err
 }
