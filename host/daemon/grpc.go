@@ -28,9 +28,6 @@ const TrailerErrorCode = "palyra-error-code"
 func (d *Daemon) newGRPCServer() *grpc.Server {
 	s := grpc.NewServer(
 		grpc.MaxRecvMsgSize(int(d.cfg.MaxArtifactBytes)+(64<<10)),
-		// Fixed flow-control windows turn off the BDP estimator, whose
-		// pings cost a small call an extra round of frames.
-		grpc.InitialWindowSize(grpcWindow), grpc.InitialConnWindowSize(grpcWindow),
 		grpc.ChainUnaryInterceptor(d.unaryInterceptor),
 		grpc.ChainStreamInterceptor(d.streamInterceptor),
 	)
@@ -41,10 +38,6 @@ func (d *Daemon) newGRPCServer() *grpc.Server {
 	healthpb.RegisterHealthServer(s, hs)
 	return s
 }
-
-// grpcWindow is the gRPC flow-control window, per stream and per
-// connection.
-const grpcWindow = 1 << 20
 
 func isHealth(method string) bool { return strings.HasPrefix(method, "/grpc.health.v1.Health/") }
 
