@@ -143,15 +143,22 @@ func mcpCaller(ctx context.Context, url, token string) (func(context.Context) er
 		return nil, nil, fmt.Errorf("MCP connect: %w", err)
 	}
 	closer := func() { cs.Close(); tr.CloseIdleConnections() }
-	tools, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		closer()
-		return nil, nil, fmt.Errorf("MCP tools/list: %w", err)
-	}
+	// The MCP server learns of the install from the host's event stream,
+	// a moment after it: list until the tool is there (10 s at most).
 	name := ""
-	for _, t := range tools.Tools {
-		if t.Meta[mcpserver.MetaToolID] == "bench.trivial" {
-			name = t.Name
+	for try := 0; name == "" && try < 100; try++ {
+		if try > 0 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		tools, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			closer()
+			return nil, nil, fmt.Errorf("MCP tools/list: %w", err)
+		}
+		for _, t := range tools.Tools {
+			if t.Meta[mcpserver.MetaToolID] == "bench.trivial" {
+				name = t.Name
+			}
 		}
 	}
 	if name == "" {

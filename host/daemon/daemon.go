@@ -343,15 +343,16 @@ func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
 	d.startMCP(loopCtx)
 
 	serveErr := make(chan error, 1)
-	go func() {
-		var err error
-		if srv.TLSConfig != nil {
-			err = srv.ServeTLS(ln, "", "")
-		} else {
-			err = srv.Serve(ln)
-		}
-		serveErr <- err
-	}()
+	var native sync.WaitGroup // the demultiplexer and gRPC's own transport
+	if srv.TLSConfig != nil {
+		go func() { serveErr <- srv.ServeTLS(ln, "", "") }()
+	} else {
+		m := newDemux(ln, sniffTimeout)
+		native.Add(2)
+		go func() { defer native.Done(); m.run() }()
+		go func() { defer native.Done(); d.grpc.Serve(m.grpc) }()
+		go func() { serveErr <- srv.Serve(m.http) }()
+	}
 	d.ready.Store(true)
 	d.log.Info("palyra-host serving", "url", url, "state_dir", d.stateDir, "token_file", TokenPath(d.stateDir))
 
@@ -366,10 +367,24 @@ func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
 	d.stopOnce.Do(func() { close(d.stopping) })
 	drain, cancel := context.WithTimeout(context.Background(), d.cfg.ShutdownTimeout.Duration)
 	defer cancel()
+	// The gRPC server stops after the http.Server: its GracefulStop must
+	// not meet a call still served through ServeHTTP (it cannot drain one).
 	if serr := srv.Shutdown(drain); serr != nil {
 		d.log.Warn("drain deadline passed; cancelling in-flight requests", "error", serr)
 		srv.Close()
+		d.grpc.Stop()
+	} else {
+		grpcDrained := make(chan struct{})
+		go func() { d.grpc.GracefulStop(); close(grpcDrained) }()
+		select {
+		case <-grpcDrained:
+		case <-drain.Done():
+			d.log.Warn("drain deadline passed; cancelling in-flight gRPC calls")
+			d.grpc.Stop()
+			<-grpcDrained
+		}
 	}
+	native.Wait()
 	if err == nil {
 		<-serveErr
 	}

@@ -19,7 +19,10 @@
 // skills' tools over MCP's streamable HTTP at /mcp (host/mcpserver over
 // the same Service; mcp.go) and, on every path outside the API, the web
 // console (host/console), whose static files are public while its API
-// calls carry the token.
+// calls carry the token. On a plaintext port a connection whose first
+// HTTP/2 request is gRPC is served by the gRPC server's own transport
+// (cheaper per call than gRPC under net/http); the rest, and every TLS
+// connection, go through net/http (demux.go).
 //
 // Routes (each one Service verb): GET /v1/skills (List), POST /v1/skills
 // (Install; the artifact as body, allow_tofu, force, accept_capabilities

@@ -2,14 +2,18 @@ package daemon_test
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/net/http2"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -283,5 +287,54 @@ func TestGRPCAPI(t *testing.T) {
 	// The live stream's first event, skill:installed, was read above.
 	if len(replayed) == 0 || replayed[0] != "skill:installed" || !slices.Equal(replayed[1:], kinds) {
 		t.Errorf("replay %v, live skill:installed then %v", replayed, kinds)
+	}
+}
+
+// TestOnePortThreeWires checks that the plaintext port serves each kind of
+// connection its own way at once: gRPC (handed to gRPC's own transport),
+// JSON over h2c with prior knowledge and JSON over HTTP/1.1 (both to the
+// http.Server), with the token required on each.
+func TestOnePortThreeWires(t *testing.T) {
+	p := startDaemon(t, t.TempDir(), "")
+	defer p.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := dialGRPC(t, p).ListSkills(authed(ctx, p.token), &hostv1.ListSkillsRequest{}); err != nil {
+		t.Fatalf("gRPC: %v", err)
+	}
+	if _, err := dialGRPC(t, p).ListSkills(ctx, &hostv1.ListSkillsRequest{}); grpcErrCode(err) != "unauthorized" {
+		t.Fatalf("gRPC without the token: %v", err)
+	}
+	h2c := &http.Client{Transport: &http2.Transport{AllowHTTP: true, DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}}}
+	defer h2c.CloseIdleConnections()
+	h1 := &http.Client{Transport: &http.Transport{}}
+	defer h1.CloseIdleConnections()
+	for _, c := range []struct {
+		name   string
+		client *http.Client
+		proto  int
+	}{{"h2c", h2c, 2}, {"HTTP/1.1", h1, 1}} {
+		for _, tok := range []string{p.token, ""} {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.url+"/v1/skills", nil)
+			if tok != "" {
+				req.Header.Set("Authorization", "Bearer "+tok)
+			}
+			resp, err := c.client.Do(req)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want := http.StatusOK
+			if tok == "" {
+				want = http.StatusUnauthorized
+			}
+			if resp.StatusCode != want || resp.ProtoMajor != c.proto || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+				t.Fatalf("%s token=%v: %s %d %s", c.name, tok != "", resp.Proto, resp.StatusCode, b)
+			}
+		}
 	}
 }
