@@ -32,8 +32,8 @@ type cachedEntry struct {
 	at time.Time
 }
 
-// get returns a copy of the entry cached for key under gen.
-func (c *skillCache) get(gen uint64, key skillKey, now time.Time) (Entry, bool) {
+// get returns the copy view makes of the entry cached for key under gen.
+func (c *skillCache) get(gen uint64, key skillKey, now time.Time, view func(Entry) Entry) (Entry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.gen {
@@ -46,21 +46,7 @@ func (c *skillCache) get(gen uint64, key skillKey, now time.Time) (Entry, bool) 
 	if !ok || now.Sub(ce.at) >= MaxSkillCacheAge || now.Before(ce.at) {
 		return Entry{}, false
 	}
-	return ce.e.clone(), true
-}
-
-// getHead is get for the entry's head (Entry.head): no document copied.
-func (c *skillCache) getHead(gen uint64, key skillKey, now time.Time) (Entry, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if gen != c.gen {
-		return Entry{}, false // get moves the cache to a newer counter
-	}
-	ce, ok := c.entries[key]
-	if !ok || now.Sub(ce.at) >= MaxSkillCacheAge || now.Before(ce.at) {
-		return Entry{}, false
-	}
-	return ce.e.head(), true
+	return view(ce.e), true
 }
 
 // put caches a copy of e for key, read under gen at time at.

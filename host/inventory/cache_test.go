@@ -54,7 +54,7 @@ func TestSkillCacheSeesEveryWriter(t *testing.T) {
 	if !ok {
 		t.Skip("no change counter on this platform: Skill never caches")
 	}
-	if _, hit := db.cache.get(gen, skillKey{"acme.echo", ""}, clk.Now()); !hit {
+	if _, hit := db.cache.get(gen, skillKey{"acme.echo", ""}, clk.Now(), Entry.clone); !hit {
 		t.Fatal("the entry was not cached")
 	}
 
@@ -119,26 +119,26 @@ func TestSkillCacheOlderCounter(t *testing.T) {
 	var c skillCache
 	now := time.Unix(100, 0)
 	key := skillKey{"a", ""}
-	c.get(5, key, now)
+	c.get(5, key, now, Entry.clone)
 	c.put(5, key, Entry{Record: Record{SkillID: "a"}}, now)
-	if _, ok := c.get(4, key, now); ok {
+	if _, ok := c.get(4, key, now, Entry.clone); ok {
 		t.Error("hit for an older counter")
 	}
 	c.put(4, key, Entry{Record: Record{SkillID: "stale"}}, now)
-	if e, ok := c.get(5, key, now); !ok || e.SkillID != "a" {
+	if e, ok := c.get(5, key, now, Entry.clone); !ok || e.SkillID != "a" {
 		t.Errorf("get(5) = %+v, %v after a put under an older counter", e, ok)
 	}
-	if _, ok := c.get(6, key, now); ok {
+	if _, ok := c.get(6, key, now, Entry.clone); ok {
 		t.Error("hit for a newer counter")
 	}
 	c.put(6, key, Entry{Record: Record{SkillID: "a"}}, now)
-	if _, ok := c.get(6, key, now); !ok {
+	if _, ok := c.get(6, key, now, Entry.clone); !ok {
 		t.Error("miss for an entry just put")
 	}
-	if _, ok := c.get(6, key, now.Add(-time.Millisecond)); ok {
+	if _, ok := c.get(6, key, now.Add(-time.Millisecond), Entry.clone); ok {
 		t.Error("hit for an entry from the future (the clock went back)")
 	}
-	if _, ok := c.get(6, key, now.Add(MaxSkillCacheAge)); ok {
+	if _, ok := c.get(6, key, now.Add(MaxSkillCacheAge), Entry.clone); ok {
 		t.Error("hit for an entry MaxSkillCacheAge old")
 	}
 }

@@ -281,6 +281,20 @@ func readEvents(ctx context.Context, q querier, query string, args ...any) ([]Ev
 // were read (see MaxSkillCacheAge): a status change made through DB.Update
 // by this or any other process is seen by the next call.
 func (d *DB) Skill(ctx context.Context, id, version string) (Entry, error) {
+	return d.skill(ctx, id, version, Entry.clone)
+}
+
+// SkillHead is Skill without the entry's documents: Manifest, AuditReport
+// and Grants are nil. It is what a call's checks need (status, install
+// dir, artifact digest), served from the cache without copying the
+// documents, which a call would copy on every call otherwise.
+func (d *DB) SkillHead(ctx context.Context, id, version string) (Entry, error) {
+	return d.skill(ctx, id, version, Entry.head)
+}
+
+// skill is Skill and SkillHead: a cached entry comes back as view makes
+// its copy.
+func (d *DB) skill(ctx context.Context, id, version string, view func(Entry) Entry) (Entry, error) {
 	id, version, err := normalizeKey(id, version)
 	if err != nil {
 		return Entry{}, err
@@ -294,7 +308,7 @@ func (d *DB) Skill(ctx context.Context, id, version string) (Entry, error) {
 		gen, cacheable = d.wlock.generation()
 	}
 	if cacheable {
-		if e, ok := d.cache.get(gen, key, d.now()); ok {
+		if e, ok := d.cache.get(gen, key, d.now(), view); ok {
 			return e, nil
 		}
 	}
@@ -303,33 +317,10 @@ func (d *DB) Skill(ctx context.Context, id, version string) (Entry, error) {
 	if err == nil && cacheable {
 		d.cache.put(gen, key, e, at)
 	}
-	return e, err
-}
-
-// SkillHead is Skill without the entry's documents: Manifest, AuditReport
-// and Grants are nil. It is what a call's checks need (status, install
-// dir, artifact digest), served from the cache without copying the
-// documents, which a call would copy on every call otherwise.
-func (d *DB) SkillHead(ctx context.Context, id, version string) (Entry, error) {
-	id, version, err := normalizeKey(id, version)
 	if err != nil {
-		return Entry{}, err
+		return e, err
 	}
-	if d.closed.Load() {
-		return Entry{}, errClosed
-	}
-	key := skillKey{id, version}
-	gen, cacheable := uint64(0), false
-	if d.wlock != nil {
-		gen, cacheable = d.wlock.generation()
-	}
-	if cacheable {
-		if e, ok := d.cache.getHead(gen, key, d.now()); ok {
-			return e, nil
-		}
-	}
-	e, err := d.Skill(ctx, id, version)
-	return e.head(), err
+	return view(e), nil
 }
 
 // Skills lists the installed versions that match f, ordered by skill id and
