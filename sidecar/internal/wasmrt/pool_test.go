@@ -43,15 +43,7 @@ func TestPoolSizing(t *testing.T) {
 		{"idle keeps none", wasmrt.ModuleConfig{PreparedInstances: 3, IdlePreparedInstances: -1, PrepareIdle: 20 * time.Millisecond}, 2, 3, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			release := make(chan struct{})
-			entered := make(chan struct{}, 1)
-			restore := wasmrt.SetPrepareHook(func() {
-				select {
-				case entered <- struct{}{}:
-				default:
-				}
-				<-release
-			})
+			entered, release, restore := holdPreparer(1)
 			e := newEngine(t, wasmrt.Config{})
 			m := loadFixture(t, e, "reactor", tc.cfg)
 			defer restore()

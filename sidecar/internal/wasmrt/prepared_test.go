@@ -138,15 +138,7 @@ func TestPreparedConcurrentCalls(t *testing.T) {
 func TestFirstCallWhilePreparing(t *testing.T) {
 	for _, name := range []string{"reactor", "go_guest"} {
 		t.Run(name, func(t *testing.T) {
-			release := make(chan struct{})
-			entered := make(chan struct{}, 64)
-			restore := wasmrt.SetPrepareHook(func() {
-				select {
-				case entered <- struct{}{}:
-				default:
-				}
-				<-release
-			})
+			entered, release, restore := holdPreparer(64)
 			e := newEngine(t, wasmrt.Config{})
 			var m *wasmrt.Module
 			inv := wasmrt.Invocation{}
@@ -178,4 +170,20 @@ func TestFirstCallWhilePreparing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// holdPreparer holds the preparer before each preparation until release
+// is closed; entered (buffered buf) gets a token each time it is held.
+// restore puts the hook back.
+func holdPreparer(buf int) (entered chan struct{}, release chan struct{}, restore func()) {
+	release = make(chan struct{})
+	entered = make(chan struct{}, buf)
+	restore = wasmrt.SetPrepareHook(func() {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-release
+	})
+	return entered, release, restore
 }
