@@ -34,10 +34,16 @@ type idleTrimmer struct {
 	trimmed bool
 	// trims counts the trims, for tests.
 	trims int
+	// free trims; debug.FreeOSMemory outside tests.
+	free func()
 }
 
 func newIdleTrimmer(period time.Duration) *idleTrimmer {
-	t := &idleTrimmer{period: period, samples: []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}}
+	t := &idleTrimmer{
+		period:  period,
+		samples: []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}},
+		free:    debug.FreeOSMemory,
+	}
 	t.last = t.allocs()
 	return t
 }
@@ -65,7 +71,7 @@ func (t *idleTrimmer) tick() bool {
 	if t.quiet < 2 || t.trimmed {
 		return false
 	}
-	debug.FreeOSMemory()
+	t.free()
 	t.trimmed = true
 	t.trims++
 	// What the collection itself allocated is not the sidecar's work.
