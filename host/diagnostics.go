@@ -15,3 +15,14 @@ func (h *Host) StopSidecar(skillID, version string) {
 	}
 	h.sup.Stop(skillID, version)
 }
+
+// ReadySpares returns how many spare sidecars (supervisor.Config's
+// SpareSidecars) are started and waiting for a skill: 0 without a
+// SidecarPath or on a closed host. A measurement of a cold start waits
+// for them so that a spare still starting does not take its CPU.
+func (h *Host) ReadySpares() int {
+	if h.sup == nil || h.open() != nil {
+		return 0
+	}
+	return h.sup.ReadySpares()
+}

@@ -31,7 +31,10 @@ func (s *Supervisor) Start(ctx context.Context, t Target) error {
 	sl := s.slotLocked(skey{t.SkillID, t.Version})
 	sl.lastUsed = s.cfg.Clock.Now()
 	s.mu.Unlock()
-	_, err := s.acquire(ctx, sl, &t)
+	_, started, err := s.acquire(ctx, sl, &t)
+	if started != nil {
+		started()
+	}
 	return err
 }
 
@@ -56,18 +59,21 @@ func (s *Supervisor) Stop(skillID, version string) {
 // acquire returns the running sidecar of sl, starting one if needed (after
 // the restart backoff of a crashed one). Only one start per slot runs at a
 // time; other callers wait for it.
-func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, error) {
+//
+// When this caller started (or promoted) the sidecar, acquire also returns
+// started, which the caller runs once its own call is answered (afterStart).
+func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (_ *proc, started func(), _ error) {
 	lk := t.loadKey()
 	for {
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
-			return nil, ErrClosed
+			return nil, nil, ErrClosed
 		}
 		if sl.looping {
 			last := sl.lastErr
 			s.mu.Unlock()
-			return nil, fmt.Errorf("%w: skill %s version %s (last error: %s)", ErrCrashLooping, t.SkillID, t.Version, last)
+			return nil, nil, fmt.Errorf("%w: skill %s version %s (last error: %s)", ErrCrashLooping, t.SkillID, t.Version, last)
 		}
 		if p := sl.proc; p != nil {
 			if p.child.Exited() {
@@ -77,7 +83,7 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, e
 			}
 			if p.loadKey == lk {
 				s.mu.Unlock()
-				return p, nil
+				return p, nil, nil
 			}
 			// The installed module or its load settings changed: retire
 			// the old sidecar (graceful Stop waits for its calls).
@@ -94,7 +100,7 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, e
 			case <-ch:
 				continue
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				return nil, nil, ctx.Err()
 			}
 		}
 		ch := make(chan struct{})
@@ -125,20 +131,20 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, e
 				s.crashLocked(sl, err)
 			}
 			s.mu.Unlock()
-			return nil, err
+			return nil, nil, err
 		}
 		if s.closed {
 			s.mu.Unlock()
 			s.endProc(p, false)
-			return nil, ErrClosed
+			return nil, nil, ErrClosed
 		}
 		sl.proc = p
 		sl.starts++
 		sl.cacheHit = p.cacheHit
 		sl.hardening = p.hardening
 		s.mu.Unlock()
-		s.makeStandby(sl, *t, lk)
-		return p, nil
+		tc := *t
+		return p, func() { s.afterStart(sl, tc, lk) }, nil
 	}
 }
 
@@ -172,14 +178,12 @@ func (s *Supervisor) waitBackoff(ctx context.Context, wait time.Duration) error 
 // start returns a sidecar with t's module loaded: a spare one when the
 // supervisor has one ready (its process start and go-plugin handshake are
 // already done), else a new one. A spare that fails before it answers
-// LoadSkill is replaced by a new sidecar once.
+// LoadSkill is replaced by a new sidecar once. The caller refills the
+// spares after a successful start.
 func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, error) {
 	if p := s.takeSpare(); p != nil {
 		q, err := s.load(ctx, p, t, lk)
 		if err == nil || !errors.Is(err, ErrSidecarStart) || ctx.Err() != nil {
-			if err == nil {
-				s.refillSpares()
-			}
 			return q, err
 		}
 		s.log.Warn("a spare sidecar failed to load a skill; starting a new one", "skill_id", t.SkillID, "skill_version", t.Version, "error", err)
@@ -188,11 +192,7 @@ func (s *Supervisor) start(ctx context.Context, t *Target, lk string) (*proc, er
 	if err != nil {
 		return nil, err
 	}
-	p, err = s.load(ctx, p, t, lk)
-	if err == nil {
-		s.refillSpares()
-	}
-	return p, err
+	return s.load(ctx, p, t, lk)
 }
 
 // spawn starts a sidecar through the launcher, with no skill loaded yet:

@@ -78,3 +78,11 @@ func (s *Supervisor) endSpares() {
 		s.endProc(p, false)
 	}
 }
+
+// ReadySpares returns how many spare sidecars (Config.SpareSidecars) are
+// started and waiting for a skill, for diagnostics and measurements.
+func (s *Supervisor) ReadySpares() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.spares)
+}

@@ -58,6 +58,9 @@ func TestSpareSidecar(t *testing.T) {
 			t.Fatal(err)
 		}
 		spare := waitSpare(t, s)
+		if n := s.ReadySpares(); n != 1 {
+			t.Fatalf("ReadySpares() = %d with one spare waiting", n)
+		}
 		res, err := s.Call(ctx, b, "t", nil, CallOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -7,13 +7,13 @@ import (
 	"time"
 )
 
-// standbyPID returns the pid of the standby of a skill version, 0 when
-// there is none.
+// standbyPID returns the pid of the standby of a skill version as States
+// reports it, 0 when there is none.
 func standbyPID(s *Supervisor, tg Target) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sl := s.sidecars[skey{tg.SkillID, tg.Version}]; sl != nil && sl.standby != nil {
-		return sl.standby.pid
+	for _, st := range s.States() {
+		if st.SkillID == tg.SkillID && st.Version == tg.Version {
+			return st.StandbyPID
+		}
 	}
 	return 0
 }
@@ -114,6 +114,33 @@ func TestStandby(t *testing.T) {
 		fc.Advance(time.Second)
 		waitGone(t, serving, "idle sidecar")
 		waitGone(t, sb, "standby of an idle skill")
+	})
+
+	t.Run("made once the starting call is answered", func(t *testing.T) {
+		// Before, the standby and the spare were spawned as soon as the
+		// sidecar was up, taking the CPU from the call that waited for it.
+		s := newSup(t, Config{HealthInterval: -1, IdleTimeout: -1})
+		sl := fixture(t, "standby.sleep", "sleep.wasm")
+		sl.Limits.Timeout = 600 * time.Millisecond
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.Call(ctxT(t), sl, "t", nil, CallOptions{})
+			done <- err
+		}()
+		for deadline := time.Now().Add(30 * time.Second); s.State(sl.SkillID, sl.Version).Status != StatusRunning; time.Sleep(2 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the sleeping call's sidecar did not start within 30 s")
+			}
+		}
+		time.Sleep(150 * time.Millisecond)
+		if kids, spares, sb := sidecarChildren(), s.ReadySpares(), standbyPID(s, sl); len(kids) != 1 || spares != 0 || sb != 0 {
+			t.Errorf("during the first call: sidecar children %v, %d spares, standby %d; want only the serving one", kids, spares, sb)
+		}
+		if err := <-done; !errors.Is(err, ErrTimeout) {
+			t.Fatalf("the sleeping call: %v, want its timeout", err)
+		}
+		waitStandby(t, s, sl, 0)
+		waitSpare(t, s)
 	})
 
 	t.Run("off", func(t *testing.T) {

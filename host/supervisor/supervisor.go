@@ -184,6 +184,9 @@ func (s *Supervisor) stateLocked(sl *slot) State {
 	case sl.proc != nil:
 		st.Status = StatusRunning
 		st.PID = sl.proc.pid
+		if sl.standby != nil {
+			st.StandbyPID = sl.standby.pid
+		}
 	case sl.starting != nil:
 		st.Status = StatusStarting
 	}

@@ -155,16 +155,19 @@ const (
 
 // State describes a skill version's sidecar, for inventory and the CLI.
 type State struct {
-	SkillID   string    `json:"skill_id"`
-	Version   string    `json:"version"`
-	Status    Status    `json:"status"`
-	PID       int       `json:"pid,omitempty"`
-	Restarts  int       `json:"restarts"`
-	Crashes   int       `json:"crashes"`
-	InFlight  int       `json:"in_flight"`
-	Queued    int       `json:"queued"`
-	LastError string    `json:"last_error,omitempty"`
-	LastUsed  time.Time `json:"last_used,omitzero"`
+	SkillID string `json:"skill_id"`
+	Version string `json:"version"`
+	Status  Status `json:"status"`
+	PID     int    `json:"pid,omitempty"`
+	// StandbyPID is the pid of the standby sidecar (Config.Standby) once it
+	// is loaded and ready to take over; 0 while there is none.
+	StandbyPID int       `json:"standby_pid,omitempty"`
+	Restarts   int       `json:"restarts"`
+	Crashes    int       `json:"crashes"`
+	InFlight   int       `json:"in_flight"`
+	Queued     int       `json:"queued"`
+	LastError  string    `json:"last_error,omitempty"`
+	LastUsed   time.Time `json:"last_used,omitzero"`
 	// CacheHit reports whether the last sidecar start loaded the module
 	// from the precompiled cache (LoadSkill's cache_hit).
 	CacheHit bool `json:"cache_hit"`
