@@ -14,7 +14,15 @@
 //     sets, then the effective, permitted and inheritable sets cleared
 //     (through psx, so that each thread's sets are cleared, not only the
 //     calling one's);
-//   - no_new_privs;
+//   - no_new_privs.
+//
+// A psx broadcast costs milliseconds on a busy machine, so the
+// palyra-sidecar binary does the capability steps and no_new_privs in a
+// constructor, before the Go runtime starts a thread
+// (cmd/palyra-sidecar/prestart_linux.go); Apply reads every thread's sets
+// from /proc/self/task and skips a broadcast only when every thread shows
+// its step done. Then:
+//
 //   - Landlock (best effort up to ABI 7): read-only the paths of
 //     Config.ReadOnly, read-write only the directories of Config.ReadWrite,
 //     nothing else of the file system, no TCP bind or connect (ABI >= 4),

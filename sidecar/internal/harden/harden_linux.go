@@ -45,11 +45,14 @@ func Apply(cfg Config) (Report, error) {
 	if rep.Rlimits, err = setRlimits(cfg); err != nil {
 		return rep, fmt.Errorf("%w: %w", ErrHardenFailed, err)
 	}
-	if err := dropCaps(lastCap); err != nil {
+	threads := readThreadCreds()
+	if err := dropCaps(lastCap, threads); err != nil {
 		return rep, fmt.Errorf("%w: %w", ErrHardenFailed, err)
 	}
-	if err := allThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
-		return rep, fmt.Errorf("%w: no_new_privs: %w", ErrHardenFailed, err)
+	if !threads.all(func(st map[string]string) bool { return st["NoNewPrivs"] == "1" }) {
+		if err := allThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
+			return rep, fmt.Errorf("%w: no_new_privs: %w", ErrHardenFailed, err)
+		}
 	}
 	if cfg.Later {
 		rep.Landlock, rep.Seccomp = LandlockPending, SeccompPending
@@ -188,8 +191,11 @@ func setRlimit(res int, name string, v uint64) (uint64, error) {
 // dropCaps empties every capability set of every thread: bounding and
 // ambient first (dropping from the bounding set needs CAP_SETPCAP, which
 // the capset below removes), then effective, permitted and inheritable.
-func dropCaps(lastCap int) error {
-	for c := 0; c <= lastCap; c++ {
+// A step that every thread already shows done (threads) is skipped: each
+// is a psx broadcast, and the palyra-sidecar binary does them before the Go
+// runtime starts a thread (cmd/palyra-sidecar/prestart_linux.go).
+func dropCaps(lastCap int, threads threadCreds) error {
+	for c := 0; c <= lastCap && !threads.allZero("CapBnd"); c++ {
 		err := allThreadsPrctl(unix.PR_CAPBSET_DROP, uintptr(c))
 		if errors.Is(err, unix.EPERM) && c == 0 {
 			// No CAP_SETPCAP: an unprivileged sidecar user cannot shrink
@@ -200,8 +206,13 @@ func dropCaps(lastCap int) error {
 			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
 		}
 	}
-	if err := allThreadsPrctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("clearing the ambient capabilities: %w", err)
+	if !threads.allZero("CapAmb") {
+		if err := allThreadsPrctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("clearing the ambient capabilities: %w", err)
+		}
+	}
+	if threads.allZero("CapEff", "CapPrm", "CapInh") {
+		return nil
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
@@ -210,6 +221,59 @@ func dropCaps(lastCap int) error {
 		return fmt.Errorf("capset to none: %w", e)
 	}
 	return nil
+}
+
+// threadCreds are the capability sets and NoNewPrivs of every thread of the
+// process, as /proc/self/task/*/status shows them; nil when they could not
+// be read, which makes every step run.
+type threadCreds []map[string]string
+
+// readThreadCreds reads threadCreds. A thread made after the read is a
+// clone of one read, with its sets.
+func readThreadCreds() threadCreds {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	var out threadCreds
+	for _, t := range tasks {
+		f, err := os.Open("/proc/self/task/" + t.Name() + "/status")
+		if err != nil {
+			return nil
+		}
+		st, err := readStatus(f)
+		f.Close()
+		if err != nil {
+			return nil
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// allZero reports whether every thread shows every set of keys empty.
+func (tc threadCreds) allZero(keys ...string) bool {
+	return tc.all(func(st map[string]string) bool {
+		for _, k := range keys {
+			if v, err := strconv.ParseUint(st[k], 16, 64); err != nil || v != 0 {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// all reports whether every thread passes ok (false when none was read).
+func (tc threadCreds) all(ok func(map[string]string) bool) bool {
+	if len(tc) == 0 {
+		return false
+	}
+	for _, st := range tc {
+		if !ok(st) {
+			return false
+		}
+	}
+	return true
 }
 
 // allThreadsPrctl runs prctl on every thread of the process.
