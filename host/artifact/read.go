@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/klauspost/compress/flate"
+
 	"github.com/palyra-go/palyra/host/internal/skillpath"
 )
 
@@ -153,6 +155,10 @@ func Read(r io.ReaderAt, size int64) (*Archive, error) {
 	if n := len(zr.File); n > MaxEntries {
 		return nil, limitErr(ErrTooManyEntries, "", MaxEntries, int64(n))
 	}
+	// klauspost/compress's inflater: the same RFC 1951 decoding as
+	// compress/flate's, at about twice the speed, which is half of an
+	// install's CPU (BenchmarkReadEcho).
+	zr.RegisterDecompressor(zip.Deflate, flate.NewReader)
 	a := &Archive{entries: make(map[string][]byte, len(zr.File))}
 	var total int64
 	for _, f := range zr.File {
