@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/palyra-go/palyra/cmd/palyra-bench/internal/report"
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/mcpserver"
 	"github.com/palyra-go/palyra/host/supervisor"
@@ -111,6 +113,37 @@ func scenarioG(ctx context.Context, e *env) ([]report.Row, error) {
 		return nil
 	}
 
+	// The floor under any HTTP API: a bare net/http server on loopback
+	// whose handler decodes the same body, calls host.Call and encodes the
+	// result, with no auth, log, metrics or routing.
+	bareURL, closeBare, err := bareHTTP(d.Host())
+	if err != nil {
+		return nil, err
+	}
+	defer closeBare()
+	bareCall := func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, bareURL, bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		var out struct {
+			Output json.RawMessage `json:"output"`
+		}
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &out) != nil || string(out.Output) != trivialOutput {
+			return fmt.Errorf("bare HTTP %d: %s", resp.StatusCode, b)
+		}
+		return nil
+	}
+
 	mcpCall, closeMCP, err := mcpCaller(ctx, url, token)
 	if err != nil {
 		return nil, err
@@ -121,12 +154,17 @@ func scenarioG(ctx context.Context, e *env) ([]report.Row, error) {
 	ch := &contender{name: "HTTP JSON API POST …/call (keep-alive)", call: httpCall}
 	cg := &contender{name: "gRPC CallTool (same port, h2c)", call: grpcCall}
 	cm := &contender{name: "MCP tools/call (streamable HTTP, /mcp)", call: mcpCall}
-	if err := interleave(ctx, e.opts.n(20, 200), e.opts.n(300, 3000), ch, cg, cm, lib); err != nil {
+	cb := &contender{name: "bare net/http handler calling host.Call (loopback)", call: bareCall}
+	if err := interleave(ctx, e.opts.n(20, 200), e.opts.n(300, 3000), ch, cg, cm, cb, lib); err != nil {
 		return nil, err
 	}
 	l := lib.timing(time.Microsecond)
 	return []report.Row{
 		compare("G", "daemon HTTP API call vs the library's host.Call", ch.timing(time.Microsecond), l, nil, "same sidecar; the difference is auth, routing, JSON, logs, metrics and loopback HTTP/1.1"),
+		compare("G", "floor: a bare net/http handler calling host.Call vs host.Call", cb.timing(time.Microsecond), l, nil,
+			"context: what loopback HTTP/1.1 and net/http cost any HTTP API here, before any work of the daemon's"),
+		compare("G", "daemon HTTP API call vs the bare net/http floor", ch.timing(time.Microsecond), cb.timing(time.Microsecond), nil,
+			"context: the daemon's own work per call (auth, request id, routing, strict JSON, metrics, log)"),
 		compare("G", "daemon gRPC call vs the library's host.Call", cg.timing(time.Microsecond), l, nil, "same sidecar; gRPC over h2c on the same port"),
 		compare("G", "MCP tools/call over /mcp vs the library's host.Call", cm.timing(time.Microsecond), l, nil, "same sidecar; the official MCP go-sdk client and server, JSON-RPC over streamable HTTP"),
 	}, nil
@@ -184,4 +222,35 @@ func mcpCaller(ctx context.Context, url, token string) (func(context.Context) er
 		return nil
 	}
 	return call, closer, nil
+}
+
+// bareHTTP serves, on a loopback port, a handler that decodes
+// {"input": …} like the daemon's call route, calls bench.trivial's tool
+// through h and answers {"output": …}. It returns the URL and its closer.
+func bareHTTP(h *host.Host) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input json.RawMessage `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		res, err := h.Call(r.Context(), host.CallRequest{SkillID: "bench.trivial", ToolID: "bench.trivial", Input: req.Input})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(struct {
+			Output json.RawMessage `json:"output"`
+		}{res.Output})
+	})}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String() + "/call", func() { srv.Close(); <-done }, nil
 }
