@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -61,10 +62,12 @@ const (
 
 // skill is what LoadSkill set up.
 type skill struct {
-	req        *sidecarv1.LoadSkillRequest // module bytes dropped
-	engine     *wasmrt.Engine
-	module     *wasmrt.Module
-	grants     wasmrt.Grants
+	req    *sidecarv1.LoadSkillRequest // module bytes dropped
+	engine *wasmrt.Engine
+	module *wasmrt.Module
+	grants wasmrt.Grants
+	// validators holds every tool the host named; nil for a tool
+	// without schemas.
 	validators map[string]wasmrt.Validator
 	broker     wasmrt.Broker
 }
@@ -214,9 +217,16 @@ func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *s
 		if _, dup := validators[t.GetId()]; dup {
 			return nil, nil, fmt.Errorf("%w: duplicate tool %q", ErrInvalidRequest, t.GetId())
 		}
-		v, err := wasmrt.NewSchemaValidator(t.GetInputSchema(), t.GetOutputSchema())
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.GetId(), err)
+		// A tool without schemas is known (a call of an unknown tool is
+		// refused) but has no validator: one that accepts everything
+		// would still cost each call a decode of its input and output.
+		var v wasmrt.Validator
+		if len(bytes.TrimSpace(t.GetInputSchema())) > 0 || len(bytes.TrimSpace(t.GetOutputSchema())) > 0 {
+			sv, err := wasmrt.NewSchemaValidator(t.GetInputSchema(), t.GetOutputSchema())
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.GetId(), err)
+			}
+			v = sv
 		}
 		validators[t.GetId()] = v
 	}

@@ -1,6 +1,7 @@
 package sidecar_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -68,6 +69,8 @@ func TestEchoSchemasAndTools(t *testing.T) {
 		Tools: []*sidecarv1.Tool{{
 			Id:          "test.echo",
 			InputSchema: []byte(`{"type":"object","required":["msg"],"properties":{"msg":{"type":"string"}}}`),
+		}, {
+			Id: "test.free", // no schemas: known, no validator (the host checks)
 		}},
 		PreparedInstances: 1,
 	})
@@ -98,10 +101,18 @@ func TestEchoSchemasAndTools(t *testing.T) {
 		{"schema violation", "test.echo", `{"msg":1}`, "invalid_input"},
 		{"not json", "test.echo", `{`, "invalid_input"},
 		{"unknown tool", "test.other", `{}`, "unknown_tool"},
+		{"tool without schemas: any JSON", "test.free", `[1,"x",null]`, ""},
+		{"tool without schemas: still JSON", "test.free", `[1,`, "invalid_input"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := s.Invoke(ctx, &sidecarv1.InvokeRequest{SkillId: "test.echo", ToolId: tt.tool, Input: []byte(tt.input)})
+			if tt.code == "" {
+				if err != nil || !bytes.Contains(res.GetOutput(), []byte(tt.input)) {
+					t.Fatalf("Invoke: %v, output %s", err, res.GetOutput())
+				}
+				return
+			}
 			if got := codeOf(t, err); got != tt.code {
 				t.Errorf("code %q, want %q (%v)", got, tt.code, err)
 			}
