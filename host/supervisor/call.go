@@ -54,7 +54,7 @@ func (s *Supervisor) Call(ctx context.Context, t Target, toolID string, input []
 		budget = s.cfg.DefaultTimeout
 	}
 	for attempt := 0; ; attempt++ {
-		p, started, err := s.acquire(ctx, sl, &t)
+		p, err := s.acquire(ctx, sl, &t)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctxError(ctx, fmt.Sprintf("starting the sidecar of skill %s version %s", t.SkillID, t.Version), err)
@@ -62,9 +62,6 @@ func (s *Supervisor) Call(ctx context.Context, t Target, toolID string, input []
 			return nil, err
 		}
 		res, err := s.invoke(ctx, sl, p, &t, toolID, input, budget, opts.InvocationID)
-		if started != nil {
-			started() // the standby and spares, now that the call is answered
-		}
 		// A sidecar being stopped (idle, retired, Close) refuses new
 		// calls before running them: run the call in a fresh one, once.
 		if err != nil && errcode.Of(err) == codeSidecarStopping {

@@ -31,10 +31,7 @@ func (s *Supervisor) Start(ctx context.Context, t Target) error {
 	sl := s.slotLocked(skey{t.SkillID, t.Version})
 	sl.lastUsed = s.cfg.Clock.Now()
 	s.mu.Unlock()
-	_, started, err := s.acquire(ctx, sl, &t)
-	if started != nil {
-		started()
-	}
+	_, err := s.acquire(ctx, sl, &t)
 	return err
 }
 
@@ -58,22 +55,21 @@ func (s *Supervisor) Stop(skillID, version string) {
 
 // acquire returns the running sidecar of sl, starting one if needed (after
 // the restart backoff of a crashed one). Only one start per slot runs at a
-// time; other callers wait for it.
-//
-// When this caller started (or promoted) the sidecar, acquire also returns
-// started, which the caller runs once its own call is answered (afterStart).
-func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (_ *proc, started func(), _ error) {
+// time; other callers wait for it. A start is followed, in the background
+// and once the version is quiet, by its standby and the spares' refill
+// (afterStart).
+func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, error) {
 	lk := t.loadKey()
 	for {
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
-			return nil, nil, ErrClosed
+			return nil, ErrClosed
 		}
 		if sl.looping {
 			last := sl.lastErr
 			s.mu.Unlock()
-			return nil, nil, fmt.Errorf("%w: skill %s version %s (last error: %s)", ErrCrashLooping, t.SkillID, t.Version, last)
+			return nil, fmt.Errorf("%w: skill %s version %s (last error: %s)", ErrCrashLooping, t.SkillID, t.Version, last)
 		}
 		if p := sl.proc; p != nil {
 			if p.child.Exited() {
@@ -83,7 +79,7 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (_ *proc,
 			}
 			if p.loadKey == lk {
 				s.mu.Unlock()
-				return p, nil, nil
+				return p, nil
 			}
 			// The installed module or its load settings changed: retire
 			// the old sidecar (graceful Stop waits for its calls).
@@ -100,7 +96,7 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (_ *proc,
 			case <-ch:
 				continue
 			case <-ctx.Done():
-				return nil, nil, ctx.Err()
+				return nil, ctx.Err()
 			}
 		}
 		ch := make(chan struct{})
@@ -131,20 +127,20 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (_ *proc,
 				s.crashLocked(sl, err)
 			}
 			s.mu.Unlock()
-			return nil, nil, err
+			return nil, err
 		}
 		if s.closed {
 			s.mu.Unlock()
 			s.endProc(p, false)
-			return nil, nil, ErrClosed
+			return nil, ErrClosed
 		}
 		sl.proc = p
 		sl.starts++
 		sl.cacheHit = p.cacheHit
 		sl.hardening = p.hardening
 		s.mu.Unlock()
-		tc := *t
-		return p, func() { s.afterStart(sl, tc, lk) }, nil
+		s.afterStart(sl, *t, lk)
+		return p, nil
 	}
 }
 

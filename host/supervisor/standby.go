@@ -6,8 +6,10 @@ import (
 )
 
 // The background work of a start waits for the skill version to go quiet:
-// no call in flight or queued for startQuiet (checked every startQuietPoll),
-// or startQuietMax at most.
+// no call in flight or queued (the call that waited for the start
+// included) for startQuiet, checked every startQuietPoll; or startQuietMax
+// after the start, so that a long call does not leave its version without
+// a standby, nor the next start without a spare, for its whole length.
 const (
 	startQuiet     = 20 * time.Millisecond
 	startQuietPoll = 5 * time.Millisecond
@@ -15,13 +17,13 @@ const (
 )
 
 // afterStart makes the standby of sl and refills the spares once sl has
-// been quiet for startQuiet, or after startQuietMax under steady calls.
-// Two process starts begun as soon as a sidecar is up take the CPU from
-// the calls that waited for it: on two cores they delayed the first call
-// on a spare from 5 ms to 17–25 ms, and moved to right after that call,
-// the second. Neither the standby nor a spare is needed sooner: they serve
-// the next crash and the next other skill's start. It runs on a goroutine
-// the supervisor owns and ends early on Close.
+// been quiet for startQuiet, or startQuietMax after the start under steady
+// or long calls. Two process starts begun as soon as a sidecar is up take
+// the CPU from the calls that waited for it: on two cores they delayed
+// the first call on a spare from 5 ms to 17–25 ms, and moved to right
+// after that call, the second. Neither is needed sooner: they serve the
+// next crash and the next other skill's start. It runs on a goroutine the
+// supervisor owns and ends early on Close.
 func (s *Supervisor) afterStart(sl *slot, t Target, lk string) {
 	s.mu.Lock()
 	if s.closed {
