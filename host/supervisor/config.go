@@ -103,7 +103,8 @@ type Config struct {
 	// start that takes one pays only LoadSkill, which bounds recovery after
 	// a crash. The pool is filled after the first successful start (a
 	// supervisor that never runs a skill starts no spare) and refilled in
-	// the background after each start, once its skill version is quiet;
+	// the background after each start, once its skill version is quiet
+	// (or a second after the start);
 	// each spare costs one idle process.
 	SpareSidecars int
 	// Standby keeps, for each running skill version, one more sidecar with

@@ -44,8 +44,9 @@
 // (Config.Standby), promoted when the serving one dies, and the supervisor
 // keeps a spare sidecar past its handshake with no skill yet
 // (Config.SpareSidecars) for the next start of any skill. Both are made in
-// the background once the skill version that started goes quiet, so that
-// their process starts do not delay the calls that waited for it. A sidecar's
+// the background once the skill version that started goes quiet (or a
+// second after the start), so that their process starts do not delay the
+// calls that waited for it. A sidecar's
 // capability broker is bound to its skill at LoadSkill.
 // Backoff, crash windows and idleness are measured on Config.Clock, which
 // tests replace. Idle sidecars are stopped after Config.IdleTimeout by a
