@@ -16,12 +16,11 @@ package main
 // to Apply: the constructor never hardens a sidecar that was told not to.
 
 /*
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
-
-#include <string.h>
 
 __attribute__((constructor)) static void palyra_sidecar_prestart(int argc, char **argv, char **envp) {
 	(void)envp;

@@ -55,7 +55,6 @@ func (s *Supervisor) afterStart(sl *slot, t Target, lk string) {
 			case <-s.stop:
 				return
 			case <-tk.C:
-				continue
 			}
 		}
 		s.refillSpares()

@@ -195,7 +195,8 @@ func setRlimit(res int, name string, v uint64) (uint64, error) {
 // is a psx broadcast, and the palyra-sidecar binary does them before the Go
 // runtime starts a thread (cmd/palyra-sidecar/prestart_linux.go).
 func dropCaps(lastCap int, threads threadCreds) error {
-	for c := 0; c <= lastCap && !threads.allZero("CapBnd"); c++ {
+	bounded := threads.allZero("CapBnd")
+	for c := 0; c <= lastCap && !bounded; c++ {
 		err := allThreadsPrctl(unix.PR_CAPBSET_DROP, uintptr(c))
 		if errors.Is(err, unix.EPERM) && c == 0 {
 			// No CAP_SETPCAP: an unprivileged sidecar user cannot shrink
