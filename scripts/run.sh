@@ -11,7 +11,8 @@
 #   ./scripts/run.sh [palyra-host serve flags, e.g. --listen 127.0.0.1:7200]
 #
 # The state directory is $PALYRA_STATE_DIR, else the per-user default
-# ($XDG_STATE_HOME/palyra or ~/.local/state/palyra). Needs only Go.
+# ($XDG_STATE_HOME/palyra or ~/.local/state/palyra). Needs Go and a C
+# compiler (the sidecar links wasmtime with cgo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,8 +24,30 @@ chmod 700 "$state" "$state/examples"
 bin="$state/bin"
 palyra="$bin/palyra"
 
+# The sidecar links wasmtime through cgo: without a C compiler the build
+# fails later with "undefined: wasmtime.Caller", so say it first.
+if ! command -v "${CC:-cc}" >/dev/null 2>&1 && ! command -v gcc >/dev/null 2>&1; then
+  echo "run.sh: palyra-sidecar links wasmtime with cgo and needs a C compiler: install gcc (Debian: apt-get install gcc) or set CC" >&2
+  exit 1
+fi
+
+# progress CMD...: runs CMD and prints a line every 15 s while it runs (the
+# first build compiles wasmtime's cgo bindings and takes a few minutes).
+progress() {
+  local what=$1; shift
+  "$@" & local pid=$! start=$SECONDS
+  while kill -0 "$pid" 2>/dev/null; do
+    for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+      sleep 1
+      kill -0 "$pid" 2>/dev/null || break 2
+    done
+    echo "    ... still $what ($((SECONDS - start)) s; the first build takes 2-3 minutes, later ones seconds)" >&2
+  done
+  wait "$pid"
+}
+
 echo "==> building palyra, palyra-host and palyra-sidecar into $bin" >&2
-go build -o "$bin/" ./cmd/palyra ./cmd/palyra-host ./cmd/palyra-sidecar
+progress "building the binaries" go build -o "$bin/" ./cmd/palyra ./cmd/palyra-host ./cmd/palyra-sidecar
 
 key="$state/examples/signing.key"
 if [ ! -f "$key" ]; then
@@ -39,7 +62,7 @@ for ex in echo kv-counter report event-log; do
     continue
   fi
   echo "==> building, signing and installing $id" >&2
-  GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o "$state/examples/$ex.wasm" "./$dir"
+  progress "building $id" env GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o "$state/examples/$ex.wasm" "./$dir"
   "$palyra" skills package build --manifest "$dir/skill.toml" --module "$state/examples/$ex.wasm" \
     --sbom "$dir/sbom.cdx.json" --provenance "$dir/provenance.json" \
     --signing-key "$key" --output "$state/examples/$ex.palyra-skill" >&2
