@@ -27,7 +27,7 @@ func (a *app) skillsNewCommand() *cobra.Command {
 		Example: "  palyra skills new acme.wordcount\n" +
 			"  palyra skills new acme.wordcount --lang wat --dir ./wordcount-wat\n" +
 			"  palyra skills new acme.wordcount --sdk ~/src/palyra --go-module example.com/acme/wordcount",
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.SkillID = args[0]
 			if opts.SDKDir == "" && (opts.Lang == "" || opts.Lang == scaffold.LangGo || opts.Lang == scaffold.LangWAT) {
