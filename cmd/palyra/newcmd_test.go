@@ -63,6 +63,14 @@ func TestSkillsNewEndToEnd(t *testing.T) {
 			// WABT is not needed: the Makefile's fallback, the checkout's
 			// own converter, turns module.wat into module.wasm.
 			goTool(t, root, nil, "run", "./sidecar/internal/tools/wat2wasm", dir)
+			// WABT's wat2wasm, the README's command, must take the same
+			// text where it is installed.
+			if wabt, err := exec.LookPath("wat2wasm"); err == nil {
+				out, err := exec.CommandContext(t.Context(), wabt, filepath.Join(dir, "module.wat"), "-o", filepath.Join(t.TempDir(), "m.wasm")).CombinedOutput()
+				if err != nil {
+					t.Errorf("WABT wat2wasm: %v\n%s", err, out)
+				}
+			}
 		}},
 	}
 	for _, tt := range tests {
@@ -91,6 +99,10 @@ func TestSkillsNewEndToEnd(t *testing.T) {
 			if built.SkillID != tt.id || built.Publisher != "acme" || built.Version != "0.1.0" {
 				t.Fatalf("package build: %+v", built)
 			}
+			// With the sidecar at hand the install compiles the module (under
+			// the precompile budget), so the first call does not compile it
+			// under the sidecar's start timeout on a loaded machine.
+			t.Setenv(sidecarEnv, bin)
 			if r := cli(t, state, "", "skills", "install", "--json", "--artifact", art, "--trusted-publisher", "acme="+key.PublicKeyHex); r.code != 0 {
 				t.Fatalf("install: %s %s", r.stdout, r.stderr)
 			}
