@@ -32,6 +32,7 @@ func (a *app) skillsCommand() *cobra.Command {
 	c.AddCommand(a.lifecycleCommands()...)
 	c.AddCommand(a.runCommand(), a.loopCommand())
 	c.AddCommand(a.pushCommand())
+	c.AddCommand(a.skillsNewCommand())
 	a.registerDaemonFlags(c)
 	return c
 }

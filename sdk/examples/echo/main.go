@@ -1,5 +1,3 @@
-//go:build wasip1
-
 // Command echo is the smallest Palyra-Go skill: two text tools and no
 // capabilities. Build it (from the repository root) with:
 //

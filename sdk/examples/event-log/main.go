@@ -9,7 +9,7 @@
 //
 //	GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o event-log.wasm ./sdk/examples/event-log
 //
-// Unlike the other examples this file has no wasip1 build constraint, so a
+// Like every example, this file has no wasip1 build constraint, so a
 // native `go test` exercises the handlers through skill.DefaultMux exactly as
 // init registers them (the SDK's entrypoint export exists only on wasip1).
 //

@@ -1,5 +1,3 @@
-//go:build wasip1
-
 // Command http-fetch is a Palyra-Go skill that GETs one URL on an
 // allowlisted host through the HTTP capability, optionally with an API
 // token the host injects as a bearer header. Build it (from the repository

@@ -1,5 +1,3 @@
-//go:build wasip1
-
 // Command kv-counter is a Palyra-Go skill that keeps named counters in the
 // storage capability (filesystem.write_roots = ["counters"]), so a count
 // survives from one call, and one fresh instance, to the next. Build it

@@ -1,5 +1,3 @@
-//go:build wasip1
-
 // Command report is a Palyra-Go skill whose tool returns an A2UI document: a
 // title, a table of the rows, a chart of their values, a total line and an
 // "Add a row" form. A submit of that form comes back to the same tool as

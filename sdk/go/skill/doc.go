@@ -6,9 +6,9 @@
 // has an empty main. Importing this package exports the module's entrypoint,
 // palyra_plugin_main, which reads the input document, dispatches on its
 // tool_id, and writes the handler's output, or a tool error document
-// {"code","message"} with a non-zero result:
-//
-//	//go:build wasip1
+// {"code","message"} with a non-zero result. The file needs no build
+// constraint (the SDK keeps its wasip1-only parts to itself), so the same
+// handlers build into the module and run under a native go test:
 //
 //	package main
 //
@@ -37,6 +37,38 @@
 // Build it with:
 //
 //	GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o echo.wasm .
+//
+// and test it natively, in a _test.go file beside it, with package skilltest
+// (see Testing):
+//
+//	func TestEcho(t *testing.T) {
+//		res := skilltest.Run(skill.DefaultMux, skilltest.Call{ToolID: "acme.echo", Input: EchoIn{Text: "hi"}})
+//		if res.Status != 0 || string(res.Output) != `{"echo":"hi"}` {
+//			t.Fatalf("status %d: %s", res.Status, res.Output)
+//		}
+//	}
+//
+// `palyra skills new acme.NAME` writes such a project, with its skill.toml
+// and a Makefile.
+//
+// # Using the SDK from your own module
+//
+// The SDK is part of the module github.com/palyra-go/palyra, which is not
+// published to a module proxy yet. A skill in its own module therefore
+// requires that module and replaces it with a local checkout of Palyra-Go:
+//
+//	go mod init example.com/acme/echo
+//	go mod edit -require=github.com/palyra-go/palyra@v0.0.0-00010101000000-000000000000 //		-replace=github.com/palyra-go/palyra=/path/to/palyra
+//	go test ./...
+//
+// The SDK imports only the standard library, so this needs no download and
+// no go.sum entry. The replace line is the recommended way because it lives
+// in the skill's go.mod (what palyra skills new writes, with the checkout it
+// was built from or --sdk PATH). A go.work file (go work init . /path/to/palyra)
+// works too, but then the skill's module builds only inside that workspace
+// and its go.mod says nothing of where the SDK comes from. A skill placed
+// inside a Palyra-Go checkout is outside the checkout's go.work: build and
+// test it with GOWORK=off (the scaffold's Makefile sets it).
 //
 // # Why init and not main
 //
