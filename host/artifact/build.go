@@ -77,7 +77,8 @@ type Built struct {
 //
 // With in.Generate set, an SBOM or provenance left nil is generated from
 // what is built (see Generate; Built.Generated names them): a CycloneDX 1.6
-// SBOM listing the skill, each module and asset with its SHA-256, and an
+// SBOM listing the skill, each module and asset with its SHA-256 (and the
+// Go modules linked into a module built by Go), and an
 // in-toto Statement v1 with a SLSA Provenance v1 predicate whose subjects
 // are the modules. Both pass Inspect's checks, Palyra's included.
 //

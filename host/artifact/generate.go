@@ -1,10 +1,12 @@
 package artifact
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -58,6 +60,7 @@ type described struct {
 	entry  string // artifact entry path: modules/... or assets/...
 	sha256 string
 	module bool
+	goInfo *debug.BuildInfo // a module built by Go: its embedded build information
 }
 
 func describe(entries map[string][]byte) []described {
@@ -67,10 +70,47 @@ func describe(entries map[string][]byte) []described {
 		if !module && !strings.HasPrefix(name, "assets/") {
 			continue
 		}
-		out = append(out, described{entry: name, sha256: sha256Hex(entries[name]), module: module})
+		d := described{entry: name, sha256: sha256Hex(entries[name]), module: module}
+		if module {
+			d.goInfo = goBuildInfo(entries[name])
+		}
+		out = append(out, d)
 	}
 	return out
 }
+
+// The sentinels around the module information the Go linker embeds in
+// every binary, wasm included (the runtime's modinfo string; the same
+// bytes debug.ReadBuildInfo reads in a running program).
+var (
+	goInfoStart = []byte("\x30\x77\xaf\x0c\x92\x74\x08\x02\x41\xe1\xc1\x07\xe6\xd6\x18\xe6")
+	goInfoEnd   = []byte("\xf9\x32\x43\x31\x86\x18\x20\x72\x00\x82\x42\x10\x41\x16\xd8\xf2")
+)
+
+// goBuildInfo returns the build information a Go-built wasm module
+// carries (main package, modules, build settings), or nil for a module
+// built otherwise. It only looks for the linker's sentinels; nothing is
+// executed.
+func goBuildInfo(wasm []byte) *debug.BuildInfo {
+	i := bytes.Index(wasm, goInfoStart)
+	if i < 0 {
+		return nil
+	}
+	rest := wasm[i+len(goInfoStart):]
+	j := bytes.Index(rest, goInfoEnd)
+	if j < 0 {
+		return nil
+	}
+	bi, err := debug.ParseBuildInfo(string(rest[:j]))
+	if err != nil || bi.Main.Path == "" {
+		return nil
+	}
+	return bi
+}
+
+// goBuildSettings are the build settings a generated SBOM records; others
+// (-ldflags, -gcflags, CGO_* flags) may carry local paths or values.
+var goBuildSettings = []string{"-buildmode", "-compiler", "-trimpath", "CGO_ENABLED", "GOARCH", "GOOS", "vcs", "vcs.revision", "vcs.time", "vcs.modified"}
 
 // CycloneDX JSON, the parts a generated SBOM uses.
 type (
@@ -99,6 +139,7 @@ type (
 		Publisher   string        `json:"publisher,omitempty"`
 		Description string        `json:"description,omitempty"`
 		MimeType    string        `json:"mime-type,omitempty"`
+		PURL        string        `json:"purl,omitempty"`
 		Hashes      []cdxHash     `json:"hashes,omitempty"`
 		Properties  []cdxProperty `json:"properties,omitempty"`
 	}
@@ -119,7 +160,10 @@ type (
 // generateSBOM writes a CycloneDX 1.6 JSON SBOM of the skill: the skill as
 // metadata.component, each module (application/wasm) and asset as a file
 // component with its SHA-256, the skill depending on all of them, and
-// palyra as the tool. The serial number is derived from the content and
+// palyra as the tool. A module built by Go also lists its main package and
+// build settings, and depends on the Go modules linked into it (read from
+// the build information the Go linker embeds), each a library component
+// with its package URL. The serial number is derived from the content and
 // the time, so the same inputs give the same bytes.
 func generateSBOM(m *manifest.Manifest, files []described, g *Generate, at time.Time) ([]byte, error) {
 	skillRef := "skill:" + strings.TrimSpace(m.SkillID) + "@" + strings.TrimSpace(m.Version)
@@ -145,6 +189,9 @@ func generateSBOM(m *manifest.Manifest, files []described, g *Generate, at time.
 		Components:   []cdxComponent{},
 		Dependencies: []cdxDependency{{Ref: skillRef, DependsOn: []string{}}},
 	}
+	goRefs := map[string]bool{}
+	var goComponents []cdxComponent
+	var goDeps []cdxDependency
 	for _, f := range files {
 		c := cdxComponent{
 			Type:       "file",
@@ -157,11 +204,67 @@ func generateSBOM(m *manifest.Manifest, files []described, g *Generate, at time.
 			c.MimeType = "application/wasm"
 			c.Properties[0].Value = "module"
 		}
+		if bi := f.goInfo; bi != nil {
+			c.Properties = append(c.Properties, cdxProperty{Name: "go:package", Value: bi.Path})
+			for _, key := range goBuildSettings {
+				for _, st := range bi.Settings {
+					if st.Key == key {
+						c.Properties = append(c.Properties, cdxProperty{Name: "go:build:" + key, Value: st.Value})
+					}
+				}
+			}
+			dep := cdxDependency{Ref: c.BOMRef, DependsOn: []string{}}
+			for _, m := range append([]*debug.Module{&bi.Main}, bi.Deps...) {
+				gc := goModuleComponent(m)
+				dep.DependsOn = append(dep.DependsOn, gc.BOMRef)
+				if !goRefs[gc.BOMRef] {
+					goRefs[gc.BOMRef] = true
+					goComponents = append(goComponents, gc)
+				}
+			}
+			goDeps = append(goDeps, dep)
+		}
 		bom.Components = append(bom.Components, c)
 		bom.Dependencies[0].DependsOn = append(bom.Dependencies[0].DependsOn, c.BOMRef)
 	}
+	bom.Components = append(bom.Components, goComponents...)
+	bom.Dependencies = append(bom.Dependencies, goDeps...)
 	bom.SerialNumber = serialNumber(skillRef, files, bom.Metadata.Timestamp, g.BuilderVersion)
 	return marshalDoc(bom, SBOMPath)
+}
+
+// goModuleComponent describes a Go module linked into a module: a library
+// with its package URL and go.sum hash. A module replaced by another
+// version is listed as the replacement; one replaced by a local directory
+// keeps its own path and is marked, without the directory.
+func goModuleComponent(m *debug.Module) cdxComponent {
+	c := cdxComponent{Type: "library", Name: m.Path, Version: m.Version}
+	if r := m.Replace; r != nil {
+		if r.Version != "" {
+			c.Name, c.Version = r.Path, r.Version
+			c.Properties = append(c.Properties, cdxProperty{Name: "go:replaces", Value: m.Path + goAt(m.Version)})
+		} else {
+			c.Version = "" // the code came from a directory, not from this version
+			c.Properties = append(c.Properties, cdxProperty{Name: "go:replaced_by", Value: "local directory"})
+		}
+		m = r
+	}
+	if c.Version == "(devel)" {
+		c.Version = ""
+	}
+	c.PURL = "pkg:golang/" + c.Name + goAt(c.Version)
+	c.BOMRef = c.PURL
+	if m.Sum != "" {
+		c.Properties = append(c.Properties, cdxProperty{Name: "go:sum", Value: m.Sum})
+	}
+	return c
+}
+
+func goAt(version string) string {
+	if version == "" || version == "(devel)" {
+		return ""
+	}
+	return "@" + version
 }
 
 // skillDescription is the operator summary, else the skill's name.

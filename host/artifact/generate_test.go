@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/audit"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 )
 
 // genClock is the fixed clock the generated documents read.
@@ -337,13 +340,24 @@ func (allowAll) Decide(context.Context, string, ed25519.PublicKey, bool) (string
 	return "allowlisted", nil
 }
 
-// TestGeneratedDocumentsPassVerifyAndAudit: an artifact with generated
-// documents verifies (Palyra's SBOM and provenance checks included) and its
-// audit has no warning or failure about the SBOM, the provenance or the
-// manifest.
+// TestGeneratedDocumentsPassVerifyAndAudit: the echo example, built by Go
+// and packaged with generated documents, verifies (Palyra's SBOM and
+// provenance checks included) and passes its audit without a single
+// warning; its SBOM names the Go package and the Go modules linked in.
 func TestGeneratedDocumentsPassVerifyAndAudit(t *testing.T) {
 	t.Parallel()
-	built, err := artifact.Build(genInput())
+	wasm, err := os.ReadFile(examplebuild.MustBuild(t, "echo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	toml, err := os.ReadFile(filepath.Join(examplebuild.MustDir(t, "echo"), "skill.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := genInput()
+	in.Manifest, in.Assets = toml, nil
+	in.Modules = []artifact.File{{Path: "echo.wasm", Data: wasm}}
+	built, err := artifact.Build(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,27 +365,61 @@ func TestGeneratedDocumentsPassVerifyAndAudit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
-	if len(rep.ManifestWarnings) != 0 {
-		t.Errorf("manifest warnings: %+v", rep.ManifestWarnings)
-	}
-	ar, err := audit.Audit(context.Background(), audit.Input{Inspection: rep.Inspection, TrustDecision: rep.TrustDecision})
+	ar, err := audit.Audit(context.Background(), audit.Input{
+		Inspection: rep.Inspection, TrustDecision: rep.TrustDecision,
+		Options: audit.Options{VulnFeedHook: "configured"},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := 0
-	for _, c := range ar.Checks {
-		switch {
-		case c.CheckID == "sbom_presence" || c.CheckID == "provenance_presence":
-			seen++
-			if c.Status != audit.StatusPass {
-				t.Errorf("%s: %s %s", c.CheckID, c.Status, c.Message)
-			}
-		case c.Status != audit.StatusPass && c.Status != audit.StatusSkipped &&
-			(strings.Contains(c.CheckID, "sbom") || strings.Contains(c.CheckID, "provenance") || strings.HasPrefix(c.CheckID, "manifest")):
-			t.Errorf("%s: %s %s", c.CheckID, c.Status, c.Message)
+	if !ar.Passed || len(ar.WarningChecks()) != 0 {
+		t.Errorf("audit passed %v, failed %v, warnings %v", ar.Passed, ar.FailedChecks(), ar.WarningChecks())
+	}
+	for _, id := range []string{"sbom_presence", "provenance_presence"} {
+		if !slices.ContainsFunc(ar.Checks, func(c audit.Check) bool { return c.CheckID == id && c.Status == audit.StatusPass }) {
+			t.Errorf("no passing %s check", id)
 		}
 	}
-	if seen != 2 {
-		t.Errorf("saw %d of the sbom_presence and provenance_presence checks", seen)
+	var d struct {
+		Components []struct {
+			Type       string `json:"type"`
+			BOMRef     string `json:"bom-ref"`
+			Name       string `json:"name"`
+			PURL       string `json:"purl"`
+			Properties []struct{ Name, Value string }
+		} `json:"components"`
+		Dependencies []struct {
+			Ref       string   `json:"ref"`
+			DependsOn []string `json:"dependsOn"`
+		} `json:"dependencies"`
+	}
+	if err := json.Unmarshal(built.Entries[artifact.SBOMPath], &d); err != nil {
+		t.Fatal(err)
+	}
+	props := map[string]string{}
+	var libs []string
+	for _, c := range d.Components {
+		if c.Name == "modules/echo.wasm" {
+			for _, p := range c.Properties {
+				props[p.Name] = p.Value
+			}
+		}
+		if c.Type == "library" {
+			libs = append(libs, c.PURL)
+		}
+	}
+	if props["go:package"] != "github.com/palyra-go/palyra/sdk/examples/echo" || props["go:build:GOOS"] != "wasip1" || props["go:build:GOARCH"] != "wasm" {
+		t.Errorf("module properties %v lack the Go package and target", props)
+	}
+	if !slices.Contains(libs, "pkg:golang/github.com/palyra-go/palyra") {
+		t.Errorf("library components %v lack the main module", libs)
+	}
+	if !slices.ContainsFunc(d.Dependencies, func(dep struct {
+		Ref       string   `json:"ref"`
+		DependsOn []string `json:"dependsOn"`
+	}) bool {
+		return dep.Ref == "file:modules/echo.wasm" && slices.Contains(dep.DependsOn, "pkg:golang/github.com/palyra-go/palyra")
+	}) {
+		t.Errorf("dependencies %+v: the module does not depend on its Go module", d.Dependencies)
 	}
 }
