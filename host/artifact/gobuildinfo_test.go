@@ -95,3 +95,25 @@ func TestGoBuildInfo(t *testing.T) {
 }
 
 func fmtList(s []string) string { return strings.Join(s, ",") }
+
+// FuzzGoBuildInfo: whatever a module holds, reading its Go build
+// information never panics, and a generated SBOM of it is CycloneDX JSON.
+func FuzzGoBuildInfo(f *testing.F) {
+	f.Add("path\tx\nmod\tx\t(devel)\t\ndep\ty\tv1.0.0\th1:a=\n=>\tz\tv2.0.0\th1:b=\nbuild\tGOOS=wasip1\n")
+	f.Add("path\tx\nmod\tx\t(devel)\t\ndep\ty\tv0.0.0\t\n=>\t../y\t\t\n")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, modinfo string) {
+		data := withGoInfo(modinfo)
+		if bi := goBuildInfo(data); bi != nil && bi.Main.Path == "" {
+			t.Fatalf("build information without a main module: %+v", bi)
+		}
+		m := &manifest.Manifest{SkillID: "acme.x", Version: "1.0.0", Publisher: "acme", Name: "X"}
+		raw, err := generateSBOM(m, describe(map[string][]byte{"modules/x.wasm": data}), &Generate{BuilderVersion: "v1", Now: time.Now}, time.Unix(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := validateSBOM(raw); err != nil {
+			t.Fatalf("generated SBOM refused: %v", err)
+		}
+	})
+}

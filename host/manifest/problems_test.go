@@ -103,6 +103,17 @@ fuel_budget = 0
 			},
 		},
 		{
+			name: "a missing schema is not also a broken rule",
+			doc: strings.NewReplacer(
+				"output_schema = { type = \"object\" }\n", "",
+				`version = "1.0.0"`, `version = "1"`,
+			).Replace(problemsBase),
+			want: []wantProblem{
+				{"entrypoints.tools[0].output_schema", 7, manifest.ErrParse},
+				{"version", 4, manifest.ErrValidation},
+			},
+		},
+		{
 			name: "echoes dropped",
 			// The wrong type leaves the tools unset, and the duplicate compat
 			// key leaves min_palyra_version unset: the rules "at least one
