@@ -153,14 +153,40 @@ func TestPackageBuildDir(t *testing.T) {
 	}
 }
 
-// TestPackageBuildDirText: the text report names the generated documents.
+// TestPackageBuildDirText: the text report names the generated documents
+// and the manifest's warnings; --json carries the same warnings.
 func TestPackageBuildDirText(t *testing.T) {
-	dir := writeProject(t, map[string]string{"skill.toml": "@skill.toml", "module.wasm": "@module.wasm"})
+	manifest := strings.Replace(problemsManifestOK, "[compat]", "[operator]\nsummary = \"Counts.\"\n\n[compat]", 1)
+	dir := writeProject(t, map[string]string{"skill.toml": manifest, "module.wasm": "@module.wasm"})
 	r := cli(t, t.TempDir(), seed01, "skills", "package", "build", "--dir", dir, "--signing-key-stdin")
-	if r.code != exitOK || !strings.Contains(r.stdout, " generated=sbom.cdx.json,provenance.json") || !strings.Contains(r.stdout, " modules=modules/module.wasm ") {
+	if r.code != exitOK || !strings.Contains(r.stdout, " generated=sbom.cdx.json,provenance.json") || !strings.Contains(r.stdout, " modules=modules/module.wasm ") ||
+		!strings.Contains(r.stdout, "\n  warning missing_operator_display_name: ") {
 		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
+	var rep buildReport
+	cli(t, t.TempDir(), seed01, "skills", "package", "build", "--json", "--dir", dir, "--signing-key-stdin").decode(t, &rep)
+	if len(rep.Warnings) != 1 || rep.Warnings[0].Code != "missing_operator_display_name" {
+		t.Fatalf("warnings = %+v", rep.Warnings)
+	}
 }
+
+// problemsManifestOK is a valid manifest without operator metadata.
+const problemsManifestOK = `skill_id = "acme.wordcount"
+name = "Word count"
+version = "1.0.0"
+publisher = "acme"
+
+[[entrypoints.tools]]
+id = "acme.count"
+name = "count"
+description = "Counts words."
+input_schema = { type = "object" }
+output_schema = { type = "object" }
+
+[compat]
+required_protocol_major = 1
+min_palyra_version = "0.1.0"
+`
 
 // TestPackageBuildDirErrors: what --dir cannot find is named, and without
 // --dir the file flags are required.

@@ -15,6 +15,7 @@ import (
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/internal/fsutil"
 	"github.com/spf13/cobra"
@@ -37,7 +38,8 @@ func (a *app) skillsCommand() *cobra.Command {
 }
 
 // buildReport is the result of skills package build: Palyra's JSON shape,
-// plus the entries packaged and the documents generated.
+// plus the entries packaged, the documents generated and the manifest's
+// warnings.
 type buildReport struct {
 	ArtifactPath   string   `json:"artifact_path"`
 	PayloadSHA256  string   `json:"payload_sha256"`
@@ -49,6 +51,9 @@ type buildReport struct {
 	Modules        []string `json:"modules"`
 	Assets         []string `json:"assets"`
 	Generated      []string `json:"generated"`
+	// Warnings are the manifest's warnings, as verify and audit will
+	// report them.
+	Warnings []manifest.Warning `json:"warnings"`
 }
 
 func (a *app) packageBuildCommand() *cobra.Command {
@@ -64,7 +69,7 @@ func (a *app) packageBuildCommand() *cobra.Command {
 			"the assets D/assets/** (hidden files left out); D/sbom.cdx.json and D/provenance.json when present; and the artifact is written to D/<skill_id>-<version>.palyra-skill. " +
 			"Without --dir, --manifest, --module and --output are required.\n\n" +
 			"When no SBOM or provenance is given (by flag or in D), build generates them from what it packages: a CycloneDX 1.6 SBOM (the skill, each module and asset with its SHA-256) " +
-			"and an in-toto Statement v1 with a SLSA Provenance v1 predicate (the modules as subjects); the report names the generated ones. Given files are used as given.\n\n" +
+			"and an in-toto Statement v1 with a SLSA Provenance v1 predicate (the modules as subjects); the report names the generated ones. Given files are used as given. The report also lists the manifest's warnings (verify and audit report them too).\n\n" +
 			"A relative --module/--asset path is kept whole under modules/ or assets/ (crates/x/m.wasm becomes modules/crates/x/m.wasm); an absolute path keeps only its file name. " +
 			"A module found under D/modules or an asset under D/assets keeps its path below that folder.\n" +
 			"signature.json and the generated documents record the build time: now, or $SOURCE_DATE_EPOCH when set, so that the same inputs give byte-identical artifacts.\n" +
@@ -142,6 +147,7 @@ func (a *app) packageBuildCommand() *cobra.Command {
 				Publisher: built.Manifest.Publisher, SkillID: built.Manifest.SkillID, Version: built.Manifest.Version,
 				SignatureKeyID: built.Signature.KeyID, ArtifactBytes: len(built.Bytes),
 				Modules: []string{}, Assets: []string{}, Generated: append([]string{}, built.Generated...),
+				Warnings: built.Manifest.Warnings(),
 			}
 			for _, name := range slices.Sorted(maps.Keys(built.Entries)) {
 				switch {
@@ -155,6 +161,9 @@ func (a *app) packageBuildCommand() *cobra.Command {
 				r.ArtifactPath, r.SkillID, r.Publisher, r.Version, r.PayloadSHA256, r.SignatureKeyID, r.ArtifactBytes, strings.Join(r.Modules, ","), len(r.Assets))
 			if len(r.Generated) > 0 {
 				text += " generated=" + strings.Join(r.Generated, ",")
+			}
+			for _, w := range r.Warnings {
+				text += "\n  warning " + w.Code + ": " + w.Message
 			}
 			return a.emit(r, text)
 		},
