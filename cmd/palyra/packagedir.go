@@ -81,6 +81,9 @@ func (f *buildFlags) plan() (*buildPlan, error) {
 	}
 	if p.manifest == "" {
 		p.manifest = filepath.Join(f.dir, projectManifest)
+		if existing(p.manifest) == "" {
+			return nil, fmt.Errorf("%w: no %s in %s: palyra skills new writes a skill project, or name the manifest with --manifest", errIO, projectManifest, f.dir)
+		}
 	}
 	if len(f.modules) == 0 {
 		if p.modules, err = findModules(f.dir); err != nil {

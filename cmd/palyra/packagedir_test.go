@@ -199,7 +199,7 @@ func TestPackageBuildDirErrors(t *testing.T) {
 		say        string
 	}{
 		{"no module", "manifest_validation", []string{"--dir", noModule}, "no module in " + noModule},
-		{"no manifest", "io_error", []string{"--dir", noManifest}, "skill.toml"},
+		{"no manifest", "io_error", []string{"--dir", noManifest}, "no skill.toml in " + noManifest + ": palyra skills new"},
 		{"no directory", "io_error", []string{"--dir", filepath.Join(noModule, "nope")}, "nope"},
 		{"a file as directory", "usage", []string{"--dir", filepath.Join(noModule, "main.go")}, "is not a directory"},
 		{"no dir and no files", "usage", []string{"--manifest", mustAbs(example + "/skill.toml")}, "--dir DIR (a skill project), or --module, --output"},
