@@ -9,6 +9,10 @@
 // and the supervisor, which checks every tool call's input and output
 // against the tool's schemas (Manifest.ToolSchemas).
 //
+// docs/skill-toml.md is the authors' reference of every field; doc_test.go
+// fails when a field of the types here has no row there, or a row names a
+// field that is gone, so a new field needs its line in that document.
+//
 // # Compatibility with Palyra
 //
 // The format and every rule follow Palyra's SkillManifest, so a manifest
