@@ -169,7 +169,11 @@ func (a *app) reportError(err error) {
 		_ = enc.Encode(errorReport{Error: body})
 		return
 	}
-	fmt.Fprintf(a.stderr, "palyra: %s [%s]\n", err, code)
+	msg, problems := problemLines(err)
+	fmt.Fprintf(a.stderr, "palyra: %s [%s]\n", msg, code)
+	for _, p := range problems {
+		fmt.Fprintf(a.stderr, "  - %s\n", p)
+	}
 }
 
 // readSmallFile reads a file that must not exceed limit bytes.

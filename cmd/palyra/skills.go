@@ -15,6 +15,7 @@ import (
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/internal/fsutil"
 	"github.com/spf13/cobra"
@@ -37,32 +38,54 @@ func (a *app) skillsCommand() *cobra.Command {
 	return c
 }
 
-// buildReport is the result of skills package build (Palyra's JSON shape).
+// buildReport is the result of skills package build: Palyra's JSON shape,
+// plus the entries packaged, the documents generated and the manifest's
+// warnings.
 type buildReport struct {
-	ArtifactPath   string `json:"artifact_path"`
-	PayloadSHA256  string `json:"payload_sha256"`
-	Publisher      string `json:"publisher"`
-	SkillID        string `json:"skill_id"`
-	Version        string `json:"version"`
-	SignatureKeyID string `json:"signature_key_id"`
-	ArtifactBytes  int    `json:"artifact_bytes"`
+	ArtifactPath   string   `json:"artifact_path"`
+	PayloadSHA256  string   `json:"payload_sha256"`
+	Publisher      string   `json:"publisher"`
+	SkillID        string   `json:"skill_id"`
+	Version        string   `json:"version"`
+	SignatureKeyID string   `json:"signature_key_id"`
+	ArtifactBytes  int      `json:"artifact_bytes"`
+	Modules        []string `json:"modules"`
+	Assets         []string `json:"assets"`
+	Generated      []string `json:"generated"`
+	// Warnings are the manifest's warnings, as verify and audit will
+	// report them.
+	Warnings []manifest.Warning `json:"warnings"`
 }
 
 func (a *app) packageBuildCommand() *cobra.Command {
 	var (
-		manifestPath, sbomPath, provPath, out string
-		modules, assets                       []string
-		key                                   = keySource{what: "signing key", fileFlag: "signing-key", stdinFlag: "signing-key-stdin", vaultFlag: "signing-key-vault-ref"}
+		fl  buildFlags
+		key = keySource{what: "signing key", fileFlag: "signing-key", stdinFlag: "signing-key-stdin", vaultFlag: "signing-key-vault-ref"}
 	)
 	c := &cobra.Command{
-		Use:   "build --manifest M --module W... [--asset A...] --sbom S --provenance P --output O (--signing-key FILE | --signing-key-stdin | --signing-key-vault-ref SCOPE/KEY)",
+		Use:   "build (--dir D | --manifest M --module W... --output O) [--asset A...] [--sbom S] [--provenance P] (--signing-key FILE | --signing-key-stdin | --signing-key-vault-ref SCOPE/KEY)",
 		Short: "Build and sign a .palyra-skill artifact",
-		Long: "build packages a skill: it validates skill.toml, fills in its integrity list, signs the payload with Ed25519 and writes a deterministic ZIP.\n\n" +
-			"A relative --module/--asset path is kept whole under modules/ or assets/ (crates/x/m.wasm becomes modules/crates/x/m.wasm); an absolute path keeps only its file name.\n" +
-			"signature.json records the signing time: now, or $SOURCE_DATE_EPOCH when set, so that the same inputs give byte-identical artifacts.\n" +
+		Long: "build packages a skill: it validates skill.toml (reporting every problem at once), fills in its integrity list, signs the payload with Ed25519 and writes a deterministic ZIP.\n\n" +
+			"--dir D builds a skill project (as palyra skills new writes it): every file flag left out is found there: D/skill.toml; the modules D/*.wasm and D/modules/**/*.wasm; " +
+			"the assets D/assets/** (hidden files left out); D/sbom.cdx.json and D/provenance.json when present; and the artifact is written to D/<skill_id>-<version>.palyra-skill. " +
+			"Without --dir, --manifest, --module and --output are required.\n\n" +
+			"When no SBOM or provenance is given (by flag or in D), build generates them from what it packages: a CycloneDX 1.6 SBOM (the skill, each module and asset with its SHA-256) " +
+			"and an in-toto Statement v1 with a SLSA Provenance v1 predicate (the modules as subjects); the report names the generated ones. Given files are used as given. The report also lists the manifest's warnings (verify and audit report them too).\n\n" +
+			"A relative --module/--asset path is kept whole under modules/ or assets/ (crates/x/m.wasm becomes modules/crates/x/m.wasm); an absolute path keeps only its file name. " +
+			"A module found under D/modules or an asset under D/assets keeps its path below that folder.\n" +
+			"signature.json and the generated documents record the build time: now, or $SOURCE_DATE_EPOCH when set, so that the same inputs give byte-identical artifacts.\n" +
 			"The signing key is 32 raw bytes, or hex or standard base64 of 32 bytes (the Ed25519 seed), from --signing-key FILE, --signing-key-stdin, or --signing-key-vault-ref SCOPE/KEY (the state directory's encrypted vault; palyra keys generate --vault-ref signing/NAME puts a new key there, and the key is then never on disk in clear).",
+		Example: "  # Build the project palyra skills new wrote (after building its module), signing with a vault key\n" +
+			"  palyra skills package build --dir ./wordcount --signing-key-vault-ref signing/acme\n\n" +
+			"  # Name every file, as Palyra's CLI does\n" +
+			"  palyra skills package build --manifest skill.toml --module module.wasm --asset assets/prompt.txt \\\n" +
+			"    --sbom sbom.cdx.json --provenance provenance.json --output acme.echo-1.0.0.palyra-skill --signing-key ./signing.key",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			plan, err := fl.plan()
+			if err != nil {
+				return err
+			}
 			priv, err := key.load(cmd.Context(), a)
 			if err != nil {
 				return err
@@ -71,39 +94,51 @@ func (a *app) packageBuildCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in := artifact.BuildInput{SigningKey: priv, SignedAt: signedAt}
-			if in.Manifest, err = readSmallFile(manifestPath, maxSmallFileBytes); err != nil {
+			in := artifact.BuildInput{
+				SigningKey: priv,
+				SignedAt:   signedAt,
+				Generate:   &artifact.Generate{BuilderVersion: palyraVersion(), Now: func() time.Time { return signedAt }},
+			}
+			if in.Manifest, err = readSmallFile(plan.manifest, maxSmallFileBytes); err != nil {
 				return err
 			}
-			if in.SBOM, err = readSmallFile(sbomPath, maxSmallFileBytes); err != nil {
-				return err
-			}
-			if in.Provenance, err = readSmallFile(provPath, maxSmallFileBytes); err != nil {
-				return err
-			}
-			for _, m := range modules {
-				if _, err := artifact.ModuleEntryPath(m); err != nil {
+			if plan.sbom != "" {
+				if in.SBOM, err = readSmallFile(plan.sbom, maxSmallFileBytes); err != nil {
 					return err
 				}
-				data, err := readSmallFile(m, artifact.MaxEntryBytes)
+			}
+			if plan.provenance != "" {
+				if in.Provenance, err = readSmallFile(plan.provenance, maxSmallFileBytes); err != nil {
+					return err
+				}
+			}
+			for _, m := range plan.modules {
+				if _, err := artifact.ModuleEntryPath(m.Name); err != nil {
+					return err
+				}
+				data, err := readSmallFile(m.Disk, artifact.MaxEntryBytes)
 				if err != nil {
 					return err
 				}
-				in.Modules = append(in.Modules, artifact.File{Path: artifact.CLIPath(m), Data: data})
+				in.Modules = append(in.Modules, artifact.File{Path: m.Name, Data: data})
 			}
-			for _, as := range assets {
-				if _, err := artifact.AssetEntryPath(as); err != nil {
+			for _, as := range plan.assets {
+				if _, err := artifact.AssetEntryPath(as.Name); err != nil {
 					return err
 				}
-				data, err := readSmallFile(as, artifact.MaxEntryBytes)
+				data, err := readSmallFile(as.Disk, artifact.MaxEntryBytes)
 				if err != nil {
 					return err
 				}
-				in.Assets = append(in.Assets, artifact.File{Path: artifact.CLIPath(as), Data: data})
+				in.Assets = append(in.Assets, artifact.File{Path: as.Name, Data: data})
 			}
 			built, err := artifact.Build(in)
 			if err != nil {
 				return err
+			}
+			out := plan.output
+			if out == "" {
+				out = filepath.Join(fl.dir, strings.TrimSpace(built.Manifest.SkillID)+"-"+strings.TrimSpace(built.Manifest.Version)+".palyra-skill")
 			}
 			if err := fsutil.WriteAtomic(out, built.Bytes, 0o644); err != nil {
 				return fmt.Errorf("%w: %v", errIO, err)
@@ -112,20 +147,37 @@ func (a *app) packageBuildCommand() *cobra.Command {
 				ArtifactPath: out, PayloadSHA256: built.PayloadSHA256,
 				Publisher: built.Manifest.Publisher, SkillID: built.Manifest.SkillID, Version: built.Manifest.Version,
 				SignatureKeyID: built.Signature.KeyID, ArtifactBytes: len(built.Bytes),
+				Modules: []string{}, Assets: []string{}, Generated: append([]string{}, built.Generated...),
+				Warnings: built.Manifest.Warnings(),
 			}
-			return a.emit(r, fmt.Sprintf("skills.package.build artifact=%s skill_id=%s publisher=%s version=%s payload_sha256=%s key_id=%s bytes=%d",
-				r.ArtifactPath, r.SkillID, r.Publisher, r.Version, r.PayloadSHA256, r.SignatureKeyID, r.ArtifactBytes))
+			for _, name := range slices.Sorted(maps.Keys(built.Entries)) {
+				switch {
+				case strings.HasPrefix(name, "modules/"):
+					r.Modules = append(r.Modules, name)
+				case strings.HasPrefix(name, "assets/"):
+					r.Assets = append(r.Assets, name)
+				}
+			}
+			text := fmt.Sprintf("skills.package.build artifact=%s skill_id=%s publisher=%s version=%s payload_sha256=%s key_id=%s bytes=%d modules=%s assets=%d",
+				r.ArtifactPath, r.SkillID, r.Publisher, r.Version, r.PayloadSHA256, r.SignatureKeyID, r.ArtifactBytes, strings.Join(r.Modules, ","), len(r.Assets))
+			if len(r.Generated) > 0 {
+				text += " generated=" + strings.Join(r.Generated, ",")
+			}
+			for _, w := range r.Warnings {
+				text += "\n  warning " + w.Code + ": " + w.Message
+			}
+			return a.emit(r, text)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&manifestPath, "manifest", "", "skill.toml")
-	f.StringArrayVar(&modules, "module", nil, "WebAssembly module (repeatable; at least one)")
-	f.StringArrayVar(&assets, "asset", nil, "asset file (repeatable)")
-	f.StringVar(&sbomPath, "sbom", "", "CycloneDX SBOM (sbom.cdx.json)")
-	f.StringVar(&provPath, "provenance", "", "provenance document (provenance.json)")
-	f.StringVar(&out, "output", "", "artifact file to write")
+	f.StringVar(&fl.dir, "dir", "", "skill project directory: finds skill.toml, modules, assets, SBOM and provenance there (see above)")
+	f.StringVar(&fl.manifest, "manifest", "", "skill.toml (default D/skill.toml with --dir)")
+	f.StringArrayVar(&fl.modules, "module", nil, "WebAssembly module (repeatable; at least one; default D/*.wasm and D/modules/**/*.wasm with --dir)")
+	f.StringArrayVar(&fl.assets, "asset", nil, "asset file (repeatable; default D/assets/** with --dir)")
+	f.StringVar(&fl.sbom, "sbom", "", "CycloneDX SBOM (sbom.cdx.json; default D/sbom.cdx.json with --dir, else generated)")
+	f.StringVar(&fl.provenance, "provenance", "", "provenance document (provenance.json; default D/provenance.json with --dir, else generated)")
+	f.StringVar(&fl.output, "output", "", "artifact file to write (default D/<skill_id>-<version>.palyra-skill with --dir)")
 	key.register(c)
-	requireFlags(c, "manifest", "module", "sbom", "provenance", "output")
 	return c
 }
 

@@ -34,10 +34,15 @@ type BuildInput struct {
 	Modules []File
 	// Assets are any other files, stored under assets/.
 	Assets []File
-	// SBOM is sbom.cdx.json (CycloneDX JSON).
+	// SBOM is sbom.cdx.json (CycloneDX JSON). When nil and Generate is
+	// set, Build generates it; when given, it is used as given.
 	SBOM []byte
-	// Provenance is provenance.json.
+	// Provenance is provenance.json. When nil and Generate is set, Build
+	// generates it; when given, it is used as given.
 	Provenance []byte
+	// Generate, when set, lets Build generate the SBOM and provenance the
+	// input leaves nil (see Generate). Without it both are required.
+	Generate *Generate
 	// SigningKey signs the payload; see ParseSigningKey.
 	SigningKey ed25519.PrivateKey
 	// SignedAt is recorded as signed_at_unix_ms. It is required, and is
@@ -58,6 +63,9 @@ type Built struct {
 	// Entries holds every entry by path, signature.json included. Module,
 	// asset, SBOM and provenance contents share the input's slices.
 	Entries map[string][]byte
+	// Generated names the entries Build generated (SBOMPath and/or
+	// ProvenancePath, in that order); empty when all were given.
+	Generated []string
 }
 
 // Build validates in, fills the manifest's integrity list, signs the
@@ -67,8 +75,16 @@ type Built struct {
 // gives the same bytes on every run (with the same Go release, whose
 // Deflate encoder fixes the compressed bytes).
 //
+// With in.Generate set, an SBOM or provenance left nil is generated from
+// what is built (see Generate; Built.Generated names them): a CycloneDX 1.6
+// SBOM listing the skill, each module and asset with its SHA-256 (and the
+// Go modules linked into a module built by Go), and an
+// in-toto Statement v1 with a SLSA Provenance v1 predicate whose subjects
+// are the modules. Both pass Inspect's checks, Palyra's included.
+//
 // Errors follow Palyra's builder: manifest parse/validation/compat
-// errors, ErrInvalidSBOM, ErrInvalidProvenance, manifest.ErrValidation
+// errors (every manifest problem at once: see manifest.Parse),
+// ErrInvalidBuildInput for an incomplete Generate, ErrInvalidSBOM, ErrInvalidProvenance, manifest.ErrValidation
 // for a module path without ".wasm" or no module at all, ErrInvalidPath,
 // ErrDuplicateEntry, ErrEntryTooLarge, ErrTooManyEntries (skill.toml and
 // signature.json count), ErrArtifactTooLarge, and ErrCompressionRatio for
@@ -90,11 +106,22 @@ func Build(in BuildInput) (*Built, error) {
 	if err := manifest.CheckCompat(m); err != nil {
 		return nil, fmt.Errorf("artifact: compat: %w", err)
 	}
-	if err := validateSBOM(in.SBOM); err != nil {
-		return nil, err
+	genSBOM := in.SBOM == nil && in.Generate != nil
+	genProv := in.Provenance == nil && in.Generate != nil
+	if genSBOM || genProv {
+		if err := in.Generate.check(); err != nil {
+			return nil, err
+		}
 	}
-	if err := validateProvenance(in.Provenance); err != nil {
-		return nil, err
+	if !genSBOM {
+		if err := validateSBOM(in.SBOM); err != nil {
+			return nil, err
+		}
+	}
+	if !genProv {
+		if err := validateProvenance(in.Provenance); err != nil {
+			return nil, err
+		}
 	}
 
 	entries := make(map[string][]byte, len(in.Modules)+len(in.Assets)+4)
@@ -119,10 +146,27 @@ func Build(in BuildInput) (*Built, error) {
 			return nil, err
 		}
 	}
-	if err := addEntry(entries, SBOMPath, in.SBOM); err != nil {
+	sbom, prov := in.SBOM, in.Provenance
+	var generated []string
+	if genSBOM || genProv {
+		files, at := describe(entries), in.Generate.Now()
+		if genSBOM {
+			if sbom, err = generateSBOM(m, files, in.Generate, at); err != nil {
+				return nil, err
+			}
+			generated = append(generated, SBOMPath)
+		}
+		if genProv {
+			if prov, err = generateProvenance(m, in.Manifest, files, in.Generate, at); err != nil {
+				return nil, err
+			}
+			generated = append(generated, ProvenancePath)
+		}
+	}
+	if err := addEntry(entries, SBOMPath, sbom); err != nil {
 		return nil, err
 	}
-	if err := addEntry(entries, ProvenancePath, in.Provenance); err != nil {
+	if err := addEntry(entries, ProvenancePath, prov); err != nil {
 		return nil, err
 	}
 	// Cheap early limit checks, before hashing and signing; the final
@@ -176,6 +220,7 @@ func Build(in BuildInput) (*Built, error) {
 		Signature:     sig,
 		PayloadSHA256: payload,
 		Entries:       entries,
+		Generated:     generated,
 	}, nil
 }
 

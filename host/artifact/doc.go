@@ -7,7 +7,9 @@
 //
 //   - package: [Build] turns a manifest, modules, assets, an SBOM, a
 //     provenance document and an Ed25519 key into a deterministic, signed
-//     artifact;
+//     artifact; with [Generate] it writes the SBOM (CycloneDX 1.6) and the
+//     provenance (in-toto Statement v1, SLSA Provenance v1) itself when
+//     they are not given;
 //   - verify: [Read] decodes the ZIP under hard limits, [Inspect] checks
 //     structure, payload hash, signature, publisher and integrity list,
 //     and [Verify] adds the publisher trust decision (a [TrustDecider],
@@ -82,7 +84,7 @@
 //	compression_ratio_exceeded     ErrCompressionRatio: entry inflates beyond MaxCompressionRatio
 //	invalid_signing_key            ErrInvalidSigningKey: key not 32 bytes in any accepted form
 //	trust_decider_required         ErrTrustRequired: Verify without a TrustDecider, or no decision returned
-//	invalid_build_input            ErrInvalidBuildInput: BuildInput lacks SignedAt
+//	invalid_build_input            ErrInvalidBuildInput: BuildInput lacks SignedAt, or Generate is incomplete
 //
 // Errors of host/manifest pass through with their codes: manifest_parse,
 // manifest_validation (also an integrity-list mismatch, a module path

@@ -63,7 +63,8 @@ var (
 	// ErrTrustRequired: Verify was called without a TrustDecider, or the
 	// decider returned no decision. Verification fails closed.
 	ErrTrustRequired = errcode.New("trust_decider_required", "trust decider required")
-	// ErrInvalidBuildInput: a BuildInput field is missing (no signing time).
+	// ErrInvalidBuildInput: a BuildInput field is missing (no signing time,
+	// or a Generate without BuilderVersion or Now).
 	ErrInvalidBuildInput = errcode.New("invalid_build_input", "invalid build input")
 )
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -96,4 +97,33 @@ func ExampleVerify() {
 	// Output:
 	// true tofu_newly_pinned skill.artifact.verified acme.echo
 	// true tofu_pinned skill.artifact.verified acme.echo
+}
+
+// Build writes the SBOM and provenance itself when they are not given.
+func ExampleGenerate() {
+	in := exampleInput()
+	in.SBOM, in.Provenance = nil, nil
+	buildTime := time.Date(2026, 11, 27, 6, 30, 0, 0, time.UTC)
+	in.Generate = &artifact.Generate{BuilderVersion: "v1.0.0", Now: func() time.Time { return buildTime }}
+	built, err := artifact.Build(in)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("generated:", built.Generated)
+	var prov struct {
+		Subject []struct {
+			Name   string            `json:"name"`
+			Digest map[string]string `json:"digest"`
+		} `json:"subject"`
+		PredicateType string `json:"predicateType"`
+	}
+	if err := json.Unmarshal(built.Entries[artifact.ProvenancePath], &prov); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(prov.PredicateType, prov.Subject[0].Name, prov.Subject[0].Digest["sha256"][:12])
+	// Output:
+	// generated: [sbom.cdx.json provenance.json]
+	// https://slsa.dev/provenance/v1 modules/module.wasm 93a44bbb96c7
 }

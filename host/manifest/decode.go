@@ -51,6 +51,10 @@ func (i *docInfo) path(p string) string {
 type decoder struct {
 	collector
 	info docInfo
+	// unset are fields left unset by a problem reported on another path (a
+	// key given under both its names); a rule problem on one of them is an
+	// echo of that problem.
+	unset []string
 }
 
 // table is one TOML table being decoded; done reports the keys no one asked for.
@@ -235,6 +239,7 @@ func (t *table) aliased(key, alias string) string {
 	case hasKey && hasAlias:
 		t.seen = append(t.seen, key, alias)
 		t.d.addf(ErrParse, joinKey(t.path, alias), "duplicate field: %s is the legacy name of %s, which is also set", alias, key)
+		t.d.unset = append(t.d.unset, joinKey(t.path, key))
 		return ""
 	case hasAlias:
 		t.d.info.spelled[joinKey(t.path, key)] = joinKey(t.path, alias)

@@ -9,6 +9,10 @@
 // and the supervisor, which checks every tool call's input and output
 // against the tool's schemas (Manifest.ToolSchemas).
 //
+// docs/skill-toml.md is the authors' reference of every field; doc_test.go
+// fails when a field of the types here has no row there, or a row names a
+// field that is gone, so a new field needs its line in that document.
+//
 // # Compatibility with Palyra
 //
 // The format and every rule follow Palyra's SkillManifest, so a manifest
@@ -35,13 +39,16 @@
 //
 // # Errors
 //
-// Every error from Parse, Marshal and CheckCompat is a *FieldError whose Path
-// names the field at fault, e.g. entrypoints.tools[1].id, and which wraps one
-// sentinel: ErrParse (not TOML, unknown key, wrong type), ErrValidation (a
-// broken rule) or a compat sentinel. A path that breaks the artifact path
-// rule also wraps skillpath.ErrInvalid and reports its code. When a manifest
-// has several problems, Parse reports the one written first, with its line
-// and column. Tool input and output mismatches are *InstanceError values
+// A problem with a manifest is a *FieldError whose Path names the field at
+// fault, e.g. entrypoints.tools[1].id, and which wraps one sentinel:
+// ErrParse (not TOML, unknown key, wrong type), ErrValidation (a broken
+// rule) or a compat sentinel. A path that breaks the artifact path rule also
+// wraps skillpath.ErrInvalid and reports its code. Marshal and CheckCompat
+// return one *FieldError. Parse reports every problem of the document in one
+// run, so an author fixes them in one round: one as a *FieldError, several
+// as a *Problems listing each with its line and column (at most
+// MaxProblems); errors.Is and errors.As see through it to every problem. A
+// document that is not TOML at all has just its syntax error. Tool input and output mismatches are *InstanceError values
 // wrapping ErrInputSchema or ErrOutputSchema.
 //
 // # Concurrency

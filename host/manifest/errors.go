@@ -1,7 +1,9 @@
 package manifest
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/palyra-go/palyra/host/errcode"
 )
@@ -77,6 +79,86 @@ func (e *FieldError) Unwrap() []error {
 		return []error{e.Cause, e.Err}
 	}
 	return []error{e.Err}
+}
+
+// Problems is the error Parse returns when skill.toml has more than one
+// problem, so that an author fixes them all in one round. It errors.Is
+// every sentinel one of its problems wraps, and errors.As finds the first
+// problem as a *FieldError; errcode.Of reports that problem's code.
+type Problems struct {
+	// List holds the problems: parse problems (syntax, keys, types) first,
+	// then broken rules, each group in the order written in the document.
+	// It has at least two entries and at most MaxProblems.
+	List []*FieldError
+	// More counts the problems found beyond MaxProblems, not listed.
+	More int
+}
+
+// Error returns "manifest: N problems: " and each problem as
+// "<path> (line L): <reason>", separated by "; ".
+func (p *Problems) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "manifest: %d problems: ", len(p.List)+p.More)
+	for i, fe := range p.List {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(fe.Item())
+	}
+	if p.More > 0 {
+		fmt.Fprintf(&b, "; and %d more", p.More)
+	}
+	return b.String()
+}
+
+// Unwrap returns the problems, in List order.
+func (p *Problems) Unwrap() []error {
+	out := make([]error, len(p.List))
+	for i, fe := range p.List {
+		out[i] = fe
+	}
+	return out
+}
+
+// ProblemDetail is one problem as Problems.Details lists it.
+type ProblemDetail struct {
+	Code   string `json:"code"`
+	Path   string `json:"path,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Details returns the problems in a form fit for a JSON error body:
+// {"problems": [{code, path, line, column, reason}...], "more": N}.
+func (p *Problems) Details() any {
+	list := make([]ProblemDetail, len(p.List))
+	for i, fe := range p.List {
+		list[i] = ProblemDetail{Code: errcode.Of(fe), Path: fe.Path, Line: fe.Line, Column: fe.Column, Reason: fe.Reason}
+	}
+	return struct {
+		Problems []ProblemDetail `json:"problems"`
+		More     int             `json:"more,omitempty"`
+	}{list, p.More}
+}
+
+// Item returns the problem as one line of a list: "<path> (line L):
+// <reason>", without the "manifest: " prefix; the line is left out when
+// unknown, the path when the problem is with the whole document.
+func (e *FieldError) Item() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		if e.Path != "" {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "(line %d)", e.Line)
+	}
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Reason)
+	return b.String()
 }
 
 // joinKey appends a table key to a field path. Keys that are not bare TOML

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -26,6 +27,11 @@ const (
 	// limit; this one bounds the JSON Schema compilation a hostile manifest
 	// can cause before its signature is checked.
 	MaxTools = 1024
+
+	// MaxProblems is the most problems Parse lists for one skill.toml; it
+	// counts any beyond in Problems.More, so a hostile manifest cannot make
+	// an error message of unbounded size.
+	MaxProblems = 100
 )
 
 // Defaults for keys a manifest leaves out (Palyra's). Parse fills them in,
@@ -55,9 +61,11 @@ const (
 // a value of the wrong type is an error wrapping ErrParse; the legacy names
 // compat.min_protocol_major and compat.min_runtime_version are accepted, but
 // not together with their current names. Keys left out get their defaults.
-// A broken rule is an error wrapping ErrValidation. The error is a
-// *FieldError naming the field; when there are several problems it is the
-// one written first in data (parse problems before rule problems).
+// A broken rule is an error wrapping ErrValidation. Parse reports every
+// problem in one run: a single one as a *FieldError naming the field, more
+// as a *Problems listing them all (parse problems first, then broken rules,
+// each group in the order written in data), which errors.Is every sentinel
+// it holds and errors.As the first *FieldError.
 //
 // Parse checks the syntax of the compat fields but not whether this build
 // satisfies them; see CheckCompat.
@@ -93,15 +101,51 @@ func Parse(data []byte) (*Manifest, error) {
 		nonTable: map[string]string{},
 	}}
 	m := d.decode(root)
-	if len(d.errs) > 0 {
-		return nil, first(d.errs, data)
-	}
+	// The rules are checked even when decoding found problems, so that one
+	// run reports everything; a rule problem on a field that already has a
+	// decoding problem (or inside or around one) is only its echo, and is
+	// dropped.
 	v := &validator{info: &d.info}
 	v.manifest(m)
-	if len(v.errs) > 0 {
-		return nil, first(v.errs, data)
+	rules := v.errs
+	if len(d.errs) > 0 {
+		rules = slices.DeleteFunc(rules, func(r pending) bool {
+			return slices.ContainsFunc(d.errs, func(p pending) bool { return overlaps(p.path, r.path) }) ||
+				slices.ContainsFunc(d.unset, func(p string) bool { return overlaps(p, r.path) })
+		})
+	}
+	if err := problems(placed(d.errs, data), placed(rules, data)); err != nil {
+		return nil, err
 	}
 	return m, nil
+}
+
+// problems returns nil for no problem, the *FieldError for one, else
+// *Problems holding them all (decoding problems first), at most MaxProblems.
+func problems(decoding, rules []*FieldError) error {
+	all := append(decoding, rules...)
+	switch len(all) {
+	case 0:
+		return nil
+	case 1:
+		return all[0]
+	}
+	p := &Problems{List: all}
+	if len(all) > MaxProblems {
+		p.List, p.More = all[:MaxProblems:MaxProblems], len(all)-MaxProblems
+	}
+	return p
+}
+
+// overlaps reports whether one field path is the other or lies inside it.
+func overlaps(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if a == "" || a == b {
+		return true
+	}
+	return strings.HasPrefix(b, a) && (b[len(a)] == '.' || b[len(a)] == '[')
 }
 
 // syntaxError wraps an error of the TOML decoder.

@@ -2,14 +2,15 @@ package manifest
 
 import (
 	"bytes"
+	"sort"
 	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
-// This file places problems in the document, so that Parse reports the one
-// that comes first in skill.toml, with its line and column. The index is
-// built only when there is a problem to report.
+// This file places problems in the document, so that Parse reports them in
+// the order they are written in skill.toml, each with its line and column.
+// The index is built only when there is a problem to report.
 
 // fieldError turns a pending problem into the exported error type.
 func (p *pending) fieldError() *FieldError {
@@ -20,22 +21,38 @@ func (p *pending) fieldError() *FieldError {
 // field; a missing key counts as the end of its table; ties go to the one
 // found first). With data nil it returns the first one found.
 func first(errs []pending, data []byte) *FieldError {
+	return placed(errs, data)[0]
+}
+
+// placed returns every problem as a FieldError in document order (by the
+// offset of its field; a missing key counts as the end of its table; ties
+// keep the order found), each with its line and column when data holds the
+// field or one of its ancestors. With data nil the order is the order found
+// and no position is set.
+func placed(errs []pending, data []byte) []*FieldError {
+	out := make([]*FieldError, len(errs))
 	if data == nil {
-		return errs[0].fieldError()
+		for i := range errs {
+			out[i] = errs[i].fieldError()
+		}
+		return out
 	}
 	ix := buildIndex(data)
-	best, bestOff := 0, 0
+	offs := make([]int, len(errs))
+	order := make([]int, len(errs))
 	for i := range errs {
-		off := ix.sortOffset(&errs[i])
-		if i == 0 || off < bestOff {
-			best, bestOff = i, off
+		offs[i] = ix.sortOffset(&errs[i])
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return offs[order[a]] < offs[order[b]] })
+	for k, i := range order {
+		fe := errs[i].fieldError()
+		if off, ok := ix.locate(errs[i].path); ok {
+			fe.Line, fe.Column = lineCol(data, off)
 		}
+		out[k] = fe
 	}
-	fe := errs[best].fieldError()
-	if off, ok := ix.locate(errs[best].path); ok {
-		fe.Line, fe.Column = lineCol(data, off)
-	}
-	return fe
+	return out
 }
 
 // posIndex maps field paths, spelled as FieldError.Path, to the byte offset
