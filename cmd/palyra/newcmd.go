@@ -18,7 +18,7 @@ func (a *app) skillsNewCommand() *cobra.Command {
 		Short: "Write a new skill project: manifest, module source, test, Makefile",
 		Long: "new writes a ready skill project into --dir (default: the skill id's last segment; created, and refused when not empty): " +
 			"a skill.toml with every field commented and one tool, SKILL_ID.count, that counts the words of a text; " +
-			"an SBOM and a provenance document; a README; a Makefile (test, build, package, install, run).\n\n" +
+			"a README; a Makefile (test, build, package, install, run; package build --dir generates the SBOM and the provenance).\n\n" +
 			"--lang go (the default) adds main.go on the Go SDK, main_test.go (plain `go test`, with package skilltest) and a go.mod whose replace line " +
 			"points at a checkout of " + scaffold.SDKModule + " (the SDK is not published yet): --sdk PATH, else the source tree this palyra was built from, " +
 			"else a checkout holding the working directory or the palyra binary.\n" +

@@ -89,12 +89,7 @@ func TestSkillsNewEndToEnd(t *testing.T) {
 			art := filepath.Join(work, tt.id+".palyra-skill")
 			var built buildReport
 			cli(t, state, "", "skills", "package", "build", "--json",
-				"--manifest", filepath.Join(dir, "skill.toml"),
-				"--module", filepath.Join(dir, res.Module),
-				// TODO(lead): drop --sbom and --provenance (and the scaffold's
-				// two files) once build defaults land.
-				"--sbom", filepath.Join(dir, "sbom.cdx.json"),
-				"--provenance", filepath.Join(dir, "provenance.json"),
+				"--dir", dir,
 				"--signing-key", keyFile, "--output", art).decode(t, &built)
 			if built.SkillID != tt.id || built.Publisher != "acme" || built.Version != "0.1.0" {
 				t.Fatalf("package build: %+v", built)

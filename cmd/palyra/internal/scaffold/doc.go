@@ -7,10 +7,10 @@
 //
 // A project has one tool, <skill_id>.count, that counts the words of a text,
 // a skill.toml with every field commented (checked with the manifest parser
-// before anything is written), an SBOM, a provenance document, a README and
-// a Makefile. A Go project adds main.go on the Go SDK with no wasip1 build
-// constraint, so that `go test` runs main_test.go (package skilltest)
-// natively, and a go.mod whose replace line points at a checkout of
+// before anything is written), a README and a Makefile (`palyra skills
+// package build --dir .` generates the SBOM and the provenance). A Go
+// project adds main.go on the Go SDK with no wasip1 build constraint, so
+// that `go test` runs main_test.go (package skilltest) natively, and a go.mod whose replace line points at a checkout of
 // github.com/palyra-go/palyra, the module the SDK belongs to while it is not
 // published: Options.SDKDir, or FindSourceTree's answer. A WAT project adds
 // module.wat, a hand-written module on the ABI of sdk/ABI.md.

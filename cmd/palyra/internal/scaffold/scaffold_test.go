@@ -38,9 +38,9 @@ func TestWriteProjects(t *testing.T) {
 		wantFiles            []string
 	}{
 		{scaffold.LangGo, "acme.wordcount", "wordcount.wasm",
-			[]string{".gitignore", "Makefile", "README.md", "go.mod", "main.go", "main_test.go", "provenance.json", "sbom.cdx.json", "skill.toml"}},
+			[]string{".gitignore", "Makefile", "README.md", "go.mod", "main.go", "main_test.go", "skill.toml"}},
 		{scaffold.LangWAT, "acme.text.word-count", "module.wasm",
-			[]string{".gitignore", "Makefile", "README.md", "module.wat", "provenance.json", "sbom.cdx.json", "skill.toml"}},
+			[]string{".gitignore", "Makefile", "README.md", "module.wat", "skill.toml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.lang, func(t *testing.T) {
