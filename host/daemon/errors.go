@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
@@ -116,70 +115,20 @@ func GRPCCode(code string) codes.Code {
 // is the daemon's business, in detail and in the log.
 const internalMessage = "internal error (the detail and the daemon's log line of this request id say more)"
 
-// readableMessage splits err into the message an API answer shows and the
-// detail it keeps. Errors are wrapped on their way up with where they
-// happened ("install: inventory: skill not found: acme.x"); the part a
-// person needs starts at the error's code sentence (its sentinel's
-// message) and runs to the end, with the specifics the sentinel was
-// wrapped with ("skill not found: acme.x"). An error whose code sentence
-// is not in its text loses only its leading "pkg: " prefixes. detail is
-// the whole chain when it differs from the message, "" otherwise. Every
+// readableMessage splits err into the message an API answer shows
+// (errcode.Readable: from the code's sentence on, "skill not found:
+// acme.x") and the detail it keeps: the whole chain ("install: skill not
+// found: acme.x") when it differs from the message, "" otherwise. An
+// error without a code is internalMessage, its text the detail. Every
 // route's error passes here once (writeError).
 func readableMessage(err error) (message, detail string) {
 	full := err.Error()
-	var c errcode.Coder
-	if !errors.As(err, &c) {
+	if errcode.Of(err) == errcode.Internal {
 		return internalMessage, full
 	}
-	message = stripPrefixes(full)
-	if s := c.Error(); s != "" {
-		if i := segmentIndex(full, s); i >= 0 {
-			message = full[i:]
-		}
-	}
+	message = errcode.Readable(err)
 	if message == full {
 		return message, ""
 	}
 	return message, full
-}
-
-// segmentIndex is the first index of sub in s that starts s or follows
-// ": " (where a wrapper's context ends), -1 when there is none.
-func segmentIndex(s, sub string) int {
-	for off := 0; off <= len(s); {
-		i := strings.Index(s[off:], sub)
-		if i < 0 {
-			return -1
-		}
-		i += off
-		if i == 0 || strings.HasSuffix(s[:i], ": ") {
-			return i
-		}
-		off = i + 1
-	}
-	return -1
-}
-
-// stripPrefixes drops leading "word: " context prefixes (a package or
-// verb name, lower-case, no space), keeping at least one word.
-func stripPrefixes(s string) string {
-	for {
-		word, rest, ok := strings.Cut(s, ": ")
-		if !ok || rest == "" || !prefixWord(word) {
-			return s
-		}
-		s = rest
-	}
-}
-
-func prefixWord(w string) bool {
-	if w == "" {
-		return false
-	}
-	for _, r := range w {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
 }
