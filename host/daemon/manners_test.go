@@ -203,6 +203,38 @@ func TestHTTPManners(t *testing.T) {
 		}
 	})
 
+	t.Run("events fit the document", func(t *testing.T) {
+		// The journal so far (installs, a disable and an enable), then
+		// the end of the stream.
+		st, hdr, b := p.rawDo(t, http.MethodGet, "/v1/events?after=0&follow=false", "", true)
+		if st != http.StatusOK || hdr.Get("Content-Type") != "text/event-stream" {
+			t.Fatalf("events: HTTP %d %s", st, hdr.Get("Content-Type"))
+		}
+		sch, err := c.Compile(base + "#" + (&url.URL{Fragment: "/paths/~1v1~1events/get/responses/200/content/text~1event-stream/x-event-data"}).EscapedFragment())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, line := range strings.Split(string(b), "\n") {
+			data, ok := strings.CutPrefix(line, "data: ")
+			if !ok {
+				continue
+			}
+			inst, err := jsonschema.UnmarshalJSON(strings.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sch.Validate(inst); err != nil {
+				t.Errorf("event %s does not fit x-event-data: %v", data, err)
+			}
+			n++
+		}
+		answers = append(answers, b)
+		if n < 4 {
+			t.Errorf("%d events replayed, want the installs, the disable and the enable: %s", n, b)
+		}
+	})
+
 	t.Run("enums are lower-case words", func(t *testing.T) {
 		// The noisy tool logs at every level; its output (null) fails its
 		// schema, so the logs come as the error's details.

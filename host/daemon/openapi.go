@@ -68,13 +68,16 @@ type apiBody struct {
 }
 
 // apiResponse is a non-error answer: JSON of json's type, or another media
-// type with its schema (nil schema: any).
+// type with its schema (nil schema: any). A server-sent event stream
+// names the type of its data lines in eventData (the document's
+// x-event-data extension of the media type, a schema of its own).
 type apiResponse struct {
-	status int
-	desc   string
-	json   any
-	media  string
-	schema map[string]any
+	status    int
+	desc      string
+	json      any
+	media     string
+	schema    map[string]any
+	eventData any
 }
 
 // method and path of a pattern ("" method: any).
@@ -229,7 +232,11 @@ func (op *apiOp) operation(rt apiRoute, path, method string, in, out *schemaGen)
 			if s == nil {
 				s = map[string]any{}
 			}
-			x["content"] = map[string]any{r.media: map[string]any{"schema": s}}
+			mt := map[string]any{"schema": s}
+			if r.eventData != nil {
+				mt["x-event-data"] = out.schemaOf(r.eventData)
+			}
+			x["content"] = map[string]any{r.media: mt}
 		}
 		resp[strconv.Itoa(r.status)] = x
 	}

@@ -313,7 +313,8 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 				{name: "after", typ: "integer", desc: "Replay the journal after this event id first (or the Last-Event-ID header)."},
 				{name: "follow", typ: "boolean", desc: "false ends the stream after the replay; default true."},
 			},
-			responses: []apiResponse{{status: http.StatusOK, desc: "The stream; each data line is an events.Event.", media: "text/event-stream", schema: map[string]any{"type": "string"}}},
+			responses: []apiResponse{{status: http.StatusOK, desc: "The stream; each data line is an event (x-event-data).", media: "text/event-stream",
+				schema: map[string]any{"type": "string"}, eventData: host.Event{}}},
 		}},
 		{pattern: "/mcp", h: d.httpMCP, op: &apiOp{
 			id: "mcp", tag: "mcp", methods: []string{http.MethodPost, http.MethodGet, http.MethodDelete},
