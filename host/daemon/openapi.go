@@ -57,8 +57,8 @@ type apiParam struct {
 	repeat bool
 }
 
-// apiBody is a request body: JSON decoded into a value of json's type, or
-// another media type with its schema.
+// apiBody is a request body: JSON decoded into a value of json's type,
+// and/or another media type with its schema.
 type apiBody struct {
 	desc     string
 	json     any
@@ -214,10 +214,11 @@ func (op *apiOp) operation(rt apiRoute, path, method string, in, out *schemaGen)
 	}
 	if b := op.body; b != nil {
 		content := map[string]any{}
+		if b.media != "" {
+			content[b.media] = map[string]any{"schema": b.schema}
+		}
 		if b.json != nil {
 			content["application/json"] = map[string]any{"schema": in.schemaOf(b.json)}
-		} else {
-			content[b.media] = map[string]any{"schema": b.schema}
 		}
 		o["requestBody"] = map[string]any{"description": b.desc, "required": b.required, "content": content}
 	}

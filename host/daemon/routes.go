@@ -183,8 +183,8 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 				{name: "dry_run", typ: "boolean", desc: "Check everything, install nothing (upload)."},
 				{name: QueryTrustedPublisher, typ: "string", repeat: true, desc: "PUBLISHER=PUBLIC_KEY_HEX: trust this key first (upload)."},
 			},
-			body: &apiBody{desc: "The artifact (.tar.zst), or a registry source as JSON.", required: true, media: "application/octet-stream",
-				schema: map[string]any{"type": "string", "contentMediaType": "application/octet-stream"}},
+			body: &apiBody{desc: "The artifact (any content type but JSON; the options in the query), or a registry source and the options as JSON.", required: true,
+				media: "application/octet-stream", schema: map[string]any{"type": "string", "contentMediaType": "application/octet-stream"}, json: installFromRequest{}},
 			responses: []apiResponse{
 				{status: http.StatusCreated, desc: "Installed.", json: host.InstallResult{}},
 				{status: http.StatusOK, desc: "The dry run's result.", json: host.InstallResult{}},
