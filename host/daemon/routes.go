@@ -1,14 +1,12 @@
 package daemon
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/console"
@@ -23,54 +21,6 @@ const APIVersion = "v1"
 // ErrMethodNotAllowed is a known API path asked with a method it does not
 // serve; the answer's Allow header lists the ones it does.
 var ErrMethodNotAllowed = errcode.New("method_not_allowed", "method not allowed on this path")
-
-// route registers rt on mux, wrapped: request id, principal, auth (unless
-// public), metrics and a structured log line.
-func (d *Daemon) route(mux *http.ServeMux, rt apiRoute) {
-	d.served = append(d.served, rt)
-	pattern, public, h := rt.pattern, rt.public, rt.h
-	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rid := r.Header.Get(HeaderRequestID)
-		if !requestIDRE.MatchString(rid) {
-			rid = newRequestID()
-		}
-		w.Header().Set(HeaderRequestID, rid)
-		ctx := context.WithValue(r.Context(), keyRequestID, rid)
-		rec := &statusRecorder{ResponseWriter: w}
-		err := func() error {
-			if !public {
-				if err := d.auth.CheckAuthorization(r.Header.Get("Authorization")); err != nil {
-					rec.Header().Set("WWW-Authenticate", `Bearer realm="palyra-host"`)
-					return err
-				}
-			}
-			p, err := principalOf(r.Header.Get(HeaderPrincipal))
-			if err != nil {
-				return err
-			}
-			ctx = host.WithPrincipal(ctx, p)
-			return h(rec, r.WithContext(ctx))
-		}()
-		if err != nil {
-			d.writeError(rec, err)
-		}
-		status := rec.status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		d.metrics.ObserveRequest("http", pattern, status, time.Since(start))
-		args := []any{"request_id", rid, "method", r.Method, "route", pattern, "status", status, "duration", time.Since(start), "principal", host.PrincipalFrom(ctx)}
-		if err != nil {
-			args = append(args, "code", errcode.Of(err), "error", err)
-		}
-		if status >= 500 {
-			d.log.Error("api request", args...)
-		} else {
-			d.log.Debug("api request", args...)
-		}
-	})
-}
 
 // apiMux serves apiRoutes.
 func (d *Daemon) apiMux() *http.ServeMux {
