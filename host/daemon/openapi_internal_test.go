@@ -288,8 +288,10 @@ func resolve(doc map[string]any, ref string) any {
 
 // TestResponseSchemasFitTheirTypes validates what encoding/json writes for
 // each response type of the document (zero values, whose nil slices and
-// maps are null, and filled ones) against the type's generated schema, and
-// checks that the schemas refuse what the type never writes.
+// maps are null, and filled ones) against the type's generated schema,
+// checks that the schemas refuse what the type never writes, and that
+// request body schemas take what the decoder takes and refuse an unknown
+// field.
 func TestResponseSchemasFitTheirTypes(t *testing.T) {
 	d, _, doc := servedDaemon(t)
 	raw, _ := json.Marshal(doc)
@@ -342,6 +344,8 @@ func TestResponseSchemasFitTheirTypes(t *testing.T) {
 	list := "/paths/~1v1~1skills/get/responses/200/content/application~1json/schema"
 	call := "/paths/~1v1~1skills~1{id}~1tools~1{tool}~1call/post/responses/200/content/application~1json/schema"
 	errb := "/components/schemas/daemon.ErrorBody"
+	callIn := "/paths/~1v1~1skills~1{id}~1tools~1{tool}~1call/post/requestBody/content/application~1json/schema"
+	statusIn := "/paths/~1v1~1skills~1{id}~1quarantine/post/requestBody/content/application~1json/schema"
 	cases := []struct {
 		name, ptr string
 		v         any
@@ -356,6 +360,13 @@ func TestResponseSchemasFitTheirTypes(t *testing.T) {
 			"stats": map[string]any{"fuel_consumed": -1, "peak_memory_bytes": 0, "wall_time_ns": 0, "capability_calls": 0, "prepared": false}}, false},
 		{"error body", errb, errorBodyOf(fmt.Errorf("install: %w: a.b", inventory.ErrNotFound), "rid"), true},
 		{"error body without a message", errb, map[string]any{"error": map[string]any{"code": "x"}}, false},
+		// Request bodies: what the decoder takes, and not an unknown field
+		// (DisallowUnknownFields).
+		{"call body", callIn, map[string]any{"input": map[string]any{"n": 1}, "timeout_ms": 500}, true},
+		{"empty call body", callIn, map[string]any{}, true},
+		{"call body with an unknown field", callIn, map[string]any{"inputs": map[string]any{}}, false},
+		{"status body", statusIn, statusRequest{Version: "1.0.0", Reason: "r", Override: true}, true},
+		{"status body with a string override", statusIn, map[string]any{"override": "yes"}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
