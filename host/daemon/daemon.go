@@ -86,6 +86,10 @@ type Daemon struct {
 	// clustered).
 	version string
 
+	// served are the API routes registered on the mux, in order (route
+	// records each; the OpenAPI coverage test reads them).
+	served []apiRoute
+
 	// link and node are the daemon's cluster membership (nil when not
 	// clustered): node is then svc.
 	link *cluster.Link

@@ -38,6 +38,27 @@
 // /admin/v1/skills/{id}/quarantine and /enable (which needs override:
 // true) are kept for Palyra's CLI.
 //
+// The routes are declared once, in the table of routes.go, each with its
+// OpenAPI facts; the mux serves the table and GET /v1/openapi.json serves
+// the OpenAPI 3.1 document generated from it, its request and response
+// schemas (JSON Schema 2020-12) derived from the Go types on the wire. A
+// test fails when a served route has no entry or an entry no route, and
+// another validates real answers against the served document. A known
+// path asked with another method answers 405 method_not_allowed with
+// Allow; an unknown path under the API is 404 route_not_found (both only
+// to a caller with the token).
+//
+// Errors. Every error answer is {"error": {"code", "message", "detail",
+// "request_id"}, "details"}: code is the stable snake_case code (its HTTP
+// status from HTTPStatus), message the sentence a person reads (from the
+// code's sentence on, with its specifics: "skill not found: acme.x"),
+// detail the whole error chain when it says more (where it happened:
+// "install: skill not found: acme.x"; also in the log line of request_id),
+// and details a result where the verb has one (a failed call's logs). An
+// error without a code is "internal error", its text in detail. Values
+// that are enumerations are lower-case words (a guest log record's level
+// is info, not LOG_LEVEL_INFO).
+//
 // A2UI. The host keeps the A2UI documents tool results show (at most
 // 1024, for an hour) so that a form submit is checked against the form and
 // delivered to the tool that returned it; a reply that is an update

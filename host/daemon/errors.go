@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/install"
 )
 
@@ -32,6 +33,7 @@ var statusByCode = map[string]struct {
 	"a2ui_invalid_submit":        {http.StatusBadRequest, codes.InvalidArgument},
 	"request_too_large":          {http.StatusRequestEntityTooLarge, codes.ResourceExhausted},
 	"route_not_found":            {http.StatusNotFound, codes.Unimplemented},
+	"method_not_allowed":         {http.StatusMethodNotAllowed, codes.Unimplemented},
 	"skill_not_found":            {http.StatusNotFound, codes.NotFound},
 	"unknown_tool":               {http.StatusNotFound, codes.NotFound},
 	"hook_not_found":             {http.StatusNotFound, codes.NotFound},
@@ -107,4 +109,26 @@ func GRPCCode(code string) codes.Code {
 		return codes.NotFound
 	}
 	return codes.FailedPrecondition
+}
+
+// internalMessage is the message of an error without a code: what failed
+// is the daemon's business, in detail and in the log.
+const internalMessage = "internal error (the detail and the daemon's log line of this request id say more)"
+
+// readableMessage splits err into the message an API answer shows
+// (errcode.Readable: from the code's sentence on, "skill not found:
+// acme.x") and the detail it keeps: the whole chain ("install: skill not
+// found: acme.x") when it differs from the message, "" otherwise. An
+// error without a code is internalMessage, its text the detail. Every
+// route's error passes here once (writeError).
+func readableMessage(err error) (message, detail string) {
+	full := err.Error()
+	if errcode.Of(err) == errcode.Internal {
+		return internalMessage, full
+	}
+	message = errcode.Readable(err)
+	if message == full {
+		return message, ""
+	}
+	return message, full
 }

@@ -19,7 +19,6 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/a2ui"
-	"github.com/palyra-go/palyra/host/console"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/trust"
@@ -96,9 +95,11 @@ func (s *statusRecorder) Flush() {
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// route wraps a handler: request id, principal, auth (unless public),
-// metrics and a structured log line.
-func (d *Daemon) route(mux *http.ServeMux, pattern string, public bool, h func(w http.ResponseWriter, r *http.Request) error) {
+// route registers rt on mux, wrapped: request id, principal, auth (unless
+// public), metrics and a structured log line.
+func (d *Daemon) route(mux *http.ServeMux, rt apiRoute) {
+	d.served = append(d.served, rt)
+	pattern, public, h := rt.pattern, rt.public, rt.h
 	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rid := r.Header.Get(HeaderRequestID)
@@ -142,248 +143,206 @@ func (d *Daemon) route(mux *http.ServeMux, pattern string, public bool, h func(w
 	})
 }
 
-func (d *Daemon) apiMux() *http.ServeMux {
-	mux := http.NewServeMux()
-	d.route(mux, "GET /healthz", true, func(w http.ResponseWriter, r *http.Request) error {
-		return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
-	d.route(mux, "GET /readyz", true, func(w http.ResponseWriter, r *http.Request) error {
-		if !d.ready.Load() {
-			return writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not_ready"})
-		}
-		return writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-	})
-	d.route(mux, "GET /metrics", false, func(w http.ResponseWriter, r *http.Request) error {
-		d.metrics.Handler().ServeHTTP(w, r)
-		return nil
-	})
-	d.route(mux, "GET /v1/skills", false, d.httpListSkills)
-	d.route(mux, "POST /v1/skills", false, d.httpInstall)
-	// A literal segment wins over {id} in the mux, whatever the query: the
-	// info of a skill whose id is "outdated" (a valid one-segment id) is
-	// not reachable here; List (GET /v1/skills?skill_id=outdated) shows it.
-	d.route(mux, "GET /v1/skills/outdated", false, func(w http.ResponseWriter, r *http.Request) error {
-		q := r.URL.Query()
-		tofu, err := boolParam(q.Get("allow_tofu"), "allow_tofu")
-		if err != nil {
-			return err
-		}
-		rep, err := d.svc.Outdated(r.Context(), host.OutdatedRequest{SkillID: q.Get("skill_id"), AllowTOFU: tofu})
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, rep)
-	})
-	d.route(mux, "POST /v1/skills/{id}/update", false, func(w http.ResponseWriter, r *http.Request) error {
-		var req host.UpdateRequest
-		if err := d.decode(r, &req); err != nil {
-			return err
-		}
-		if req.SkillID != "" && req.SkillID != r.PathValue("id") {
-			return fmt.Errorf("%w: skill_id %q in the body differs from %q in the path", ErrBadRequest, req.SkillID, r.PathValue("id"))
-		}
-		req.SkillID = r.PathValue("id")
-		res, err := d.svc.Update(r.Context(), req)
-		if err != nil {
-			if res != nil {
-				return &detailedError{err: err, details: res}
-			}
-			return err
-		}
-		return writeJSON(w, http.StatusOK, res)
-	})
-	// The body is {"document": "<palyra.toml>", "dry_run", "prune"}.
-	d.route(mux, "POST /v1/apply", false, func(w http.ResponseWriter, r *http.Request) error {
-		var req host.ApplyRequest
-		if err := d.decode(r, &req); err != nil {
-			return err
-		}
-		res, err := d.svc.Apply(r.Context(), req)
-		if err != nil {
-			if res != nil {
-				return &detailedError{err: err, details: res}
-			}
-			return err
-		}
-		return writeJSON(w, http.StatusOK, res)
-	})
-	d.route(mux, "GET /v1/skills/{id}", false, func(w http.ResponseWriter, r *http.Request) error {
-		info, err := d.svc.Info(r.Context(), host.SkillRef{SkillID: r.PathValue("id"), Version: r.URL.Query().Get("version")})
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, info)
-	})
-	d.route(mux, "DELETE /v1/skills/{id}", false, func(w http.ResponseWriter, r *http.Request) error {
-		q := r.URL.Query()
-		purge, err := boolParam(q.Get("purge_storage"), "purge_storage")
-		if err != nil {
-			return err
-		}
-		out, err := d.svc.Remove(r.Context(), host.RemoveRequest{SkillID: r.PathValue("id"), Version: q.Get("version"), PurgeStorage: purge})
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, out)
-	})
-	d.route(mux, "POST /v1/skills/{id}/verify", false, func(w http.ResponseWriter, r *http.Request) error {
-		var req versionRequest
-		if err := d.decode(r, &req); err != nil {
-			return err
-		}
-		res, err := d.svc.Verify(r.Context(), host.SkillRef{SkillID: r.PathValue("id"), Version: req.Version})
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, res)
-	})
-	d.route(mux, "POST /v1/skills/{id}/audit", false, func(w http.ResponseWriter, r *http.Request) error {
-		var req versionRequest
-		if err := d.decode(r, &req); err != nil {
-			return err
-		}
-		res, err := d.svc.Audit(r.Context(), host.SkillRef{SkillID: r.PathValue("id"), Version: req.Version})
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, res)
-	})
-	d.route(mux, "POST /v1/skills/{id}/quarantine", false, d.httpStatus("quarantine"))
-	d.route(mux, "POST /v1/skills/{id}/enable", false, d.httpStatus("enable"))
-	d.route(mux, "POST /v1/skills/{id}/disable", false, d.httpStatus("disable"))
-	// Palyra's admin routes (/admin/v1/skills/{id}/quarantine and enable), so Palyra's CLI works against
-	// this daemon: enable needs override: true.
-	d.route(mux, "POST /admin/v1/skills/{id}/quarantine", false, d.httpStatus("quarantine"))
-	d.route(mux, "POST /admin/v1/skills/{id}/enable", false, d.httpStatus("admin-enable"))
-	d.route(mux, "POST /v1/reaudit", false, func(w http.ResponseWriter, r *http.Request) error {
-		rep, err := d.svc.Reaudit(r.Context())
-		if err != nil {
-			if rep != nil {
-				return &detailedError{err: err, details: rep}
-			}
-			return err
-		}
-		return writeJSON(w, http.StatusOK, rep)
-	})
-	// The body is the rotation statement itself (the file palyra keys
-	// rotate writes).
-	d.route(mux, "POST /v1/trust/rotate", false, func(w http.ResponseWriter, r *http.Request) error {
-		stmt, err := d.readBody(r, trust.MaxRotationSize)
-		if err != nil {
-			return err
-		}
-		res, err := d.svc.RotateTrust(r.Context(), host.RotateTrustRequest{Statement: stmt})
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, res)
-	})
-	// The body is the profile's TOML (policy.toml).
-	d.route(mux, "PUT /v1/policy", false, func(w http.ResponseWriter, r *http.Request) error {
-		prof, err := d.readBody(r, policy.MaxProfileBytes)
-		if err != nil {
-			return err
-		}
-		res, err := d.svc.SetPolicy(r.Context(), host.SetPolicyRequest{Profile: prof})
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, res)
-	})
-	d.route(mux, "POST /v1/skills/{id}/tools/{tool}/call", false, d.httpCall)
-	d.route(mux, "GET /v1/skills/{id}/metrics", false, func(w http.ResponseWriter, r *http.Request) error {
-		m, err := d.svc.SkillMetrics(r.Context(), r.PathValue("id"))
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, m)
-	})
-	d.route(mux, "POST /v1/a2ui/{doc}/submit", false, d.httpSubmit)
-	d.route(mux, "GET /v1/tools", false, func(w http.ResponseWriter, r *http.Request) error {
-		cat, err := d.svc.Tools(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, cat)
-	})
-	d.route(mux, "GET /v1/sidecars", false, func(w http.ResponseWriter, r *http.Request) error {
-		st, err := d.svc.Sidecars(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, sidecarList{Sidecars: st})
-	})
-	d.route(mux, "GET /v1/cluster", false, func(w http.ResponseWriter, r *http.Request) error {
-		st, err := d.cluster(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, st)
-	})
-	d.route(mux, "GET /v1/hooks", false, func(w http.ResponseWriter, r *http.Request) error {
-		bs, err := d.svc.Hooks(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, hookList{Bindings: bs})
-	})
-	d.route(mux, "POST /v1/hooks", false, func(w http.ResponseWriter, r *http.Request) error {
-		var b host.HookBinding
-		if err := d.decode(r, &b); err != nil {
-			return err
-		}
-		out, err := d.svc.BindHook(r.Context(), b)
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusCreated, out)
-	})
-	for _, v := range []string{"enable", "disable"} {
-		enabled := v == "enable"
-		d.route(mux, "POST /v1/hooks/{id}/"+v, false, func(w http.ResponseWriter, r *http.Request) error {
-			out, err := d.svc.SetHookEnabled(r.Context(), r.PathValue("id"), enabled)
-			if err != nil {
-				return err
-			}
-			return writeJSON(w, http.StatusOK, out)
-		})
+func (d *Daemon) httpOutdated(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	tofu, err := boolParam(q.Get("allow_tofu"), "allow_tofu")
+	if err != nil {
+		return err
 	}
-	d.route(mux, "DELETE /v1/hooks/{id}", false, func(w http.ResponseWriter, r *http.Request) error {
-		if err := d.svc.RemoveHook(r.Context(), r.PathValue("id")); err != nil {
-			return err
+	rep, err := d.svc.Outdated(r.Context(), host.OutdatedRequest{SkillID: q.Get("skill_id"), AllowTOFU: tofu})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, rep)
+}
+
+func (d *Daemon) httpUpdate(w http.ResponseWriter, r *http.Request) error {
+	var req host.UpdateRequest
+	if err := d.decode(r, &req); err != nil {
+		return err
+	}
+	if req.SkillID != "" && req.SkillID != r.PathValue("id") {
+		return fmt.Errorf("%w: skill_id %q in the body differs from %q in the path", ErrBadRequest, req.SkillID, r.PathValue("id"))
+	}
+	req.SkillID = r.PathValue("id")
+	res, err := d.svc.Update(r.Context(), req)
+	if err != nil {
+		if res != nil {
+			return &detailedError{err: err, details: res}
 		}
-		return writeJSON(w, http.StatusOK, map[string]any{"removed": r.PathValue("id")})
-	})
-	d.route(mux, "POST /v1/hooks/fire", false, func(w http.ResponseWriter, r *http.Request) error {
-		var req host.FireRequest
-		if err := d.decode(r, &req); err != nil {
-			return err
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+// httpApply takes {"document": "<palyra.toml>", "dry_run", "prune"}.
+func (d *Daemon) httpApply(w http.ResponseWriter, r *http.Request) error {
+	var req host.ApplyRequest
+	if err := d.decode(r, &req); err != nil {
+		return err
+	}
+	res, err := d.svc.Apply(r.Context(), req)
+	if err != nil {
+		if res != nil {
+			return &detailedError{err: err, details: res}
 		}
-		out, err := d.svc.FireHooks(r.Context(), req)
-		if err != nil {
-			return err
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+func (d *Daemon) httpInfo(w http.ResponseWriter, r *http.Request) error {
+	info, err := d.svc.Info(r.Context(), host.SkillRef{SkillID: r.PathValue("id"), Version: r.URL.Query().Get("version")})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, info)
+}
+
+func (d *Daemon) httpRemove(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	purge, err := boolParam(q.Get("purge_storage"), "purge_storage")
+	if err != nil {
+		return err
+	}
+	out, err := d.svc.Remove(r.Context(), host.RemoveRequest{SkillID: r.PathValue("id"), Version: q.Get("version"), PurgeStorage: purge})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (d *Daemon) httpVerify(w http.ResponseWriter, r *http.Request) error {
+	var req versionRequest
+	if err := d.decode(r, &req); err != nil {
+		return err
+	}
+	res, err := d.svc.Verify(r.Context(), host.SkillRef{SkillID: r.PathValue("id"), Version: req.Version})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+func (d *Daemon) httpAudit(w http.ResponseWriter, r *http.Request) error {
+	var req versionRequest
+	if err := d.decode(r, &req); err != nil {
+		return err
+	}
+	res, err := d.svc.Audit(r.Context(), host.SkillRef{SkillID: r.PathValue("id"), Version: req.Version})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+func (d *Daemon) httpReaudit(w http.ResponseWriter, r *http.Request) error {
+	rep, err := d.svc.Reaudit(r.Context())
+	if err != nil {
+		if rep != nil {
+			return &detailedError{err: err, details: rep}
 		}
-		return writeJSON(w, http.StatusOK, out)
-	})
-	d.route(mux, "GET /v1/events", false, d.httpEvents)
-	d.route(mux, "/mcp", false, d.httpMCP)
-	// Every other path: the web console (static files, public; its API
-	// calls carry the token), except under the API prefixes, where an
-	// unknown route is a JSON error.
-	ui := console.Handler()
-	d.route(mux, "/", true, func(w http.ResponseWriter, r *http.Request) error {
-		if isAPIPath(r.URL.Path) {
-			// Only a caller with the token learns which routes exist.
-			if err := d.auth.CheckAuthorization(r.Header.Get("Authorization")); err != nil {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="palyra-host"`)
-				return err
-			}
-			return fmt.Errorf("%w: no route %s %s", ErrRouteNotFound, r.Method, r.URL.Path)
-		}
-		ui.ServeHTTP(w, r)
-		return nil
-	})
-	return mux
+		return err
+	}
+	return writeJSON(w, http.StatusOK, rep)
+}
+
+// httpRotateTrust takes the rotation statement itself (the file palyra
+// keys rotate writes).
+func (d *Daemon) httpRotateTrust(w http.ResponseWriter, r *http.Request) error {
+	stmt, err := d.readBody(r, trust.MaxRotationSize)
+	if err != nil {
+		return err
+	}
+	res, err := d.svc.RotateTrust(r.Context(), host.RotateTrustRequest{Statement: stmt})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+// httpSetPolicy takes the profile's TOML (policy.toml).
+func (d *Daemon) httpSetPolicy(w http.ResponseWriter, r *http.Request) error {
+	prof, err := d.readBody(r, policy.MaxProfileBytes)
+	if err != nil {
+		return err
+	}
+	res, err := d.svc.SetPolicy(r.Context(), host.SetPolicyRequest{Profile: prof})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+func (d *Daemon) httpSkillMetrics(w http.ResponseWriter, r *http.Request) error {
+	m, err := d.svc.SkillMetrics(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, m)
+}
+
+func (d *Daemon) httpTools(w http.ResponseWriter, r *http.Request) error {
+	cat, err := d.svc.Tools(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, cat)
+}
+
+func (d *Daemon) httpSidecars(w http.ResponseWriter, r *http.Request) error {
+	st, err := d.svc.Sidecars(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, sidecarList{Sidecars: st})
+}
+
+func (d *Daemon) httpCluster(w http.ResponseWriter, r *http.Request) error {
+	st, err := d.cluster(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, st)
+}
+
+func (d *Daemon) httpHooks(w http.ResponseWriter, r *http.Request) error {
+	bs, err := d.svc.Hooks(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, hookList{Bindings: bs})
+}
+
+func (d *Daemon) httpBindHook(w http.ResponseWriter, r *http.Request) error {
+	var b host.HookBinding
+	if err := d.decode(r, &b); err != nil {
+		return err
+	}
+	out, err := d.svc.BindHook(r.Context(), b)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, out)
+}
+
+func (d *Daemon) httpRemoveHook(w http.ResponseWriter, r *http.Request) error {
+	if err := d.svc.RemoveHook(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, hookRemoved{Removed: r.PathValue("id")})
+}
+
+func (d *Daemon) httpFireHooks(w http.ResponseWriter, r *http.Request) error {
+	var req host.FireRequest
+	if err := d.decode(r, &req); err != nil {
+		return err
+	}
+	out, err := d.svc.FireHooks(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // sidecarList is the GET /v1/sidecars document.
@@ -778,11 +737,15 @@ func (e *detailedError) Error() string { return e.err.Error() }
 func (e *detailedError) Unwrap() error { return e.err }
 
 // ErrorBody is the JSON of every API error:
-// {"error":{"code","message","request_id"},"details":...}.
+// {"error":{"code","message","detail","request_id"},"details":...}.
+// message is the sentence a person reads (readableMessage); detail, when
+// it says more, is the whole error chain with the internal context the
+// message leaves out (also in the daemon's log line of request_id).
 type ErrorBody struct {
 	Error struct {
 		Code      string `json:"code"`
 		Message   string `json:"message"`
+		Detail    string `json:"detail,omitempty"`
 		RequestID string `json:"request_id,omitempty"`
 	} `json:"error"`
 	Details any `json:"details,omitempty"`
@@ -791,7 +754,7 @@ type ErrorBody struct {
 func (d *Daemon) writeError(w http.ResponseWriter, err error) {
 	var body ErrorBody
 	body.Error.Code = errcode.Of(err)
-	body.Error.Message = err.Error()
+	body.Error.Message, body.Error.Detail = readableMessage(err)
 	body.Error.RequestID = w.Header().Get(HeaderRequestID)
 	var de *detailedError
 	if errors.As(err, &de) {

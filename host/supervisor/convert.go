@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -35,7 +36,7 @@ func resultOf(id string, r *sidecarv1.InvokeResponse) *Result {
 		}
 	}
 	for _, l := range r.GetLogs() {
-		res.Logs = append(res.Logs, LogRecord{Level: l.GetLevel().String(), Message: l.GetMessage()})
+		res.Logs = append(res.Logs, LogRecord{Level: LogLevelName(l.GetLevel()), Message: l.GetMessage()})
 	}
 	if te := r.GetToolError(); te != nil {
 		res.ToolError = &ToolError{Code: te.GetCode(), Message: te.GetMessage()}
@@ -75,4 +76,36 @@ func toolsProto(tools []Tool) []*sidecarv1.Tool {
 		out = append(out, &sidecarv1.Tool{Id: tl.ID, InputSchema: tl.InputSchema, OutputSchema: tl.OutputSchema})
 	}
 	return out
+}
+
+// logLevelPrefix is the protobuf prefix of the LogLevel enum's names.
+const logLevelPrefix = "LOG_LEVEL_"
+
+// LogLevelName is a guest log level as the APIs write it: a lower-case
+// word (trace, debug, info, warn, error; unspecified for a record without
+// one), never the protobuf enum name.
+func LogLevelName(l sidecarv1.LogLevel) string {
+	return normalizeLevel(l.String())
+}
+
+// normalizeLevel maps a protobuf enum name (LOG_LEVEL_INFO, which earlier
+// versions wrote) to its word; a word stays as it is.
+func normalizeLevel(s string) string {
+	if strings.HasPrefix(s, logLevelPrefix) {
+		return strings.ToLower(strings.TrimPrefix(s, logLevelPrefix))
+	}
+	return s
+}
+
+// UnmarshalJSON decodes a log record, accepting the protobuf enum names
+// of the level that daemons before the lower-case words wrote.
+func (r *LogRecord) UnmarshalJSON(b []byte) error {
+	type plain LogRecord
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	p.Level = normalizeLevel(p.Level)
+	*r = LogRecord(p)
+	return nil
 }

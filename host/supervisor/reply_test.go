@@ -35,7 +35,7 @@ func replyOf(res *Result, err error) *sidecarv1.InvokeResponse {
 		},
 	}
 	for _, l := range res.Logs {
-		r.Logs = append(r.Logs, &sidecarv1.LogRecord{Level: sidecarv1.LogLevel(sidecarv1.LogLevel_value[l.Level]), Message: l.Message})
+		r.Logs = append(r.Logs, &sidecarv1.LogRecord{Level: sidecarv1.LogLevel(sidecarv1.LogLevel_value[logLevelPrefix+strings.ToUpper(l.Level)]), Message: l.Message})
 	}
 	if te := res.ToolError; te != nil {
 		r.ToolError = &sidecarv1.ToolError{Code: te.Code, Message: te.Message}

@@ -113,7 +113,9 @@ type Stats struct {
 	Prepared         bool          `json:"prepared"`
 }
 
-// LogRecord is one log line of the guest.
+// LogRecord is one log line of the guest. Level is trace, debug, info,
+// warn or error (LogLevelName; decoding also takes the LOG_LEVEL_* names
+// earlier versions wrote).
 type LogRecord struct {
 	Level   string `json:"level"`
 	Message string `json:"message"`

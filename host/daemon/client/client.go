@@ -71,15 +71,26 @@ func New(baseURL, token string, opts ...Option) (*Client, error) {
 type Error struct {
 	Status    int
 	ErrorCode string
-	Message   string
+	// Message is the daemon's readable sentence.
+	Message string
+	// Detail is the daemon's whole error chain when it says more than
+	// Message (the internal context: which step failed where), "" when not.
+	Detail    string
 	RequestID string
 	// Details is the result the daemon sent with the error (a refused
 	// install's result, a failed call's logs), raw JSON.
 	Details json.RawMessage
 }
 
-// Error returns the daemon's message.
-func (e *Error) Error() string { return e.Message }
+// Error returns the daemon's whole error text (Detail, else Message), so a
+// remote failure reads as the same failure of a local Host does; Message
+// is the readable sentence alone.
+func (e *Error) Error() string {
+	if e.Detail != "" {
+		return e.Detail
+	}
+	return e.Message
+}
 
 // Code returns the stable code (errcode.Coder).
 func (e *Error) Code() string { return e.ErrorCode }
@@ -103,7 +114,7 @@ func errorOf(status int, method, path string, data []byte) error {
 		return &Error{Status: status, ErrorCode: errcode.Internal, Message: fmt.Sprintf("%s %s: HTTP %d", method, path, status)}
 	}
 	json.Unmarshal(data, &details)
-	return &Error{Status: status, ErrorCode: eb.Error.Code, Message: eb.Error.Message, RequestID: eb.Error.RequestID, Details: details.Details}
+	return &Error{Status: status, ErrorCode: eb.Error.Code, Message: eb.Error.Message, Detail: eb.Error.Detail, RequestID: eb.Error.RequestID, Details: details.Details}
 }
 
 // request builds a request to path with the token and who acts.

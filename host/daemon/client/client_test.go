@@ -153,6 +153,12 @@ func TestClientService(t *testing.T) {
 	if err != nil || info.Inventory.Version != "0.1.0" || len(info.Manifest) == 0 {
 		t.Fatalf("info: %v", err)
 	}
+	// A missing skill: the readable message, the daemon's chain in Detail.
+	_, err = svc.Info(ctx, host.SkillRef{SkillID: "test.missing"})
+	if !errors.Is(err, install.ErrNotFound) || !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, install.ErrNotFound.Error()+": test.missing") ||
+		!strings.HasSuffix(ce.Detail, ": "+ce.Message) || err.Error() != ce.Detail {
+		t.Errorf("info of a missing skill: %q, detail %q", err, ce.Detail)
+	}
 	if vr, err := svc.Verify(ctx, host.SkillRef{SkillID: "test.cli"}); err != nil || vr.TrustDecision == "" {
 		t.Errorf("verify: %+v, %v", vr, err)
 	}

@@ -10,7 +10,9 @@
 // the daemon records host.DefaultPrincipal.
 //
 // Errors the daemon returns are *Error values: they carry the stable code,
-// the message, the request id (to find the daemon's log line) and the
+// the readable message, the detail (the daemon's whole error chain, when
+// it says more; Error returns it, else the message, as a local error reads),
+// the request id (to find the daemon's log line) and the
 // details the daemon sent, and it unwraps to the one sentinel of that code
 // (errcode.Lookup) when the package that defines it is linked, so a remote
 // skill_quarantined is errors.Is(err, host.ErrQuarantined) as a local one
