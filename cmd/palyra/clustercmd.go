@@ -25,8 +25,9 @@ func (a *app) clusterCommand() *cobra.Command {
 
 func (a *app) clusterStatusCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "status",
-		Short: "List the cluster's nodes and what each serves",
+		Use:     "status",
+		Example: "  palyra cluster status --url https://host-a:7443\n  palyra cluster status -o json",
+		Short:   "List the cluster's nodes and what each serves",
 		Long: "status lists the nodes, this one first, and the last sequence of the cluster's ops stream (a node whose applied sequence is below it is catching up). " +
 			"With --json it prints the daemon's GET /v1/cluster document.",
 		Args: noArgs,

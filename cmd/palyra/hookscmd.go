@@ -37,9 +37,10 @@ type hookList struct {
 
 func (a *app) hooksListCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "list",
-		Short: "List the hook bindings",
-		Args:  noArgs,
+		Use:     "list",
+		Example: "  palyra hooks list\n  palyra hooks list -o wide",
+		Short:   "List the hook bindings",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sv, err := a.service(cmd, &stateFlags{})
 			if err != nil {
@@ -93,8 +94,9 @@ func (a *app) hooksBindCommand() *cobra.Command {
 		disabled           bool
 	)
 	c := &cobra.Command{
-		Use:   "bind HOOK_ID --event E --skill SKILL_ID [--tool T] [--timeout D] [--disabled] [--display-name N] [--notes N]",
-		Short: "Bind a skill's tool to an event",
+		Use:     "bind HOOK_ID --event E --skill SKILL_ID [--tool T] [--timeout D] [--disabled] [--display-name N] [--notes N]",
+		Example: "  palyra hooks bind audit-installs --event skill:installed --skill acme.audit --tool on_event",
+		Short:   "Bind a skill's tool to an event",
 		Long: "bind creates the binding HOOK_ID: on EVENT, call --tool of --skill (without --tool, the tool the skill's manifest names in operator.plugin.default_tool_id) with {hook_id, event, payload}. " +
 			"--timeout is the hook's own time limit (at most 60s; default the dispatcher's, 10s). The binding is enabled unless --disabled. " +
 			"A hook id already bound is hook_exists; an event not among " + strings.Join(hooks.Events(), ", ") + " is unknown_hook_event.",
@@ -141,9 +143,10 @@ func (a *app) hooksSetEnabledCommand(enabled bool) *cobra.Command {
 		verb, short = "enable", "Let a hook run"
 	}
 	return &cobra.Command{
-		Use:   verb + " HOOK_ID",
-		Short: short,
-		Args:  exactArgs(1),
+		Use:     verb + " HOOK_ID",
+		Example: "  palyra hooks " + verb + " audit-installs",
+		Short:   short,
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sv, err := a.service(cmd, &stateFlags{})
 			if err != nil {
@@ -166,9 +169,10 @@ type hookRemoved struct {
 
 func (a *app) hooksRemoveCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "remove HOOK_ID",
-		Short: "Delete a hook binding",
-		Args:  exactArgs(1),
+		Use:     "remove HOOK_ID",
+		Example: "  palyra hooks remove audit-installs",
+		Short:   "Delete a hook binding",
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sv, err := a.service(cmd, &stateFlags{})
 			if err != nil {
@@ -190,8 +194,9 @@ func (a *app) hooksFireCommand() *cobra.Command {
 		sf      stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "fire EVENT [--payload JSON|@FILE]",
-		Short: "Run the hooks bound to an event now and print their decisions",
+		Use:     "fire EVENT [--payload JSON|@FILE]",
+		Example: "  palyra hooks fire run:before_tool --payload '{\"tool\":\"echo\"}'",
+		Short:   "Run the hooks bound to an event now and print their decisions",
 		Long: "fire runs every enabled hook bound to EVENT at once, each with {hook_id, event, payload}, and prints each hook's outcome (exit code and decision, or the error code of a failed hook) and the resolution: " +
 			"the winning decision, the hook that made it, the conflicts and the failed hooks, which do not vote. With --json it prints {event, outcomes, resolution}, as the daemon's POST /v1/hooks/fire. " +
 			"The payload is --payload (a JSON document, @FILE, or @- for stdin; at most 256 KiB), else {\"principal\": --principal, \"source\": \"cli.fire\"}. " +

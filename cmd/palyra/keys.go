@@ -44,8 +44,9 @@ func (a *app) keysCommand() *cobra.Command {
 func (a *app) keysGenerateCommand() *cobra.Command {
 	var out, ref string
 	c := &cobra.Command{
-		Use:   "generate (--out FILE | --vault-ref signing/NAME)",
-		Short: "Make a new Ed25519 signing key, in a file (hex, mode 0600) or in the encrypted vault; never overwrites",
+		Use:     "generate (--out FILE | --vault-ref signing/NAME)",
+		Example: "  # a key in the encrypted vault (never on disk in clear)\n  palyra keys generate --vault-ref signing/acme\n\n  # a key file\n  palyra keys generate --out acme.key",
+		Short:   "Make a new Ed25519 signing key, in a file (hex, mode 0600) or in the encrypted vault; never overwrites",
 		Long: "generate makes a new Ed25519 signing key and prints its public key and key_id, never the key itself.\n\n" +
 			"--out FILE writes the seed as hex to a new file (mode 0600). --vault-ref signing/NAME stores it in the state directory's encrypted vault instead " +
 			"(the key is then never on disk in clear; package build, skills registry build and keys rotate read it with --signing-key-vault-ref / --old-key-vault-ref / --new-key-vault-ref). " +
@@ -106,9 +107,10 @@ func (a *app) keysGenerateCommand() *cobra.Command {
 func (a *app) keysPublicCommand() *cobra.Command {
 	key := keySource{what: "signing key", fileFlag: "key", vaultFlag: "vault-ref"}
 	c := &cobra.Command{
-		Use:   "public (--key FILE | --vault-ref SCOPE/KEY)",
-		Short: "Print the public key and key_id of a signing key",
-		Args:  noArgs,
+		Use:     "public (--key FILE | --vault-ref SCOPE/KEY)",
+		Example: "  palyra keys public --vault-ref signing/acme\n  palyra keys public --key acme.key -o json",
+		Short:   "Print the public key and key_id of a signing key",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			priv, err := key.load(cmd.Context(), a)
 			if err != nil {
@@ -137,8 +139,9 @@ func (a *app) keysRotateCommand() *cobra.Command {
 	oldKey := keySource{what: "old key", fileFlag: "old-key", vaultFlag: "old-key-vault-ref"}
 	newKey := keySource{what: "new key", fileFlag: "new-key", vaultFlag: "new-key-vault-ref"}
 	c := &cobra.Command{
-		Use:   "rotate --publisher P (--old-key FILE | --old-key-vault-ref REF) (--new-key FILE | --new-key-vault-ref REF) --output FILE",
-		Short: "Sign a rotation statement that moves a publisher from its old key to a new one",
+		Use:     "rotate --publisher P (--old-key FILE | --old-key-vault-ref REF) (--new-key FILE | --new-key-vault-ref REF) --output FILE",
+		Example: "  palyra keys rotate --publisher acme --old-key-vault-ref signing/acme --new-key-vault-ref signing/acme-2026 --output rotation.json",
+		Short:   "Sign a rotation statement that moves a publisher from its old key to a new one",
 		Long: "rotate writes a rotation statement: a small document signed by the publisher's old key and countersigned by the new key.\n" +
 			"Give it to operators; `palyra trust rotate --statement FILE` then moves their trust store from the old key to the new one without hand-editing.\n\n" +
 			"Each key comes from a file or from the state directory's vault (signing/NAME, see palyra keys generate --vault-ref).",

@@ -196,8 +196,9 @@ func (a *app) installCommand() *cobra.Command {
 		from                     installSourceFlags
 	)
 	c := &cobra.Command{
-		Use:   "install (--artifact A | oci://REGISTRY/REPO:TAG|@sha256:HEX [--plain-http] | --registry-url URL --skill ID [--version V] [--registry-ca-cert PEM] | --registry-dir D --skill ID [--version V]) [--allow-tofu] [--trusted-publisher PUB=HEX...] [--force] [--accept-capabilities]",
-		Short: "Verify, audit and install a skill artifact",
+		Use:     "install (--artifact A | oci://REGISTRY/REPO:TAG|@sha256:HEX [--plain-http] | --registry-url URL --skill ID [--version V] [--registry-ca-cert PEM] | --registry-dir D --skill ID [--version V]) [--allow-tofu] [--trusted-publisher PUB=HEX...] [--force] [--accept-capabilities]",
+		Example: "  # a file, pinning an unknown publisher on first use\n  palyra skills install --artifact acme.echo.palyra-skill --allow-tofu\n\n  # from an OCI registry\n  palyra skills install oci://ghcr.io/acme/echo:1.0.0\n\n  # from a signed registry index, the highest version\n  palyra skills install --registry-url https://skills.example.org --skill acme.echo",
+		Short:   "Verify, audit and install a skill artifact",
 		Long: "install verifies the artifact (signature and publisher trust), audits it, judges it against the operator profile, and installs it into the state directory with its inventory row and status in one transaction.\n\n" +
 			"A skill that fails the audit or the profile is still installed, but quarantined, with the reasons recorded: the command prints them and exits non-zero (audit_failed or policy_violation) so that it can be inspected and, once fixed or judged safe, enabled. " +
 			"A verification failure installs nothing. Re-installing an installed version needs --force. A new version that would be granted more than the current one (new hosts, secrets, storage, channels, higher quotas) is refused with the capability diff unless --accept-capabilities.\n\n" +
@@ -259,7 +260,7 @@ func (a *app) installCommand() *cobra.Command {
 				return ierr
 			}
 			if ierr != nil {
-				if !a.jsonOut {
+				if !a.structured() {
 					if err := a.emit(nil, installText(rep.InstallResult)); err != nil {
 						return err
 					}
@@ -327,9 +328,10 @@ func (a *app) listCommand() *cobra.Command {
 		sf   = stateFlags{readOnly: true}
 	)
 	c := &cobra.Command{
-		Use:   "list [--publisher P] [--current-only] [--quarantined-only] [--eligible-only]",
-		Short: "List installed skill versions with their status and eligibility",
-		Args:  noArgs,
+		Use:     "list [--publisher P] [--current-only] [--quarantined-only] [--eligible-only]",
+		Example: "  palyra skills list\n  palyra skills list --quarantined-only -o wide\n  palyra skills list -o yaml",
+		Short:   "List installed skill versions with their status and eligibility",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sv, err := a.service(cmd, &sf, stateLocalFlags...)
 			if err != nil {
@@ -367,9 +369,10 @@ func (a *app) infoCommand() *cobra.Command {
 		sf      = stateFlags{readOnly: true}
 	)
 	c := &cobra.Command{
-		Use:   "info SKILL_ID [--version V]",
-		Short: "Show an installed skill version: record, status, manifest, signature, entries, history",
-		Args:  exactArgs(1),
+		Use:     "info SKILL_ID [--version V]",
+		Example: "  # the record, its tools and grants\n  palyra skills info acme.echo\n  palyra skills info acme.echo --version 1.0.0 -o json",
+		Short:   "Show an installed skill version: record, status, manifest, signature, entries, history",
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sv, err := a.service(cmd, &sf, stateLocalFlags...)
 			if err != nil {
@@ -440,8 +443,9 @@ func (a *app) checkCommand() *cobra.Command {
 		sf      stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "check [SKILL_ID] [--version V]",
-		Short: "Re-check installed skills (trust, audit, policy, eligibility) without changing them",
+		Use:     "check [SKILL_ID] [--version V]",
+		Example: "  palyra skills check\n  palyra skills check acme.echo --version 1.0.0",
+		Short:   "Re-check installed skills (trust, audit, policy, eligibility) without changing them",
 		Long: "check re-verifies the installed artifact against the trust store (no trust on first use), audits it, judges it against the profile and reads its status. " +
 			"check_status is ready only when all of them pass and the version may run; otherwise blocked, with the reasons. Without SKILL_ID every skill's current version is checked. It fails with skill_not_found when nothing matches. It is local-only (refused with --url): the daemon has no check API.",
 		Args: maxArgs(1),
@@ -488,9 +492,10 @@ func (a *app) verifyCommand() *cobra.Command {
 		sf      stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "verify SKILL_ID [--version V]",
-		Short: "Re-verify an installed artifact against the trust store and record the decision",
-		Args:  exactArgs(1),
+		Use:     "verify SKILL_ID [--version V]",
+		Example: "  palyra skills verify acme.echo",
+		Short:   "Re-verify an installed artifact against the trust store and record the decision",
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sv, err := a.service(cmd, &sf, stateLocalFlags...)
 			if err != nil {
@@ -534,8 +539,9 @@ func (a *app) auditCommand() *cobra.Command {
 		sf            stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "audit [SKILL_ID [--version V] | --artifact A [--allow-tofu]]",
-		Short: "Audit installed skills or an artifact; changes no status",
+		Use:     "audit [SKILL_ID [--version V] | --artifact A [--allow-tofu]]",
+		Example: "  palyra skills audit\n  palyra skills audit acme.echo\n  palyra skills audit --artifact acme.echo.palyra-skill --allow-tofu",
+		Short:   "Audit installed skills or an artifact; changes no status",
 		Long: "audit runs the static security audit and the operator profile on an artifact (--artifact) or on installed versions (SKILL_ID, or every current version). " +
 			"It prints the reports and exits non-zero (audit_failed or policy_violation) when any would be quarantined, but changes no status: that is what skills reaudit does. " +
 			"With --url the daemon audits installed versions with its trust store and profile; --artifact is local-only.",
@@ -604,7 +610,7 @@ func (a *app) auditCommand() *cobra.Command {
 				lines = append(lines, "  message="+r.Message)
 			}
 			if failed != nil {
-				if !a.jsonOut {
+				if !a.structured() {
 					if err := a.emit(nil, strings.Join(lines, "\n")); err != nil {
 						return err
 					}
@@ -694,6 +700,7 @@ func (s *statusFlags) register(c *cobra.Command, judges bool) {
 
 func (a *app) quarantineCommand() *cobra.Command {
 	c := a.simpleStatusCommand("quarantine SKILL_ID --reason R [--version V]", "Block an installed skill version from running",
+		"  palyra skills quarantine acme.echo --reason \"sends data to an unknown host\"",
 		"skill.quarantined", host.Service.Quarantine)
 	requireFlags(c, "reason")
 	return c
@@ -702,13 +709,14 @@ func (a *app) quarantineCommand() *cobra.Command {
 // simpleStatusCommand is a status change with no option of its own beyond
 // statusFlags (quarantine, disable): op is called with the skill, version
 // and reason, as who --principal names, and its result printed as event.
-func (a *app) simpleStatusCommand(use, short, event string,
+func (a *app) simpleStatusCommand(use, short, example, event string,
 	op func(sv host.Service, ctx context.Context, req host.StatusRequest) (*host.StatusResult, error)) *cobra.Command {
 	var sfl statusFlags
 	c := &cobra.Command{
-		Use:   use,
-		Short: short,
-		Args:  exactArgs(1),
+		Use:     use,
+		Example: example,
+		Short:   short,
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sv, err := a.service(cmd, &sfl.sf, stateLocalFlags...)
 			if err != nil {
@@ -732,8 +740,9 @@ func (a *app) enableCommand() *cobra.Command {
 		override bool
 	)
 	c := &cobra.Command{
-		Use:   "enable SKILL_ID [--override] --reason R [--version V]",
-		Short: "Let an installed skill version run again, after re-checking it",
+		Use:     "enable SKILL_ID [--override] --reason R [--version V]",
+		Example: "  palyra skills enable acme.echo --reason \"reviewed\"\n\n  # a quarantined version\n  palyra skills enable acme.echo --override --reason \"false positive, reviewed\"",
+		Short:   "Let an installed skill version run again, after re-checking it",
 		Long: "enable first re-verifies the installed artifact (no trust on first use), audits it and judges it against the profile; if any fails it refuses with that code (audit_failed, policy_violation, untrusted_publisher, ...) and nothing changes. " +
 			"A quarantined version also needs --override (else override_required).\n\n" +
 			"A version an upgrade held back (it failed its checks while an active version was current; skills info lists it) is made current only this way: enable --version V, once its checks pass, makes it active and current in one step.",
@@ -759,6 +768,7 @@ func (a *app) enableCommand() *cobra.Command {
 func (a *app) disableCommand() *cobra.Command {
 	return a.simpleStatusCommand("disable SKILL_ID [--reason R] [--version V]",
 		"Turn an installed skill version off (a quarantined one stays quarantined)",
+		"  palyra skills disable acme.echo --reason \"not needed this week\"",
 		"skill.disabled", host.Service.Disable)
 }
 
@@ -785,8 +795,9 @@ func (a *app) removeCommand() *cobra.Command {
 		sf      stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "remove SKILL_ID [--version V] [--purge-storage]",
-		Short: "Uninstall a skill version, or every version without --version",
+		Use:     "remove SKILL_ID [--version V] [--purge-storage]",
+		Example: "  palyra skills remove acme.echo --version 1.0.0\n  palyra skills remove acme.echo --purge-storage",
+		Short:   "Uninstall a skill version, or every version without --version",
 		Long: "remove deletes the inventory rows (journaling skill.removed, with --principal) and then the files; the next highest version (one an upgrade held back only when no other is left) becomes current. Status rows and history stay, so a quarantined version is still quarantined if installed again. The trust store is left alone.\n\n" +
 			"The skill's key-value storage is shared by all its versions and kept by default. With --purge-storage it is deleted once no version of the skill is left, and the output reports storage_purged and the keys and bytes purged; " +
 			"--purge-storage with a --version that leaves other versions installed is refused (purge_needs_all_versions) before anything is removed.",
@@ -813,8 +824,9 @@ func (a *app) removeCommand() *cobra.Command {
 func (a *app) reauditCommand() *cobra.Command {
 	var sf stateFlags
 	c := &cobra.Command{
-		Use:   "reaudit",
-		Short: "Re-check every installed version and quarantine what now fails",
+		Use:     "reaudit",
+		Example: "  palyra skills reaudit",
+		Short:   "Re-check every installed version and quarantine what now fails",
 		Long: "reaudit re-verifies every installed artifact (its SHA-256, signature and publisher trust, without trust on first use), audits it and judges it against the profile, and quarantines each version that fails (principal system:reaudit). " +
 			"It only ever moves towards quarantine.",
 		Args: noArgs,

@@ -23,8 +23,9 @@ type pushReport struct {
 func (a *app) pushCommand() *cobra.Command {
 	var plainHTTP bool
 	c := &cobra.Command{
-		Use:   "push ARTIFACT oci://REGISTRY/REPO[:TAG] [--plain-http]",
-		Short: "Push a signed .palyra-skill artifact to an OCI registry",
+		Use:     "push ARTIFACT oci://REGISTRY/REPO[:TAG] [--plain-http]",
+		Example: "  palyra skills push acme.echo-1.0.0.palyra-skill oci://ghcr.io/acme/echo:1.0.0",
+		Short:   "Push a signed .palyra-skill artifact to an OCI registry",
 		Long: "push inspects the artifact (a file that is not a valid signed artifact is refused) and pushes it as one OCI manifest " +
 			"(artifactType " + oci.ArtifactType + ") whose single layer is the file (" + oci.LayerMediaType + "), annotated with the skill id, version, publisher and payload hash. " +
 			"The tag defaults to the skill's version. It prints the reference with the manifest digest, which installs exactly these bytes.\n\n" +

@@ -49,8 +49,9 @@ func (a *app) policySetCommand() *cobra.Command {
 		sf   stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "set --profile FILE",
-		Short: "Replace the operator profile, live (through the daemon with --url; in a cluster, on every node)",
+		Use:     "set --profile FILE",
+		Example: "  palyra policy set --profile strict.toml",
+		Short:   "Replace the operator profile, live (through the daemon with --url; in a cluster, on every node)",
 		Long: "set validates the profile, writes it to the policy file (<state>/policy.toml, or the daemon's --policy) and makes it the profile the next install, enable, re-audit and call are judged by. " +
 			"It quarantines nothing by itself: an active skill the new profile no longer allows is refused at its next call and quarantined by the next re-audit.",
 		Args: noArgs,
@@ -86,8 +87,9 @@ type policyShowReport struct {
 func (a *app) policyShowCommand() *cobra.Command {
 	var file string
 	c := &cobra.Command{
-		Use:   "show [--profile FILE]",
-		Short: "Print the effective operator profile, every key written out",
+		Use:     "show [--profile FILE]",
+		Example: "  palyra policy show\n  palyra policy show -o yaml",
+		Short:   "Print the effective operator profile, every key written out",
 		Long: "show prints the profile installs, enables and re-audits are judged by: --profile FILE, else <state>/policy.toml when it exists, else the built-in default profile. " +
 			"The text output is the profile as TOML; --json gives {source, profile}.",
 		Args: noArgs,
@@ -130,8 +132,9 @@ type policySkillCheck struct {
 func (a *app) policyCheckCommand() *cobra.Command {
 	var file string
 	c := &cobra.Command{
-		Use:   "check --profile FILE",
-		Short: "Validate a profile file and show which installed skills it would refuse",
+		Use:     "check --profile FILE",
+		Example: "  # which installed skills a new profile would block\n  palyra policy check --profile strict.toml",
+		Short:   "Validate a profile file and show which installed skills it would refuse",
 		Long: "check parses and validates the profile (a bad file fails with invalid_policy_profile, naming the key), " +
 			"then evaluates every installed version's manifest against it: the violations listed are what a re-audit under this profile would quarantine. " +
 			"It changes nothing.",

@@ -33,8 +33,9 @@ func (a *app) registryBuildCommand() *cobra.Command {
 		key            = keySource{what: "signing key", fileFlag: "signing-key", stdinFlag: "signing-key-stdin", vaultFlag: "signing-key-vault-ref"}
 	)
 	c := &cobra.Command{
-		Use:   "build --dir D (--signing-key FILE | --signing-key-stdin | --signing-key-vault-ref SCOPE/KEY) [--publisher P]",
-		Short: "Write a signed index.json over a directory of .palyra-skill files",
+		Use:     "build --dir D (--signing-key FILE | --signing-key-stdin | --signing-key-vault-ref SCOPE/KEY) [--publisher P]",
+		Example: "  palyra skills registry build --dir ./registry --signing-key-vault-ref signing/acme --publisher acme",
+		Short:   "Write a signed index.json over a directory of .palyra-skill files",
 		Long: "build scans --dir recursively for *.palyra-skill files (symbolic links are skipped), inspects each (any that fails aborts the build, naming it), " +
 			"and writes <dir>/index.json: Palyra's signed registry index, its entries sorted by skill id and version, each artifact named by its path relative to the directory.\n\n" +
 			"The index is signed with the key (32 raw bytes, or hex or standard base64 of the Ed25519 seed; from --signing-key FILE, --signing-key-stdin, or --signing-key-vault-ref SCOPE/KEY, the state directory's encrypted vault, see palyra keys generate --vault-ref) for --publisher, by default the one publisher of the artifacts. " +

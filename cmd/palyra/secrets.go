@@ -44,8 +44,9 @@ func (a *app) secretsCommand() *cobra.Command {
 func (a *app) secretsSetCommand() *cobra.Command {
 	var keepNewline bool
 	c := &cobra.Command{
-		Use:   "set <scope>/<key> < VALUE",
-		Short: "Store a secret read from stdin (never from the command line)",
+		Use:     "set <scope>/<key> < VALUE",
+		Example: "  printf %s \"$TOKEN\" | palyra secrets set skill:acme.echo_http/api_token",
+		Short:   "Store a secret read from stdin (never from the command line)",
 		Long: "set stores the value piped on stdin under <scope>/<key>, for example\n\n" +
 			"  printf %s \"$TOKEN\" | palyra secrets set skill:acme.echo_http/api_token\n\n" +
 			"The scope is global, skill:<id>, principal:<id> or channel:<id>, or signing for a signing key's seed (no skill can be granted that scope; see palyra keys --help). One trailing newline (\\n or \\r\\n) is removed unless --keep-newline is given. " +
@@ -132,9 +133,10 @@ func (a *app) readSecretValue(keepNewline bool) ([]byte, error) {
 
 func (a *app) secretsListCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "list",
-		Short: "List stored secrets: names and update times, never values",
-		Args:  noArgs,
+		Use:     "list",
+		Example: "  palyra secrets list\n  palyra secrets list -o json",
+		Short:   "List stored secrets: names and update times, never values",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v, err := a.openVault()
 			if err != nil {
@@ -161,9 +163,10 @@ func (a *app) secretsListCommand() *cobra.Command {
 
 func (a *app) secretsDeleteCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "delete <scope>/<key>",
-		Short: "Delete a stored secret",
-		Args:  exactArgs(1),
+		Use:     "delete <scope>/<key>",
+		Example: "  palyra secrets delete skill:acme.echo_http/api_token",
+		Short:   "Delete a stored secret",
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name, err := vault.ParseName(args[0])
 			if err != nil {

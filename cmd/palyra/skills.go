@@ -54,8 +54,9 @@ func (a *app) packageBuildCommand() *cobra.Command {
 		key                                   = keySource{what: "signing key", fileFlag: "signing-key", stdinFlag: "signing-key-stdin", vaultFlag: "signing-key-vault-ref"}
 	)
 	c := &cobra.Command{
-		Use:   "build --manifest M --module W... [--asset A...] --sbom S --provenance P --output O (--signing-key FILE | --signing-key-stdin | --signing-key-vault-ref SCOPE/KEY)",
-		Short: "Build and sign a .palyra-skill artifact",
+		Use:     "build --manifest M --module W... [--asset A...] --sbom S --provenance P --output O (--signing-key FILE | --signing-key-stdin | --signing-key-vault-ref SCOPE/KEY)",
+		Example: "  palyra skills package build --manifest skill.toml --module echo.wasm --sbom sbom.cdx.json --provenance provenance.json --output acme.echo.palyra-skill --signing-key-vault-ref signing/acme",
+		Short:   "Build and sign a .palyra-skill artifact",
 		Long: "build packages a skill: it validates skill.toml, fills in its integrity list, signs the payload with Ed25519 and writes a deterministic ZIP.\n\n" +
 			"A relative --module/--asset path is kept whole under modules/ or assets/ (crates/x/m.wasm becomes modules/crates/x/m.wasm); an absolute path keeps only its file name.\n" +
 			"signature.json records the signing time: now, or $SOURCE_DATE_EPOCH when set, so that the same inputs give byte-identical artifacts.\n" +
@@ -198,8 +199,9 @@ func (a *app) packageVerifyCommand() *cobra.Command {
 		tf        trustFlags
 	)
 	c := &cobra.Command{
-		Use:   "verify --artifact A [--trust-store T] [--trusted-publisher PUB=HEX...] [--allow-tofu]",
-		Short: "Verify an artifact's structure, signature and publisher trust",
+		Use:     "verify --artifact A [--trust-store T] [--trusted-publisher PUB=HEX...] [--allow-tofu]",
+		Example: "  palyra skills package verify --artifact acme.echo.palyra-skill --allow-tofu",
+		Short:   "Verify an artifact's structure, signature and publisher trust",
 		Long: "verify runs every structural and signature check of inspect, then decides trust: an allowlisted key is accepted; a publisher pinned on first use must keep its key; " +
 			"an unknown publisher is refused unless --allow-tofu pins its key now (saved in the trust store).",
 		Args: noArgs,
@@ -251,9 +253,10 @@ type inspectedEntry struct {
 func (a *app) packageInspectCommand() *cobra.Command {
 	var path string
 	c := &cobra.Command{
-		Use:   "inspect --artifact A",
-		Short: "Check an artifact's structure and signature without a trust store",
-		Args:  noArgs,
+		Use:     "inspect --artifact A",
+		Example: "  palyra skills package inspect --artifact acme.echo.palyra-skill",
+		Short:   "Check an artifact's structure and signature without a trust store",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			data, err := readSmallFile(path, artifact.MaxArtifactBytes)
 			if err != nil {
@@ -289,9 +292,10 @@ func (a *app) packageInspectCommand() *cobra.Command {
 
 func (a *app) errorCodesCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "error-codes",
-		Short: "List every stable error code palyra can report",
-		Args:  noArgs,
+		Use:     "error-codes",
+		Example: "  palyra error-codes\n  palyra error-codes -o json",
+		Short:   "List every stable error code palyra can report",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			all := errcode.All()
 			var b strings.Builder

@@ -16,9 +16,10 @@ func (a *app) trustCommand() *cobra.Command {
 func (a *app) trustShowCommand() *cobra.Command {
 	var tf trustFlags
 	c := &cobra.Command{
-		Use:   "show [--trust-store T]",
-		Short: "Print the trust store: allowlisted and pinned publishers",
-		Args:  noArgs,
+		Use:     "show [--trust-store T]",
+		Example: "  palyra trust show\n  palyra trust show -o yaml",
+		Short:   "Print the trust store: allowlisted and pinned publishers",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, path, err := a.openTrust(cmd, &tf)
 			if err != nil {
@@ -32,7 +33,7 @@ func (a *app) trustShowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
+			if a.structured() {
 				_, err = a.stdout.Write(data)
 				return err
 			}
@@ -58,9 +59,10 @@ func (a *app) trustRotateCommand() *cobra.Command {
 		sf   stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "rotate --statement FILE [--trust-store T]",
-		Short: "Apply a publisher's signed key rotation statement to the trust store (through the daemon with --url)",
-		Args:  noArgs,
+		Use:     "rotate --statement FILE [--trust-store T]",
+		Example: "  palyra trust rotate --statement rotation.json",
+		Short:   "Apply a publisher's signed key rotation statement to the trust store (through the daemon with --url)",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			data, err := readSmallFile(stmt, maxSmallFileBytes)
 			if err != nil {

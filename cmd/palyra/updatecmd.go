@@ -16,8 +16,9 @@ func (a *app) outdatedCommand() *cobra.Command {
 		allowTOFU bool
 	)
 	c := &cobra.Command{
-		Use:   "outdated [SKILL_ID]",
-		Short: "List installed skills whose registry has a newer version",
+		Use:     "outdated [SKILL_ID]",
+		Example: "  palyra skills outdated\n  palyra skills outdated acme.echo -o json",
+		Short:   "List installed skills whose registry has a newer version",
 		Long: "outdated reads the source each installed skill came from (the signed registry index or the OCI repository recorded at install) and lists the skills with a newer version there. " +
 			"Skills installed from a file are not listed. A source that cannot be read is reported on its skill's line, with its error code. Nothing is changed.",
 		Args: cobra.MaximumNArgs(1),
@@ -74,8 +75,9 @@ func (a *app) updateCommand() *cobra.Command {
 		dryRun, accept, allowTOFU bool
 	)
 	c := &cobra.Command{
-		Use:   "update [SKILL_ID] [--version V] [--dry-run] [--accept-capabilities]",
-		Short: "Install the newer version of a skill from its registry, showing the capability diff first",
+		Use:     "update [SKILL_ID] [--version V] [--dry-run] [--accept-capabilities]",
+		Example: "  # what would change\n  palyra skills update --dry-run\n\n  # one skill to a given version\n  palyra skills update acme.echo --version 1.2.0",
+		Short:   "Install the newer version of a skill from its registry, showing the capability diff first",
 		Long: "update fetches the newest version (or --version) of a skill from the source it was installed from, and shows the version change and what the new version would be granted beyond the current one (new hosts, secrets, storage prefixes, channels, higher quotas) before anything changes. " +
 			"--dry-run stops there. An escalation is refused unless --accept-capabilities, as with install. The bytes shown are the bytes installed: the artifact is fetched once.\n\n" +
 			"Without SKILL_ID every outdated skill is updated, one after the other; the first failure stops the command.",
@@ -119,7 +121,7 @@ func (a *app) updateCommand() *cobra.Command {
 					lines = append(lines, updateText(res, err))
 				}
 				if err != nil {
-					if !a.jsonOut && len(lines) > 0 {
+					if !a.structured() && len(lines) > 0 {
 						if perr := a.emit(nil, strings.Join(lines, "\n")); perr != nil {
 							return perr
 						}
