@@ -3,12 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/hooks"
 )
@@ -42,7 +43,7 @@ func (a *app) hooksListCommand() *cobra.Command {
 		Short:   "List the hook bindings",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sv, err := a.service(cmd, &stateFlags{})
+			sv, err := a.service(cmd, &stateFlags{mustExist: true})
 			if err != nil {
 				return err
 			}
@@ -54,26 +55,31 @@ func (a *app) hooksListCommand() *cobra.Command {
 			if r.Bindings == nil {
 				r.Bindings = []hooks.Binding{}
 			}
-			return a.emit(r, hooksTable(r.Bindings))
+			return a.emit(r, hooksTable(r.Bindings, a.wide()))
 		},
 	}
 }
 
 // hooksTable is the text of hooks list: one aligned row per binding, "-"
-// for the skill's default tool.
-func hooksTable(bs []hooks.Binding) string {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOOK_ID\tEVENT\tPLUGIN_ID\tTOOL_ID\tENABLED")
+// for the skill's default tool; -o wide adds the time limit and who owns
+// and last changed the binding.
+func hooksTable(bs []hooks.Binding, wide bool) string {
+	t := output.NewTable(output.Column{Header: "hook_id"}, output.Column{Header: "event"}, output.Column{Header: "plugin_id"},
+		output.Column{Header: "tool_id"}, output.Column{Header: "enabled"},
+		output.Column{Header: "timeout_ms", Wide: true}, output.Column{Header: "owner", Wide: true},
+		output.Column{Header: "updated_by", Wide: true}, output.Column{Header: "display_name", Wide: true})
 	for _, h := range bs {
 		tool := h.ToolID
 		if tool == "" {
 			tool = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\n", h.HookID, h.Event, h.PluginID, tool, h.Enabled)
+		timeout := "-"
+		if h.TimeoutMs > 0 {
+			timeout = strconv.FormatInt(h.TimeoutMs, 10)
+		}
+		t.Row(h.HookID, h.Event, h.PluginID, tool, h.Enabled, timeout, h.Operator.OwnerPrincipal, h.Operator.UpdatedBy, h.Operator.DisplayName)
 	}
-	tw.Flush()
-	return b.String()
+	return t.String(wide)
 }
 
 // bindingText is the one-line text of a binding a verb returns.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/audit"
@@ -54,6 +55,11 @@ type stateFlags struct {
 	// readOnly opens the local host read-only: the verb only looks (list,
 	// info) and leaves the state dir exactly as it was, or absent.
 	readOnly bool
+	// mustExist (implied by readOnly) refuses a state directory that does
+	// not exist with state_dir_missing, naming the path and what chose it:
+	// a verb that only looks would otherwise show a mistyped --state-dir
+	// as an empty host.
+	mustExist bool
 	// sources configures the local host's registry access (the verbs
 	// that fetch: outdated, update, apply, install from a source).
 	sources sourceFlags
@@ -70,7 +76,11 @@ func (s *stateFlags) register(c *cobra.Command, judges bool) {
 // $PALYRA_STATE_DIR, the per-user default) and the trust store
 // (--trust-store, $PALYRA_SKILLS_TRUST_STORE, the state directory's).
 func (a *app) resolveState(s *stateFlags) (statedir.Layout, string, error) {
-	layout, err := cliconfig.Layout(a.stateDir)
+	resolve := cliconfig.Layout
+	if s.readOnly || s.mustExist {
+		resolve = cliconfig.ExistingLayout
+	}
+	layout, err := resolve(a.stateDir)
 	if err != nil {
 		return statedir.Layout{}, "", err
 	}
@@ -317,11 +327,6 @@ type listReport struct {
 	Entries    []install.Listing `json:"entries"`
 }
 
-func listingText(l install.Listing) string {
-	return fmt.Sprintf("skill_id=%s version=%s publisher=%s install_state=%s status=%s eligibility=%s trust_decision=%s tool_count=%d payload_sha256=%s",
-		l.SkillID, l.Version, l.Publisher, l.InstallState, l.Status, l.Eligibility.Status, l.TrustDecision, l.ToolCount, l.PayloadSHA256)
-}
-
 func (a *app) listCommand() *cobra.Command {
 	var (
 		opts host.ListRequest
@@ -347,11 +352,18 @@ func (a *app) listCommand() *cobra.Command {
 				r.Entries = []host.SkillListing{}
 			}
 			r.Count = len(r.Entries)
-			lines := []string{fmt.Sprintf("skills.list skills_root=%s count=%d", r.SkillsRoot, r.Count)}
-			for _, e := range r.Entries {
-				lines = append(lines, "  "+listingText(e))
+			text := listTable(r.Entries, a.wide())
+			if r.Count == 0 {
+				text = "No skills installed"
+				if opts != (host.ListRequest{}) {
+					text = "No installed skill matches the filters"
+				}
+				if r.SkillsRoot != "" {
+					text += " (skills root " + output.Quote(r.SkillsRoot) + ")"
+				}
+				text += "."
 			}
-			return a.emit(r, strings.Join(lines, "\n"))
+			return a.emit(r, text)
 		},
 	}
 	f := c.Flags()
@@ -383,28 +395,18 @@ func (a *app) infoCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			lines := []string{"skills.info " + listingText(info.Inventory) + " cached_artifact_path=" + info.CachedArtifactPath}
-			if info.Inventory.RuntimeStatus.Reason != "" {
-				lines = append(lines, "  reason="+info.Inventory.RuntimeStatus.Reason)
-			}
-			if info.ArtifactError != "" {
-				lines = append(lines, fmt.Sprintf("  artifact_error=%s [%s]", info.ArtifactError, info.ArtifactErrorCode))
-			}
-			for _, h := range info.HeldBack {
-				lines = append(lines, fmt.Sprintf("  held_back version=%s status=%s code=%s message=%s", h.Version, h.Status, h.Code, h.Message))
-			}
-			for _, e := range info.ArtifactEntries {
-				lines = append(lines, fmt.Sprintf("  %s %8d %s", e.SHA256, e.Bytes, e.Path))
-			}
 			// The skill's sidecars (a daemon's; none in a local command,
 			// which runs no tool) with their hardening.
-			states, _ := sv.Sidecars(cmd.Context())
-			for _, st := range states {
-				if st.SkillID == args[0] {
-					lines = append(lines, sidecarText(st))
+			var mine []host.SidecarState
+			if !a.structured() {
+				states, _ := sv.Sidecars(cmd.Context())
+				for _, st := range states {
+					if st.SkillID == info.Inventory.SkillID {
+						mine = append(mine, st)
+					}
 				}
 			}
-			return a.emit(info, strings.Join(lines, "\n"))
+			return a.emit(info, infoText(info, mine, a.wide()))
 		},
 	}
 	c.Flags().StringVar(&version, "version", "", "version (default: the current one)")
@@ -440,7 +442,7 @@ type checkReport struct {
 func (a *app) checkCommand() *cobra.Command {
 	var (
 		version string
-		sf      stateFlags
+		sf      = stateFlags{mustExist: true}
 	)
 	c := &cobra.Command{
 		Use:     "check [SKILL_ID] [--version V]",
@@ -576,6 +578,9 @@ func (a *app) auditCommand() *cobra.Command {
 				res.Artifact = path
 				r.Audits = append(r.Audits, res)
 			} else {
+				// Installed versions are read from the state directory:
+				// one that does not exist is refused, not shown as empty.
+				sf.mustExist = true
 				sv, err := a.service(cmd, &sf, stateLocalFlags...)
 				if err != nil {
 					return err

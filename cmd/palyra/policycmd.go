@@ -98,6 +98,13 @@ func (a *app) policyShowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if file == "" {
+				// The profile is the state directory's: one that does not
+				// exist is refused rather than shown as the default.
+				if _, err := cliconfig.ExistingLayout(a.stateDir); err != nil {
+					return err
+				}
+			}
 			prof, source, err := resolveProfile(state, file)
 			if err != nil {
 				return err

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host/vault"
 	"github.com/spf13/cobra"
 )
@@ -138,6 +138,11 @@ func (a *app) secretsListCommand() *cobra.Command {
 		Short:   "List stored secrets: names and update times, never values",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Listing only looks: a state directory that does not exist
+			// is refused rather than shown as an empty vault.
+			if _, err := cliconfig.ExistingLayout(a.stateDir); err != nil {
+				return err
+			}
 			v, err := a.openVault()
 			if err != nil {
 				return err
@@ -147,16 +152,17 @@ func (a *app) secretsListCommand() *cobra.Command {
 				return err
 			}
 			out := make([]secretReport, 0, len(list))
-			var text strings.Builder
+			t := output.NewTable(output.Column{Header: "name"}, output.Column{Header: "scope"}, output.Column{Header: "key"}, output.Column{Header: "updated"})
 			for _, e := range list {
 				r := newSecretReport(e)
 				out = append(out, r)
-				fmt.Fprintf(&text, "%s updated_at=%s\n", r.Name, r.UpdatedAt)
+				t.Row(r.Name, r.Scope, r.Key, r.UpdatedAt)
 			}
+			text := t.String(a.wide())
 			if len(list) == 0 {
-				text.WriteString("no secrets stored")
+				text = "No secrets stored."
 			}
-			return a.emit(out, text.String())
+			return a.emit(out, text)
 		},
 	}
 }

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/trust"
 )
 
 func (a *app) trustCommand() *cobra.Command {
@@ -21,6 +26,13 @@ func (a *app) trustShowCommand() *cobra.Command {
 		Short:   "Print the trust store: allowlisted and pinned publishers",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tf.trustStore == "" && os.Getenv(cliconfig.EnvTrustStore) == "" {
+				// The store is the state directory's: one that does not
+				// exist is refused rather than shown as an empty store.
+				if _, err := cliconfig.ExistingLayout(a.stateDir); err != nil {
+					return err
+				}
+			}
 			f, path, err := a.openTrust(cmd, &tf)
 			if err != nil {
 				return err
@@ -34,14 +46,36 @@ func (a *app) trustShowCommand() *cobra.Command {
 				return err
 			}
 			if a.structured() {
-				_, err = a.stdout.Write(data)
-				return err
+				// The store file's own JSON shape.
+				return a.emit(json.RawMessage(data), "")
 			}
-			return a.emit(nil, fmt.Sprintf("trust.show trust_store=%s\n%s", path, data))
+			return a.emit(nil, trustTable(path, s.Publishers(), a.wide()))
 		},
 	}
 	tf.register(c)
 	return c
+}
+
+// trustTable is the text of trust show: where the store is, then one row
+// per publisher key, allowlisted or pinned on first use (TOFU); -o wide
+// adds the public keys.
+func trustTable(path string, pubs []trust.PublisherInfo, wide bool) string {
+	t := output.NewTable(output.Column{Header: "publisher"}, output.Column{Header: "trust"}, output.Column{Header: "key_id"},
+		output.Column{Header: "public_key_hex", Wide: true})
+	for _, p := range pubs {
+		ids := p.KeyIDs()
+		for i, k := range p.TrustedKeys {
+			t.Row(p.Publisher, "allowlisted", ids[i], k)
+		}
+		if p.TOFUKey != "" {
+			t.Row(p.Publisher, "tofu", ids[len(ids)-1], p.TOFUKey)
+		}
+	}
+	head := "Trust store: " + output.QuoteLine(path) + "\n"
+	if t.Len() == 0 {
+		return head + "No publishers are trusted yet (skills install --allow-tofu pins one, --trusted-publisher PUB=HEX allowlists one)."
+	}
+	return head + t.String(wide)
 }
 
 // rotateReport is the result of trust rotate. TrustStore is "" through

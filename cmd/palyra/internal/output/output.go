@@ -86,6 +86,22 @@ func Quote(s string) string {
 	return s
 }
 
+// QuoteLine is Quote for a value that ends its line ("Label:  value"),
+// where inner spaces are unambiguous: it quotes only an empty value, one
+// with leading or trailing space, quotes at its ends, or control
+// characters (a newline would break the line).
+func QuoteLine(s string) string {
+	if s == "" || strings.TrimSpace(s) != s || strings.HasPrefix(s, `"`) {
+		return strconv.Quote(s)
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) && r != ' ' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
 // KV renders key=value pairs on one line, each value quoted when needed.
 // pairs alternate keys and values; a value may be a string, a bool, an
 // integer or anything fmt prints.
@@ -199,10 +215,10 @@ func NewBlock() *Block {
 	return bl
 }
 
-// Field adds "label:  value", the value quoted when needed (so an empty
-// one prints as "").
+// Field adds "label:  value", the value quoted when needed (QuoteLine: an
+// empty one prints as "", inner spaces need no quotes).
 func (bl *Block) Field(label string, v any) {
-	fmt.Fprintf(bl.tw, "%s:\t%s\n", label, Quote(cell(v)))
+	fmt.Fprintf(bl.tw, "%s:\t%s\n", label, QuoteLine(cell(v)))
 }
 
 // Section adds a heading and text indented under it (a table, lines); an

@@ -46,6 +46,22 @@ func TestQuote(t *testing.T) {
 	}
 }
 
+func TestQuoteLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"blocked (status_quarantined)", "blocked (status_quarantined)"},
+		{"", `""`},
+		{" padded", `" padded"`},
+		{"trailing ", `"trailing "`},
+		{`"quoted"`, `"\"quoted\""`},
+		{"two\nlines", `"two\nlines"`},
+		{"it's fine", "it's fine"},
+	} {
+		if got := QuoteLine(tc.in); got != tc.want {
+			t.Errorf("QuoteLine(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestKV(t *testing.T) {
 	got := KV("skill_id", "acme.echo", "reason", "cli test", "current", true, "count", 3, "note", "")
 	want := `skill_id=acme.echo reason="cli test" current=true count=3 note=""`
@@ -83,6 +99,7 @@ func TestBlock(t *testing.T) {
 	bl := NewBlock()
 	bl.Field("Skill", "acme.echo")
 	bl.Field("Reason", "cli test")
+	bl.Field("Empty", "")
 	bl.Field("Publisher id", "acme")
 	tb := NewTable(Column{Header: "tool"}, Column{Header: "description"})
 	tb.Row("echo", "Echo the input back")
@@ -91,7 +108,8 @@ func TestBlock(t *testing.T) {
 	bl.Field("After", "x")
 	got := bl.String()
 	want := "Skill:         acme.echo\n" +
-		"Reason:        \"cli test\"\n" +
+		"Reason:        cli test\n" +
+		"Empty:         \"\"\n" +
 		"Publisher id:  acme\n" +
 		"Tools:\n" +
 		"  TOOL  DESCRIPTION\n" +
