@@ -39,6 +39,8 @@ type app struct {
 	format   output.Format
 	jsonFlag bool
 	stateDir string
+	// cmdPath is the command that failed, for the usage hint.
+	cmdPath string
 	// daemon holds the daemon-mode flags of the skills and hooks groups
 	// (see daemonmode.go).
 	daemon daemonFlags
@@ -52,12 +54,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
 	if isCobraUsageError(err) {
 		err = fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if cmd != nil {
+		a.cmdPath = cmd.CommandPath()
 	}
 	a.reportError(err)
 	if errors.Is(err, errUsage) {
@@ -93,6 +98,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SuggestionsMinimumDistance = 2
 	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand(), a.clusterCommand(), a.applyCommand(), a.diffCommand())
 	fillGroupExamples(root)
+	a.wireCompletion(root)
 	return root
 }
 
@@ -216,6 +222,13 @@ func (a *app) reportError(err error) {
 	code := errcode.Of(err)
 	msg := strings.TrimPrefix(err.Error(), "palyra: ")
 	hint := hintFor(code)
+	if code == errUsage.Code() {
+		path := a.cmdPath
+		if path == "" {
+			path = "palyra"
+		}
+		hint = "see " + path + " --help"
+	}
 	if f := a.outputFormat(); f.Structured() {
 		body := errorBody{Code: code, Message: msg, Hint: hint}
 		var d interface {

@@ -27,7 +27,6 @@ var cliHints = map[string]string{
 	"skill_disabled":                 "palyra skills enable SKILL_ID --reason R",
 	"trusted_publisher_key_mismatch": "the artifact is signed by another key than the allowlisted one; if the publisher rotated it, apply its statement with palyra trust rotate --statement FILE",
 	"tofu_key_mismatch":              "the publisher's key changed since it was pinned; if it rotated it, apply its statement with palyra trust rotate --statement FILE",
-	"usage":                          "see the command's --help",
 }
 
 // hintFor is the CLI's hint for an error code, "" when there is none.

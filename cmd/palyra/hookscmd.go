@@ -43,7 +43,7 @@ func (a *app) hooksListCommand() *cobra.Command {
 		Short:   "List the hook bindings",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sv, err := a.service(cmd, &stateFlags{mustExist: true})
+			sv, err := a.service(cmd, &stateFlags{readOnly: true})
 			if err != nil {
 				return err
 			}

@@ -309,10 +309,10 @@ func installText(r *install.InstallResult) string {
 		}
 	}
 	for _, l := range r.CapabilityDiff {
-		fmt.Fprintf(&b, "\n  capability_diff=%s", l)
+		fmt.Fprintf(&b, "\n  %s", output.KV("capability_diff", l))
 	}
 	for _, reason := range r.Reasons {
-		fmt.Fprintf(&b, "\n  reason=%s", reason)
+		fmt.Fprintf(&b, "\n  %s", output.KV("reason", reason))
 	}
 	for _, s := range r.MissingSecrets {
 		fmt.Fprintf(&b, "\n  missing_secret=%s/%s (set it with: palyra secrets set %s/%s)", s.Scope, s.Key, s.Scope, s.Key)
@@ -477,7 +477,7 @@ func (a *app) checkCommand() *cobra.Command {
 					res.Inventory.SkillID, res.Inventory.Version, res.CheckStatus, res.TrustAccepted, res.AuditPassed, res.QuarantineRequired,
 					res.Inventory.Status, res.Inventory.Eligibility.Status))
 				for _, reason := range res.Reasons {
-					lines = append(lines, "    reason="+reason)
+					lines = append(lines, "    "+output.KV("reason", reason))
 				}
 			}
 			return a.emit(r, strings.Join(lines, "\n"))
@@ -606,13 +606,13 @@ func (a *app) auditCommand() *cobra.Command {
 				lines = append(lines, fmt.Sprintf("  source=%s skill_id=%s version=%s passed=%t quarantine_required=%t",
 					res.Source, res.SkillID, res.Version, res.Passed, res.QuarantineRequired))
 				for _, reason := range res.Reasons {
-					lines = append(lines, "    reason="+reason)
+					lines = append(lines, "    "+output.KV("reason", reason))
 				}
 			}
 			lines[0] = fmt.Sprintf("skills.audit audited=%d quarantine_required=%d failed_checks=%d warnings=%d",
 				r.Summary.Audited, r.Summary.QuarantineRequired, r.Summary.FailedChecks, r.Summary.Warnings)
 			if r.Message != "" {
-				lines = append(lines, "  message="+r.Message)
+				lines = append(lines, "  "+output.KV("message", r.Message))
 			}
 			if failed != nil {
 				if !a.structured() {
@@ -620,7 +620,7 @@ func (a *app) auditCommand() *cobra.Command {
 						return err
 					}
 				}
-				return &detailedError{err: fmt.Errorf("palyra: %d of %d audited would be quarantined: %w", r.Summary.QuarantineRequired, r.Summary.Audited, failed), details: r}
+				return &detailedError{err: fmt.Errorf("%d of %d audited would be quarantined: %w", r.Summary.QuarantineRequired, r.Summary.Audited, failed), details: r}
 			}
 			return a.emit(r, strings.Join(lines, "\n"))
 		},
@@ -682,10 +682,10 @@ func auditErr(res *install.AuditResult) error {
 }
 
 func statusText(verb string, r *install.StatusResult) string {
-	s := fmt.Sprintf("%s skill_id=%s version=%s status=%s previous_status=%s changed=%t reason=%s detected_at_ms=%d operator_principal=%s",
-		verb, r.SkillID, r.Version, r.Status, r.PreviousStatus, r.Changed, r.Reason, r.DetectedAtMS, r.Principal)
+	s := verb + " " + output.KV("skill_id", r.SkillID, "version", r.Version, "status", r.Status, "previous_status", r.PreviousStatus,
+		"changed", r.Changed, "reason", r.Reason, "detected_at_ms", r.DetectedAtMS, "operator_principal", r.Principal)
 	if r.PreviousCurrent != "" {
-		s += fmt.Sprintf(" current=true previous_current=%s", r.PreviousCurrent)
+		s += " " + output.KV("current", true, "previous_current", r.PreviousCurrent)
 	}
 	return s
 }

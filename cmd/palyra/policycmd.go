@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/inventory"
@@ -170,7 +171,7 @@ func (a *app) policyCheckCommand() *cobra.Command {
 				}
 				lines = append(lines, fmt.Sprintf("  skill_id=%s version=%s allowed=%t", s.SkillID, s.Version, s.Allowed))
 				for _, reason := range s.Reasons {
-					lines = append(lines, "    reason="+reason)
+					lines = append(lines, "    "+output.KV("reason", reason))
 				}
 			}
 			text := fmt.Sprintf("policy.check profile=%s valid=true skills_checked=%d violating=%d", file, r.SkillsChecked, r.Violating)

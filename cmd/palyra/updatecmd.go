@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/inventory"
 )
@@ -36,7 +37,7 @@ func (a *app) outdatedCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(rep, outdatedText(rep))
+			return a.emit(rep, outdatedText(rep, a.wide()))
 		},
 	}
 	c.Flags().BoolVar(&allowTOFU, "allow-tofu", false, "pin a registry index's unknown key on first use")
@@ -45,22 +46,29 @@ func (a *app) outdatedCommand() *cobra.Command {
 	return c
 }
 
-func outdatedText(rep *host.OutdatedReport) string {
-	lines := []string{}
+// outdatedText is the text of skills outdated: one row per skill with a
+// registry source, its current and newest versions and where it looked;
+// a source that cannot be read says so in NOTE (-o wide: the message).
+func outdatedText(rep *host.OutdatedReport, wide bool) string {
+	if len(rep.Skills) == 0 {
+		return "No installed skill has a registry source."
+	}
+	t := output.NewTable(output.Column{Header: "skill"}, output.Column{Header: "current"}, output.Column{Header: "latest"},
+		output.Column{Header: "state"}, output.Column{Header: "source"}, output.Column{Header: "error", Wide: true})
 	n := 0
 	for _, s := range rep.Skills {
+		src := string(s.Source.Kind) + " " + s.Source.Ref
 		switch {
 		case s.Error != "":
-			lines = append(lines, fmt.Sprintf("  %s %s: source unreadable (%s): %s", s.SkillID, s.CurrentVersion, s.Code, s.Error))
+			t.Row(s.SkillID, s.CurrentVersion, "-", "source unreadable ("+s.Code+")", src, s.Error)
 		case s.Outdated:
 			n++
-			lines = append(lines, fmt.Sprintf("  %s %s -> %s (%s %s)", s.SkillID, s.CurrentVersion, s.LatestVersion, s.Source.Kind, s.Source.Ref))
+			t.Row(s.SkillID, s.CurrentVersion, s.LatestVersion, "outdated", src, "")
 		default:
-			lines = append(lines, fmt.Sprintf("  %s %s is the newest (%s %s)", s.SkillID, s.CurrentVersion, s.Source.Kind, s.Source.Ref))
+			t.Row(s.SkillID, s.CurrentVersion, s.LatestVersion, "newest", src, "")
 		}
 	}
-	head := fmt.Sprintf("skills.outdated checked=%d outdated=%d", len(rep.Skills), n)
-	return strings.Join(append([]string{head}, lines...), "\n")
+	return t.String(wide) + fmt.Sprintf("%d checked, %d outdated", len(rep.Skills), n)
 }
 
 // updateReport is the JSON of skills update: one result per skill.
@@ -151,7 +159,7 @@ func updateText(r *host.UpdateResult, err error) string {
 	var b strings.Builder
 	switch {
 	case r.Reason != "":
-		fmt.Fprintf(&b, "skills.update skill_id=%s version=%s updated=false reason=%s", r.SkillID, r.FromVersion, r.Reason)
+		b.WriteString("skills.update " + output.KV("skill_id", r.SkillID, "version", r.FromVersion, "updated", false, "reason", r.Reason))
 	default:
 		fmt.Fprintf(&b, "skills.update skill_id=%s %s -> %s updated=%t dry_run=%t", r.SkillID, r.FromVersion, r.ToVersion, r.Updated, r.DryRun)
 		if r.Source.Ref != "" {
