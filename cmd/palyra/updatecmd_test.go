@@ -177,7 +177,7 @@ func TestUpdateFromRegistryCLI(t *testing.T) {
 	if r := remote("update", "test.hookprobe", "--accept-capabilities"); r.code != 0 || !strings.Contains(r.stdout, "1.0.0 -> 1.1.0 updated=true") {
 		t.Fatalf("update: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "checked=1 outdated=0") {
+	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "1 checked, 0 outdated") {
 		t.Errorf("outdated after the update: exit %d\n%s", r.code, r.stdout)
 	}
 
