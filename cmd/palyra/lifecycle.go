@@ -471,16 +471,25 @@ func (a *app) checkCommand() *cobra.Command {
 				return err
 			}
 			r := checkReport{SkillsRoot: in.Layout().SkillsDir(), Count: len(results), Results: results}
-			lines := []string{fmt.Sprintf("skills.check count=%d", r.Count)}
+			t := output.NewTable(output.Column{Header: "skill"}, output.Column{Header: "version"}, output.Column{Header: "check"},
+				output.Column{Header: "trusted"}, output.Column{Header: "audit"}, output.Column{Header: "status"}, output.Column{Header: "eligibility"})
+			var why []string
 			for _, res := range results {
-				lines = append(lines, fmt.Sprintf("  skill_id=%s version=%s check_status=%s trust_accepted=%t audit_passed=%t quarantine_required=%t status=%s eligibility=%s",
-					res.Inventory.SkillID, res.Inventory.Version, res.CheckStatus, res.TrustAccepted, res.AuditPassed, res.QuarantineRequired,
-					res.Inventory.Status, res.Inventory.Eligibility.Status))
+				audit := "passed"
+				if !res.AuditPassed {
+					audit = "failed"
+				}
+				t.Row(res.Inventory.SkillID, res.Inventory.Version, res.CheckStatus, res.TrustAccepted, audit,
+					res.Inventory.Status, res.Inventory.Eligibility.Status)
 				for _, reason := range res.Reasons {
-					lines = append(lines, "    "+output.KV("reason", reason))
+					why = append(why, res.Inventory.SkillID+" "+res.Inventory.Version+": "+reason)
 				}
 			}
-			return a.emit(r, strings.Join(lines, "\n"))
+			text := t.String(a.wide())
+			if len(why) > 0 {
+				text += "\nReasons:\n  " + strings.Join(why, "\n  ")
+			}
+			return a.emit(r, text)
 		},
 	}
 	c.Flags().StringVar(&version, "version", "", "version (default: the current one)")
@@ -845,15 +854,24 @@ func (a *app) reauditCommand() *cobra.Command {
 			if rep == nil {
 				return err
 			}
-			lines := []string{fmt.Sprintf("skills.reaudit checked=%d passed=%d quarantined=%d", rep.Checked, rep.Passed, rep.Quarantined)}
+			t := output.NewTable(output.Column{Header: "skill"}, output.Column{Header: "version"}, output.Column{Header: "passed"},
+				output.Column{Header: "before"}, output.Column{Header: "after"}, output.Column{Header: "quarantined"}, output.Column{Header: "code"})
 			for _, o := range rep.Outcomes {
-				lines = append(lines, fmt.Sprintf("  skill_id=%s version=%s passed=%t before=%s after=%s quarantined=%t code=%s",
-					o.SkillID, o.Version, o.Passed, o.Before, o.After, o.Quarantined, o.Code))
+				t.Row(o.SkillID, o.Version, o.Passed, o.Before, o.After, o.Quarantined, dashIfEmpty(o.Code))
+			}
+			text := fmt.Sprintf("%d checked, %d passed, %d quarantined\n", rep.Checked, rep.Passed, rep.Quarantined)
+			if len(rep.Outcomes) > 0 {
+				text += t.String(a.wide())
 			}
 			if err != nil {
+				if !a.structured() {
+					if perr := a.emit(nil, text); perr != nil {
+						return perr
+					}
+				}
 				return &detailedError{err: err, details: rep}
 			}
-			return a.emit(rep, strings.Join(lines, "\n"))
+			return a.emit(rep, text)
 		},
 	}
 	sf.register(c, true)

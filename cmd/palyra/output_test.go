@@ -93,7 +93,7 @@ func TestInfoListsTools(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Skill:", "acme.web\n", "Status:", "active\n",
-		"Tools:\n  TOOL      DESCRIPTION  APPROVAL  SENSITIVE\n  acme.run  Runs.        no        no\n",
+		"Tools:\n  TOOL      APPROVAL  SENSITIVE  DESCRIPTION\n  acme.run  no        no         Runs.\n",
 		"palyra skills run acme.web acme.run --input JSON",
 		"Grants:\n", "HTTP hosts:", "api.example.com",
 	} {

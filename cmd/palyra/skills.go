@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/trust"
@@ -298,11 +299,11 @@ func (a *app) errorCodesCommand() *cobra.Command {
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			all := errcode.All()
-			var b strings.Builder
+			t := output.NewTable(output.Column{Header: "code"}, output.Column{Header: "message"})
 			for _, e := range all {
-				fmt.Fprintf(&b, "%-40s %s\n", e.Code, e.Message)
+				t.Row(e.Code, e.Message)
 			}
-			return a.emit(map[string]any{"codes": all}, b.String())
+			return a.emit(map[string]any{"codes": all}, t.String(a.wide()))
 		},
 	}
 }

@@ -166,9 +166,9 @@ func toolsTable(raw json.RawMessage, skillID string) string {
 	if len(m.Entrypoints.Tools) == 0 {
 		return ""
 	}
-	t := output.NewTable(output.Column{Header: "tool"}, output.Column{Header: "description"}, output.Column{Header: "approval"}, output.Column{Header: "sensitive"})
+	t := output.NewTable(output.Column{Header: "tool"}, output.Column{Header: "approval"}, output.Column{Header: "sensitive"}, output.Column{Header: "description"})
 	for _, tl := range m.Entrypoints.Tools {
-		t.Row(tl.ID, tl.Description, yesNo(tl.Risk.RequiresApproval), yesNo(tl.Risk.DefaultSensitive))
+		t.Row(tl.ID, yesNo(tl.Risk.RequiresApproval), yesNo(tl.Risk.DefaultSensitive), tl.Description)
 	}
 	return t.String(false) + fmt.Sprintf("run one with: palyra skills run %s %s --input JSON", skillID, m.Entrypoints.Tools[0].ID)
 }

@@ -129,7 +129,7 @@ func TestUpdateFromRegistryCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "1 checked, 0 outdated") ||
-		!regexp.MustCompile(`\ntest\.hookprobe +1\.0\.0 +1\.0\.0 +newest +"local_registry `).MatchString(r.stdout) {
+		!regexp.MustCompile(`\ntest\.hookprobe +1\.0\.0 +1\.0\.0 +newest +local_registry `).MatchString(r.stdout) {
 		t.Errorf("outdated at the newest: exit %d\n%s", r.code, r.stdout)
 	}
 	if r := both("update", "test.hookprobe"); r.code != 0 || !strings.Contains(r.stdout, "updated=false reason=already_current") {
@@ -138,7 +138,7 @@ func TestUpdateFromRegistryCLI(t *testing.T) {
 
 	publishProbe(t, reg, "1.1.0", 4000)
 	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "1 checked, 1 outdated") ||
-		!regexp.MustCompile(`\ntest\.hookprobe +1\.0\.0 +1\.1\.0 +outdated +"local_registry `).MatchString(r.stdout) {
+		!regexp.MustCompile(`\ntest\.hookprobe +1\.0\.0 +1\.1\.0 +outdated +local_registry `).MatchString(r.stdout) {
 		t.Errorf("outdated: exit %d\n%s", r.code, r.stdout)
 	}
 	// Without an id: every outdated skill; the escalation is refused.

@@ -139,7 +139,9 @@ type Column struct {
 
 // Table is an aligned table for list commands: a header line and one line
 // per row, the columns padded with spaces (text/tabwriter), each cell
-// quoted when needed. The zero value has no columns; use NewTable.
+// quoted when needed (Quote; the last column shown runs to the end of the
+// line, so it is quoted as QuoteLine: a description keeps its spaces
+// unquoted). The zero value has no columns; use NewTable.
 type Table struct {
 	cols []Column
 	rows [][]string
@@ -154,9 +156,7 @@ func (t *Table) Row(cells ...any) {
 	row := make([]string, len(t.cols))
 	for i := range row {
 		if i < len(cells) {
-			row[i] = Quote(cell(cells[i]))
-		} else {
-			row[i] = Quote("")
+			row[i] = cell(cells[i])
 		}
 	}
 	t.rows = append(t.rows, row)
@@ -170,10 +170,12 @@ func (t *Table) Render(w io.Writer, wide bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	show := make([]bool, len(t.cols))
 	var hdr []string
+	last := -1
 	for i, c := range t.cols {
 		show[i] = wide || !c.Wide
 		if show[i] {
 			hdr = append(hdr, strings.ToUpper(c.Header))
+			last = i
 		}
 	}
 	if _, err := io.WriteString(tw, strings.Join(hdr, "\t")+"\n"); err != nil {
@@ -182,8 +184,11 @@ func (t *Table) Render(w io.Writer, wide bool) error {
 	for _, r := range t.rows {
 		var line []string
 		for i, v := range r {
-			if show[i] {
-				line = append(line, v)
+			switch {
+			case i == last:
+				line = append(line, QuoteLine(v))
+			case show[i]:
+				line = append(line, Quote(v))
 			}
 		}
 		if _, err := io.WriteString(tw, strings.Join(line, "\t")+"\n"); err != nil {

@@ -74,9 +74,10 @@ func TestKV(t *testing.T) {
 // offset on every line, cells are quoted, a wide column shows only when
 // asked, and a short row is padded with empty (quoted) cells.
 func TestTableAlignsAndHidesWideColumns(t *testing.T) {
-	tb := NewTable(Column{Header: "skill"}, Column{Header: "reason"}, Column{Header: "sha256", Wide: true}, Column{Header: "tools"})
-	tb.Row("acme.echo", "cli test", "abc123", 2)
-	tb.Row("acme.web-fetch", "", "def", 10)
+	tb := NewTable(Column{Header: "skill"}, Column{Header: "reason"}, Column{Header: "sha256", Wide: true}, Column{Header: "tools"},
+		Column{Header: "description", Wide: true})
+	tb.Row("acme.echo", "cli test", "abc123", 2, "Echoes the input")
+	tb.Row("acme.web-fetch", "", "def", 10, " padded")
 	tb.Row("x")
 	if tb.Len() != 3 {
 		t.Fatalf("Len = %d", tb.Len())
@@ -89,9 +90,15 @@ func TestTableAlignsAndHidesWideColumns(t *testing.T) {
 	if narrow != wantNarrow {
 		t.Errorf("narrow table:\n%s\nwant:\n%s", narrow, wantNarrow)
 	}
+	// The last column shown keeps inner spaces unquoted (it runs to the
+	// end of the line); it is quoted when empty or padded.
 	wide := tb.String(true)
-	if !strings.HasPrefix(wide, "SKILL           REASON      SHA256  TOOLS\n") || !strings.Contains(wide, "abc123") {
-		t.Errorf("wide table lacks the wide column:\n%s", wide)
+	wantWide := "SKILL           REASON      SHA256  TOOLS  DESCRIPTION\n" +
+		"acme.echo       \"cli test\"  abc123  2      Echoes the input\n" +
+		"acme.web-fetch  \"\"          def     10     \" padded\"\n" +
+		"x               \"\"          \"\"      \"\"     \"\"\n"
+	if wide != wantWide {
+		t.Errorf("wide table:\n%s\nwant:\n%s", wide, wantWide)
 	}
 }
 
@@ -101,8 +108,8 @@ func TestBlock(t *testing.T) {
 	bl.Field("Reason", "cli test")
 	bl.Field("Empty", "")
 	bl.Field("Publisher id", "acme")
-	tb := NewTable(Column{Header: "tool"}, Column{Header: "description"})
-	tb.Row("echo", "Echo the input back")
+	tb := NewTable(Column{Header: "tool"}, Column{Header: "description"}, Column{Header: "approval"})
+	tb.Row("echo", "Echo the input back", "no")
 	bl.Section("Tools", tb.String(false))
 	bl.Section("Held back", "")
 	bl.Field("After", "x")
@@ -112,8 +119,8 @@ func TestBlock(t *testing.T) {
 		"Empty:         \"\"\n" +
 		"Publisher id:  acme\n" +
 		"Tools:\n" +
-		"  TOOL  DESCRIPTION\n" +
-		"  echo  \"Echo the input back\"\n" +
+		"  TOOL  DESCRIPTION            APPROVAL\n" +
+		"  echo  \"Echo the input back\"  no\n" +
 		"Held back: none\n" +
 		"After:  x\n"
 	if got != want {
