@@ -262,8 +262,7 @@ func (a *app) firePayload(v string) (json.RawMessage, error) {
 // hook.
 func fireText(r *host.FireResult) string {
 	res := r.Resolution
-	lines := []string{fmt.Sprintf("hooks.fire event=%s hooks=%d decision=%s source=%s hook_id=%s terminal=%t failed=%d",
-		r.Event, len(r.Outcomes), res.Decision, res.Source, res.HookID, res.Terminal, len(res.Failed))}
+	lines := []string{"hooks.fire " + output.KV("event", r.Event, "hooks", len(r.Outcomes), "decision", res.Decision, "source", res.Source, "hook_id", res.HookID, "terminal", res.Terminal, "failed", len(res.Failed))}
 	for _, o := range r.Outcomes {
 		l := fmt.Sprintf("  hook_id=%s plugin_id=%s exit_code=%d", o.HookID, o.PluginID, o.ExitCode)
 		if o.Decision != "" {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/trust"
@@ -88,7 +89,7 @@ func (a *app) keysGenerateCommand() *cobra.Command {
 					return err
 				}
 				r.VaultRef = name.String()
-				return a.emit(r, fmt.Sprintf("keys.generate vault_ref=%s public_key_hex=%s key_id=%s", r.VaultRef, r.PublicKeyHex, r.KeyID))
+				return a.emit(r, "keys.generate "+output.KV("vault_ref", r.VaultRef, "public_key_hex", r.PublicKeyHex, "key_id", r.KeyID))
 			}
 			if err := fsutil.WriteExclusive(out, seed, 0o600); err != nil {
 				if errors.Is(err, fs.ErrExist) {
@@ -96,7 +97,7 @@ func (a *app) keysGenerateCommand() *cobra.Command {
 				}
 				return fmt.Errorf("%w: %v", errIO, err)
 			}
-			return a.emit(r, fmt.Sprintf("keys.generate key_file=%s public_key_hex=%s key_id=%s", r.KeyFile, r.PublicKeyHex, r.KeyID))
+			return a.emit(r, "keys.generate "+output.KV("key_file", r.KeyFile, "public_key_hex", r.PublicKeyHex, "key_id", r.KeyID))
 		},
 	}
 	c.Flags().StringVar(&out, "out", "", "file to write the new key to (must not exist)")
@@ -118,7 +119,7 @@ func (a *app) keysPublicCommand() *cobra.Command {
 			}
 			pub := priv.Public().(ed25519.PublicKey)
 			r := keyReport{KeyFile: key.file, VaultRef: key.vaultRef, PublicKeyHex: hex.EncodeToString(pub), KeyID: artifact.KeyID(pub)}
-			return a.emit(r, fmt.Sprintf("keys.public public_key_hex=%s key_id=%s", r.PublicKeyHex, r.KeyID))
+			return a.emit(r, "keys.public "+output.KV("public_key_hex", r.PublicKeyHex, "key_id", r.KeyID))
 		},
 	}
 	key.register(c)
@@ -169,7 +170,7 @@ func (a *app) keysRotateCommand() *cobra.Command {
 			oldPub := oldPriv.Public().(ed25519.PublicKey)
 			newPub := newPriv.Public().(ed25519.PublicKey)
 			r := rotationReport{Statement: out, Publisher: publisher, OldKeyID: artifact.KeyID(oldPub), NewKeyID: artifact.KeyID(newPub), NewPublicKeyHex: hex.EncodeToString(newPub)}
-			return a.emit(r, fmt.Sprintf("keys.rotate statement=%s publisher=%s old_key_id=%s new_key_id=%s", r.Statement, r.Publisher, r.OldKeyID, r.NewKeyID))
+			return a.emit(r, "keys.rotate "+output.KV("statement", r.Statement, "publisher", r.Publisher, "old_key_id", r.OldKeyID, "new_key_id", r.NewKeyID))
 		},
 	}
 	c.Flags().StringVar(&publisher, "publisher", "", "publisher whose key rotates")

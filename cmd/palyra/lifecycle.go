@@ -517,8 +517,7 @@ func (a *app) verifyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(v, fmt.Sprintf("skills.verify skill_id=%s version=%s trust_decision=%s payload_sha256=%s",
-				v.SkillID, v.Version, v.TrustDecision, v.PayloadSHA256))
+			return a.emit(v, "skills.verify "+output.KV("skill_id", v.SkillID, "version", v.Version, "trust_decision", v.TrustDecision, "payload_sha256", v.PayloadSHA256))
 		},
 	}
 	c.Flags().StringVar(&version, "version", "", "version (default: the current one)")
@@ -618,8 +617,7 @@ func (a *app) auditCommand() *cobra.Command {
 					lines = append(lines, "    "+output.KV("reason", reason))
 				}
 			}
-			lines[0] = fmt.Sprintf("skills.audit audited=%d quarantine_required=%d failed_checks=%d warnings=%d",
-				r.Summary.Audited, r.Summary.QuarantineRequired, r.Summary.FailedChecks, r.Summary.Warnings)
+			lines[0] = "skills.audit " + output.KV("audited", r.Summary.Audited, "quarantine_required", r.Summary.QuarantineRequired, "failed_checks", r.Summary.FailedChecks, "warnings", r.Summary.Warnings)
 			if r.Message != "" {
 				lines = append(lines, "  "+output.KV("message", r.Message))
 			}
@@ -795,7 +793,7 @@ type removeReport struct {
 }
 
 func removeText(r *host.RemoveResult) string {
-	t := fmt.Sprintf("skill.removed skill_id=%s versions=%s current=%s storage_purged=%t", r.SkillID, strings.Join(r.Versions, ","), r.Current, r.StoragePurged)
+	t := "skill.removed " + output.KV("skill_id", r.SkillID, "versions", strings.Join(r.Versions, ","), "current", r.Current, "storage_purged", r.StoragePurged)
 	if r.PurgedUsage != nil {
 		t += fmt.Sprintf(" purged_keys=%d purged_bytes=%d", r.PurgedUsage.Keys, r.PurgedUsage.Bytes)
 	}

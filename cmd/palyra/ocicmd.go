@@ -1,11 +1,10 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/oci"
 )
@@ -42,7 +41,7 @@ func (a *app) pushCommand() *cobra.Command {
 				return err
 			}
 			rep := pushReport{Reference: p.Reference, Digest: p.Digest, Tag: p.Tag, SkillID: p.SkillID, Version: p.Version}
-			return a.emit(rep, fmt.Sprintf("skills.push reference=%s digest=%s tag=%s skill_id=%s version=%s", p.Reference, p.Digest, p.Tag, p.SkillID, p.Version))
+			return a.emit(rep, "skills.push "+output.KV("reference", p.Reference, "digest", p.Digest, "tag", p.Tag, "skill_id", p.SkillID, "version", p.Version))
 		},
 	}
 	c.Flags().BoolVar(&plainHTTP, "plain-http", false, "speak HTTP to the registry (loopback registries only)")

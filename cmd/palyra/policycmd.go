@@ -70,7 +70,7 @@ func (a *app) policySetCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(res, fmt.Sprintf("policy.set path=%s sha256=%s", res.Path, res.SHA256))
+			return a.emit(res, "policy.set "+output.KV("path", res.Path, "sha256", res.SHA256))
 		},
 	}
 	c.Flags().StringVar(&file, "profile", "", "the new profile (TOML, as policy.toml)")

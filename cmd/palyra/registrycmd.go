@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon/client"
 	"github.com/palyra-go/palyra/host/registry"
@@ -61,8 +62,7 @@ func (a *app) registryBuildCommand() *cobra.Command {
 			}
 			s := built.Document.Signature
 			r := registryBuildReport{IndexPath: path, Entries: len(built.Document.Index.Entries), Publisher: s.Publisher, KeyID: s.KeyID, PayloadSHA: s.PayloadSHA256}
-			return a.emit(r, fmt.Sprintf("skills.registry.build index=%s entries=%d publisher=%s key_id=%s payload_sha256=%s",
-				r.IndexPath, r.Entries, r.Publisher, r.KeyID, r.PayloadSHA))
+			return a.emit(r, "skills.registry.build "+output.KV("index", r.IndexPath, "entries", r.Entries, "publisher", r.Publisher, "key_id", r.KeyID, "payload_sha256", r.PayloadSHA))
 		},
 	}
 	c.Flags().StringVar(&dir, "dir", "", "registry directory to scan and write index.json into")

@@ -114,8 +114,7 @@ func (a *app) packageBuildCommand() *cobra.Command {
 				Publisher: built.Manifest.Publisher, SkillID: built.Manifest.SkillID, Version: built.Manifest.Version,
 				SignatureKeyID: built.Signature.KeyID, ArtifactBytes: len(built.Bytes),
 			}
-			return a.emit(r, fmt.Sprintf("skills.package.build artifact=%s skill_id=%s publisher=%s version=%s payload_sha256=%s key_id=%s bytes=%d",
-				r.ArtifactPath, r.SkillID, r.Publisher, r.Version, r.PayloadSHA256, r.SignatureKeyID, r.ArtifactBytes))
+			return a.emit(r, "skills.package.build "+output.KV("artifact", r.ArtifactPath, "skill_id", r.SkillID, "publisher", r.Publisher, "version", r.Version, "payload_sha256", r.PayloadSHA256, "key_id", r.SignatureKeyID, "bytes", r.ArtifactBytes))
 		},
 	}
 	f := c.Flags()
@@ -219,8 +218,7 @@ func (a *app) packageVerifyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(rep, fmt.Sprintf("skills.package.verify accepted=%t skill_id=%s version=%s publisher=%s trust_decision=%s payload_sha256=%s warnings=%d",
-				rep.Accepted, rep.Manifest.SkillID, rep.Manifest.Version, rep.Manifest.Publisher, rep.TrustDecision, rep.PayloadSHA256, len(rep.ManifestWarnings)))
+			return a.emit(rep, "skills.package.verify "+output.KV("accepted", rep.Accepted, "skill_id", rep.Manifest.SkillID, "version", rep.Manifest.Version, "publisher", rep.Manifest.Publisher, "trust_decision", rep.TrustDecision, "payload_sha256", rep.PayloadSHA256, "warnings", len(rep.ManifestWarnings)))
 		},
 	}
 	c.Flags().StringVar(&path, "artifact", "", ".palyra-skill file")

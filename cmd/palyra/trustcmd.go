@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -112,7 +111,7 @@ func (a *app) trustRotateCommand() *cobra.Command {
 				return err
 			}
 			r := rotateReport{TrustStore: sv.trustStore, Publisher: res.Publisher, Outcome: res.Outcome, StatementSHA256: res.StatementSHA256}
-			return a.emit(r, fmt.Sprintf("trust.rotate trust_store=%s publisher=%s outcome=%s statement_sha256=%s", r.TrustStore, r.Publisher, r.Outcome, r.StatementSHA256))
+			return a.emit(r, "trust.rotate "+output.KV("trust_store", r.TrustStore, "publisher", r.Publisher, "outcome", r.Outcome, "statement_sha256", r.StatementSHA256))
 		},
 	}
 	c.Flags().StringVar(&stmt, "statement", "", "rotation statement file (from palyra keys rotate)")
