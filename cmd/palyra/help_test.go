@@ -1,10 +1,14 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/palyra-go/palyra/host/errcode"
 )
 
 // walk calls fn on c and every command under it, depth first.
@@ -36,5 +40,33 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 	})
 	if n < 40 {
 		t.Fatalf("walked only %d commands: the walk misses the tree", n)
+	}
+}
+
+// TestHintsNameRealCodesAndFlags: every hint is for a registered error
+// code, and every --flag a hint names is a flag of some palyra command (a
+// renamed flag fails here instead of leaving a hint nobody can follow).
+func TestHintsNameRealCodesAndFlags(t *testing.T) {
+	flags := map[string]bool{"--help": true}
+	walk((&app{}).rootCommand(), func(c *cobra.Command) {
+		for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) { flags["--"+f.Name] = true })
+		}
+	})
+	named := regexp.MustCompile(`--[a-z][a-z-]*`)
+	for code, hint := range cliHints {
+		if errcode.Lookup(code) == nil {
+			t.Errorf("hint for %q, which is no registered error code", code)
+		}
+		for _, f := range named.FindAllString(hint, -1) {
+			if !flags[f] {
+				t.Errorf("hint for %s names %s, which no command has", code, f)
+			}
+		}
+	}
+	for _, code := range []string{"override_required", "already_installed", "capability_escalation", "untrusted_publisher", "state_dir_missing", "sidecar_not_found"} {
+		if !strings.Contains(hintFor(code), "--") {
+			t.Errorf("%s has no hint naming a flag", code)
+		}
 	}
 }
