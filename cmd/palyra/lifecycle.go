@@ -600,7 +600,9 @@ func (a *app) auditCommand() *cobra.Command {
 				}
 			}
 			var failed error
-			lines := []string{""}
+			t := output.NewTable(output.Column{Header: "skill"}, output.Column{Header: "version"}, output.Column{Header: "passed"},
+				output.Column{Header: "quarantine"}, output.Column{Header: "source"})
+			var why []string
 			for _, res := range r.Audits {
 				r.Summary.Audited++
 				if res.QuarantineRequired {
@@ -611,16 +613,23 @@ func (a *app) auditCommand() *cobra.Command {
 				}
 				r.Summary.FailedChecks += len(res.Report.FailedChecks())
 				r.Summary.Warnings += len(res.Report.WarningChecks())
-				lines = append(lines, fmt.Sprintf("  source=%s skill_id=%s version=%s passed=%t quarantine_required=%t",
-					res.Source, res.SkillID, res.Version, res.Passed, res.QuarantineRequired))
+				t.Row(res.SkillID, res.Version, res.Passed, res.QuarantineRequired, res.Source)
 				for _, reason := range res.Reasons {
-					lines = append(lines, "    "+output.KV("reason", reason))
+					why = append(why, res.SkillID+" "+res.Version+": "+reason)
 				}
 			}
-			lines[0] = "skills.audit " + output.KV("audited", r.Summary.Audited, "quarantine_required", r.Summary.QuarantineRequired, "failed_checks", r.Summary.FailedChecks, "warnings", r.Summary.Warnings)
-			if r.Message != "" {
-				lines = append(lines, "  "+output.KV("message", r.Message))
+			text := fmt.Sprintf("%d audited, %d would be quarantined, %d failed checks, %d warnings\n",
+				r.Summary.Audited, r.Summary.QuarantineRequired, r.Summary.FailedChecks, r.Summary.Warnings)
+			if t.Len() > 0 {
+				text += t.String(a.wide())
 			}
+			if len(why) > 0 {
+				text += "Reasons:\n  " + strings.Join(why, "\n  ")
+			}
+			if r.Message != "" {
+				text += r.Message
+			}
+			lines := []string{strings.TrimRight(text, "\n")}
 			if failed != nil {
 				if !a.structured() {
 					if err := a.emit(nil, strings.Join(lines, "\n")); err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -245,5 +246,26 @@ func TestCompletion(t *testing.T) {
 	}
 	if _, err := os.Stat(absent); !os.IsNotExist(err) {
 		t.Errorf("completion created the state directory: %v", err)
+	}
+}
+
+// TestAuditAndInspectText: skills audit prints a summary line and a table
+// of the audited versions; package inspect prints the artifact as a
+// labelled block with its tools and an entries table.
+func TestAuditAndInspectText(t *testing.T) {
+	t.Setenv(cliconfig.EnvSidecar, "")
+	state, dir := t.TempDir(), t.TempDir()
+	art := goodSkill.write(t, dir)
+	cli(t, state, "", "skills", "install", "--json", "--artifact", art, "--allow-tofu").decode(t, &installOut{})
+	r := cli(t, state, "", "skills", "audit")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "1 audited, 0 would be quarantined, ") ||
+		!regexp.MustCompile(`\nSKILL +VERSION +PASSED +QUARANTINE +SOURCE\nacme\.good +1\.0\.0 +true +false +installed\n`).MatchString(r.stdout) {
+		t.Errorf("audit: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = cli(t, state, "", "skills", "package", "inspect", "--artifact", art)
+	if r.code != 0 || !regexp.MustCompile(`(?m)^Skill: +acme\.good$`).MatchString(r.stdout) ||
+		!strings.Contains(r.stdout, "Tools:\n  TOOL      DESCRIPTION\n  acme.run  Runs.\n") ||
+		!regexp.MustCompile(`Entries:\n  PATH +BYTES +SHA256\n  modules/`).MatchString(r.stdout) {
+		t.Errorf("inspect: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -271,16 +271,29 @@ func (a *app) packageInspectCommand() *cobra.Command {
 				PayloadSHA256: ins.PayloadSHA256, KeyID: ins.Signature.KeyID, PublicKeyHex: hex.EncodeToString(pub),
 				SignedAtUnixMS: ins.Signature.SignedAtUnixMS, ManifestWarnings: ins.Warnings, Manifest: ins.Manifest,
 			}
-			var lines []string
+			entries := output.NewTable(output.Column{Header: "path"}, output.Column{Header: "bytes"}, output.Column{Header: "sha256"})
 			for _, name := range slices.Sorted(maps.Keys(ins.Entries)) {
 				data := ins.Entries[name]
 				sum := sha256.Sum256(data)
 				e := inspectedEntry{Path: name, Bytes: len(data), SHA256: hex.EncodeToString(sum[:])}
 				r.Entries = append(r.Entries, e)
-				lines = append(lines, fmt.Sprintf("  %s %8d %s", e.SHA256, e.Bytes, e.Path))
+				entries.Row(e.Path, e.Bytes, e.SHA256)
 			}
-			text := fmt.Sprintf("skills.package.inspect artifact=%s skill_id=%s version=%s publisher=%s payload_sha256=%s key_id=%s entries=%d\n%s",
-				filepath.Base(path), r.SkillID, r.Version, r.Publisher, r.PayloadSHA256, r.KeyID, len(r.Entries), strings.Join(lines, "\n"))
+			bl := output.NewBlock()
+			bl.Field("Artifact", filepath.Base(path))
+			bl.Field("Skill", r.SkillID)
+			bl.Field("Version", r.Version)
+			bl.Field("Publisher", r.Publisher)
+			bl.Field("Key id", r.KeyID)
+			bl.Field("Signed", time.UnixMilli(r.SignedAtUnixMS).UTC().Format(time.RFC3339))
+			bl.Field("Payload sha256", r.PayloadSHA256)
+			tools := output.NewTable(output.Column{Header: "tool"}, output.Column{Header: "description"})
+			for _, tl := range ins.Manifest.Entrypoints.Tools {
+				tools.Row(tl.ID, tl.Description)
+			}
+			bl.Section("Tools", tools.String(false))
+			bl.Section("Entries", entries.String(false))
+			text := bl.String()
 			return a.emit(r, text)
 		},
 	}
