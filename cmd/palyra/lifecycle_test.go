@@ -414,7 +414,7 @@ func TestPolicyShowCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := cli(t, state, "", "policy", "show")
-	if r.code != 0 || !strings.Contains(r.stdout, "policy.show source="+filepath.Join(state, "policy.toml")) || !strings.Contains(r.stdout, "other.example.org") {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "# operator profile from "+filepath.Join(state, "policy.toml")+"\n") || !strings.Contains(r.stdout, "other.example.org") {
 		t.Fatalf("policy show (text): %s", r.stdout)
 	}
 	var re struct {

@@ -269,3 +269,25 @@ func TestAuditAndInspectText(t *testing.T) {
 		t.Errorf("inspect: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestPolicyShowIsAProfile: the text of policy show is a profile file
+// (its origin in a TOML comment) that policy check accepts, and policy
+// check prints a table of the installed versions it judged.
+func TestPolicyShowIsAProfile(t *testing.T) {
+	t.Setenv(cliconfig.EnvSidecar, "")
+	state, dir := t.TempDir(), t.TempDir()
+	cli(t, state, "", "skills", "install", "--json", "--artifact", goodSkill.write(t, dir), "--allow-tofu").decode(t, &installOut{})
+	r := cli(t, state, "", "policy", "show")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "# operator profile: the built-in default\n") {
+		t.Fatalf("policy show: exit %d\n%s", r.code, r.stdout)
+	}
+	p := filepath.Join(dir, "shown.toml")
+	if err := os.WriteFile(p, []byte(r.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = cli(t, state, "", "policy", "check", "--profile", p)
+	if r.code != 0 || !strings.HasSuffix(strings.SplitN(r.stdout, "\n", 2)[0], " is valid; 1 installed version(s) checked, 0 would be refused") ||
+		!regexp.MustCompile(`\nSKILL +VERSION +ALLOWED\nacme\.good +1\.0\.0 +true\n`).MatchString(r.stdout) {
+		t.Errorf("policy check of the shown profile: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

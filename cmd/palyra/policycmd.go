@@ -79,6 +79,15 @@ func (a *app) policySetCommand() *cobra.Command {
 	return c
 }
 
+// profileHeader is the TOML comment policy show puts above the profile:
+// where it came from.
+func profileHeader(source string) string {
+	if source == "default" {
+		return "# operator profile: the built-in default\n"
+	}
+	return "# operator profile from " + source + "\n"
+}
+
 // policyShowReport is the result of policy show.
 type policyShowReport struct {
 	Source  string         `json:"source"`
@@ -92,7 +101,7 @@ func (a *app) policyShowCommand() *cobra.Command {
 		Example: "  palyra policy show\n  palyra policy show -o yaml",
 		Short:   "Print the effective operator profile, every key written out",
 		Long: "show prints the profile installs, enables and re-audits are judged by: --profile FILE, else <state>/policy.toml when it exists, else the built-in default profile. " +
-			"The text output is the profile as TOML; --json gives {source, profile}.",
+			"The text output is the profile as TOML (a file policy set --profile takes), headed by a comment naming where it came from; -o json|yaml gives {source, profile}.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			state, err := cliconfig.StateDir(a.stateDir)
@@ -114,7 +123,7 @@ func (a *app) policyShowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(policyShowReport{Source: source, Profile: m}, fmt.Sprintf("policy.show source=%s\n%s", source, data))
+			return a.emit(policyShowReport{Source: source, Profile: m}, profileHeader(source)+string(data))
 		},
 	}
 	c.Flags().StringVar(&file, "profile", "", "profile file (default <state>/policy.toml, else the built-in default)")
@@ -163,20 +172,24 @@ func (a *app) policyCheckCommand() *cobra.Command {
 			if r.Skills, err = evaluateInstalled(cmd.Context(), state, prof); err != nil {
 				return err
 			}
-			var lines []string
+			t := output.NewTable(output.Column{Header: "skill"}, output.Column{Header: "version"}, output.Column{Header: "allowed"})
+			var why []string
 			for _, s := range r.Skills {
 				r.SkillsChecked++
 				if !s.Allowed {
 					r.Violating++
 				}
-				lines = append(lines, fmt.Sprintf("  skill_id=%s version=%s allowed=%t", s.SkillID, s.Version, s.Allowed))
+				t.Row(s.SkillID, s.Version, s.Allowed)
 				for _, reason := range s.Reasons {
-					lines = append(lines, "    "+output.KV("reason", reason))
+					why = append(why, s.SkillID+" "+s.Version+": "+reason)
 				}
 			}
-			text := fmt.Sprintf("policy.check profile=%s valid=true skills_checked=%d violating=%d", file, r.SkillsChecked, r.Violating)
-			if len(lines) > 0 {
-				text += "\n" + strings.Join(lines, "\n")
+			text := fmt.Sprintf("%s is valid; %d installed version(s) checked, %d would be refused\n", output.Quote(file), r.SkillsChecked, r.Violating)
+			if t.Len() > 0 {
+				text += t.String(a.wide())
+			}
+			if len(why) > 0 {
+				text += "Violations:\n  " + strings.Join(why, "\n  ")
 			}
 			return a.emit(r, text)
 		},
