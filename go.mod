@@ -30,6 +30,7 @@ require (
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77
 	modernc.org/sqlite v1.46.1
 	oras.land/oras-go/v2 v2.7.0
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/spf13/cobra"
@@ -33,8 +34,13 @@ const maxSmallFileBytes = 4 << 20
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	jsonOut        bool
-	stateDir       string
+	// format is -o (text, wide, json, yaml); jsonFlag is --json, the
+	// alias of -o json kept for scripts. Read them with outputFormat.
+	format   output.Format
+	jsonFlag bool
+	stateDir string
+	// cmdPath is the command that failed, for the usage hint.
+	cmdPath string
 	// daemon holds the daemon-mode flags of the skills and hooks groups
 	// (see daemonmode.go).
 	daemon daemonFlags
@@ -42,18 +48,21 @@ type app struct {
 
 // run executes the CLI with args and returns the process exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, format: output.Text}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
 	if isCobraUsageError(err) {
 		err = fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if cmd != nil {
+		a.cmdPath = cmd.CommandPath()
 	}
 	a.reportError(err)
 	if errors.Is(err, errUsage) {
@@ -68,18 +77,28 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "Package, sign, verify, install and run Palyra skills; bind hooks",
 		Long: "palyra packages WebAssembly skills into signed .palyra-skill artifacts, verifies them against a trust store, manages signing keys, installs and runs skills, and binds hooks.\n\n" +
 			"The skills lifecycle verbs and the hooks verbs work on the state directory, or, given --url (or $PALYRA_DAEMON_URL), through a running palyra-host daemon; see `palyra skills --help`.\n\n" +
-			"Every command accepts --json. On failure the exit code is non-zero and, with --json, stdout carries {\"error\":{\"code\":\"...\",\"message\":\"...\"}}; `palyra error-codes` lists every code.",
+			"Every command accepts -o json|yaml (--json is -o json); list commands print aligned tables, and -o wide adds their wider columns. On failure the exit code is non-zero and, with -o json or yaml, stdout carries {\"error\":{\"code\":\"...\",\"message\":\"...\"}}; `palyra error-codes` lists every code.",
+		Example:       "  # what is installed, as a table\n  palyra skills list\n\n  # the tools of a skill, to pick one to run\n  palyra skills info acme.echo\n\n  # the same as YAML, for a script\n  palyra skills list -o yaml",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          noArgs,
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "print machine-readable JSON on stdout")
+	root.PersistentFlags().VarP(formatFlag{&a.format}, "output", "o", "output format: "+strings.Join(output.Formats(), ", ")+" (not on the commands whose --output names a file)")
+	root.PersistentFlags().BoolVar(&a.jsonFlag, "json", false, "print machine-readable JSON on stdout (the same as -o json)")
+	_ = root.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return output.Formats(), cobra.ShellCompDirectiveNoFileComp
+	})
 	root.PersistentFlags().StringVar(&a.stateDir, "state-dir", "", "state directory (default $PALYRA_STATE_DIR, else $XDG_STATE_HOME/palyra or ~/.local/state/palyra)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	})
+	// A mistyped command gets "Did you mean this?" (cobra's suggestions,
+	// on for every group through noArgs).
+	root.SuggestionsMinimumDistance = 2
 	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand(), a.clusterCommand(), a.applyCommand(), a.diffCommand())
+	fillGroupExamples(root)
+	a.wireCompletion(root)
 	return root
 }
 
@@ -87,7 +106,11 @@ func (a *app) rootCommand() *cobra.Command {
 // subcommand is reported rather than silently showing help.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return fmt.Errorf("%w: unknown command %q for %q", errUsage, args[0], cmd.CommandPath())
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return fmt.Errorf("%w: %s", errUsage, msg)
 	}
 	return nil
 }
@@ -95,10 +118,11 @@ func noArgs(cmd *cobra.Command, args []string) error {
 // group returns a command that only holds subcommands.
 func group(use, short string, children ...*cobra.Command) *cobra.Command {
 	c := &cobra.Command{
-		Use:   use,
-		Short: short,
-		Args:  noArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Use:                        use,
+		Short:                      short,
+		Args:                       noArgs,
+		RunE:                       func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		SuggestionsMinimumDistance: 2,
 	}
 	c.AddCommand(children...)
 	return c
@@ -114,13 +138,47 @@ func requireFlags(c *cobra.Command, names ...string) {
 	}
 }
 
-// emit prints a command's result: v as indented JSON with --json, else text.
+// outputFormat is the format the command prints in: json with --json,
+// else -o's (text by default).
+func (a *app) outputFormat() output.Format {
+	if a.jsonFlag {
+		return output.JSON
+	}
+	return a.format
+}
+
+// structured reports whether the command prints its result value (-o
+// json or yaml, --json) rather than text for people.
+func (a *app) structured() bool { return a.outputFormat().Structured() }
+
+// wide reports -o wide.
+func (a *app) wide() bool { return a.outputFormat() == output.Wide }
+
+// formatFlag is the -o flag: it accepts only the formats output knows, so
+// a wrong one is a usage error naming them.
+type formatFlag struct{ f *output.Format }
+
+func (v formatFlag) String() string {
+	if v.f == nil {
+		return string(output.Text)
+	}
+	return string(*v.f)
+}
+func (v formatFlag) Set(s string) error {
+	f, err := output.ParseFormat(s)
+	if err != nil {
+		return err
+	}
+	*v.f = f
+	return nil
+}
+func (formatFlag) Type() string { return "format" }
+
+// emit prints a command's result: v as JSON or YAML with -o json|yaml
+// (or --json), else text.
 func (a *app) emit(v any, text string) error {
-	if a.jsonOut {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
+	if f := a.outputFormat(); f.Structured() {
+		return output.WriteValue(a.stdout, f, v)
 	}
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
@@ -137,6 +195,9 @@ type errorReport struct {
 type errorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Hint is what to do about it, naming the flag or setting (see
+	// hintFor); empty when the message says it all.
+	Hint string `json:"hint,omitempty"`
 	// Details is the command's result when a failure has one (a skill
 	// installed as quarantined, a refused capability escalation).
 	Details any `json:"details,omitempty"`
@@ -153,12 +214,23 @@ func isCobraUsageError(err error) bool {
 		strings.HasPrefix(msg, "if any flags in the group")
 }
 
+// reportError prints a failure: as {"error":{...}} on stdout with -o
+// json|yaml, else as one line on stderr, "palyra: MESSAGE [CODE]" (the
+// only place the prefix is added), then the hint naming the flag or
+// setting that resolves it, when there is one.
 func (a *app) reportError(err error) {
 	code := errcode.Of(err)
-	if a.jsonOut {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetEscapeHTML(false)
-		body := errorBody{Code: code, Message: err.Error()}
+	msg := strings.TrimPrefix(err.Error(), "palyra: ")
+	hint := hintFor(code)
+	if code == errUsage.Code() {
+		path := a.cmdPath
+		if path == "" {
+			path = "palyra"
+		}
+		hint = "see " + path + " --help"
+	}
+	if f := a.outputFormat(); f.Structured() {
+		body := errorBody{Code: code, Message: msg, Hint: hint}
 		var d interface {
 			error
 			Details() any
@@ -166,13 +238,23 @@ func (a *app) reportError(err error) {
 		if errors.As(err, &d) {
 			body.Details = d.Details()
 		}
-		_ = enc.Encode(errorReport{Error: body})
+		if f == output.JSON {
+			// One line, as scripts read it.
+			enc := json.NewEncoder(a.stdout)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(errorReport{Error: body})
+			return
+		}
+		_ = output.WriteValue(a.stdout, f, errorReport{Error: body})
 		return
 	}
-	msg, problems := problemLines(err)
-	fmt.Fprintf(a.stderr, "palyra: %s [%s]\n", msg, code)
+	text, problems := problemLines(err)
+	fmt.Fprintf(a.stderr, "palyra: %s [%s]\n", strings.TrimPrefix(text, "palyra: "), code)
 	for _, p := range problems {
 		fmt.Fprintf(a.stderr, "  - %s\n", p)
+	}
+	if hint != "" {
+		fmt.Fprintf(a.stderr, "  hint: %s\n", hint)
 	}
 }
 
@@ -205,3 +287,32 @@ var errIO = errcode.New("io_error", "file error")
 // errTooLarge reports an input file over its limit (the host's sentinel of
 // input_too_large).
 var errTooLarge = host.ErrInputTooLarge
+
+// fillGroupExamples gives every group without an Example of its own the
+// first example line of each subcommand (groupExample), depth first.
+func fillGroupExamples(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		fillGroupExamples(sub)
+	}
+	if c.HasSubCommands() && c.Example == "" {
+		c.Example = groupExample(c)
+	}
+}
+
+// groupExample is the Example of a group: its subcommands' first example
+// lines, so that `palyra GROUP --help` shows how each is called.
+func groupExample(c *cobra.Command) string {
+	var b strings.Builder
+	for _, sub := range c.Commands() {
+		for _, l := range strings.Split(sub.Example, "\n") {
+			if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+				if b.Len() > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString("  " + t)
+				break
+			}
+		}
+	}
+	return b.String()
+}

@@ -27,8 +27,9 @@ func (a *app) applyOrDiff(diff bool) *cobra.Command {
 		dryRun, prune bool
 	)
 	c := &cobra.Command{
-		Use:   "apply -f palyra.toml [--dry-run] [--prune]",
-		Short: "Converge the host on a desired-state document: the skills it runs, their versions and accepted capabilities, its hook bindings",
+		Use:     "apply -f palyra.toml [--dry-run] [--prune]",
+		Example: "  # see what would change, then converge\n  palyra diff -f palyra.toml\n  palyra apply -f palyra.toml\n\n  # also remove what the document does not declare\n  palyra apply -f palyra.toml --prune",
+		Short:   "Converge the host on a desired-state document: the skills it runs, their versions and accepted capabilities, its hook bindings",
 		Long: "apply reads a desired-state document (TOML; the format is in docs/desired-state.md) and converges the host on it: it installs the declared skills from their registries " +
 			"(the highest version the constraint allows), updates them when a newer allowed version is published, binds the declared hooks, and with --prune removes skills and hook bindings the document does not declare. " +
 			"A version granted more than the document accepts for its skill is refused with the excess (capabilities_not_accepted), and nothing of it changes. " +
@@ -54,7 +55,7 @@ func (a *app) applyOrDiff(diff bool) *cobra.Command {
 				return err
 			}
 			if err != nil {
-				if !a.jsonOut {
+				if !a.structured() {
 					if perr := a.emit(nil, applyText(res)); perr != nil {
 						return perr
 					}

@@ -40,7 +40,7 @@ func TestClusterStatusDaemon(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if len(lines) != 3 || !strings.Contains(lines[0], "cluster of one") || strings.Join(strings.Fields(lines[1]), " ") != "NODE LIVE VERSION SKILLS SIDECARS CALLS/S APPLIED POLICY LAST_SEEN" {
+	if len(lines) != 3 || !strings.Contains(lines[0], "cluster of one") || strings.Join(strings.Fields(lines[1]), " ") != "NODE LIVE VERSION SKILLS SIDECARS CALLS/S APPLIED POLICY SEEN_AGO" {
 		t.Fatalf("table:\n%s", r.stdout)
 	}
 	if f := strings.Fields(lines[2]); len(f) < 8 || f[0] != host.LocalNodeName() || f[1] != "true" || f[2] != manifest.RuntimeVersion || f[3] != "test.hookprobe" || f[4] != "1" || len(f[7]) != 12 {
@@ -61,12 +61,12 @@ func TestClusterTable(t *testing.T) {
 		{Name: "a", Version: "0.1.0", Live: true, LastSeen: now.Add(-250 * time.Millisecond), Skills: []string{"acme.echo", "acme.fetch"}, SidecarsAlive: 2, CallsPerSecond: 12.34, Applied: 42, PolicySHA256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
 		{Name: "b", Live: false, LastSeen: now.Add(-5 * time.Second), Skills: nil, Applied: 40},
 	}}
-	got := clusterTable(st, now)
+	got := clusterTable(st, now, false)
 	want := []string{
 		"cluster prod, answered by a, ops stream at 42, 2 node(s)",
-		"NODE LIVE VERSION SKILLS SIDECARS CALLS/S APPLIED POLICY LAST_SEEN",
-		"a true 0.1.0 acme.echo,acme.fetch 2 12.3 42 0123456789ab 300ms ago",
-		"b false - - 0 0.0 40 - 5s ago",
+		"NODE LIVE VERSION SKILLS SIDECARS CALLS/S APPLIED POLICY SEEN_AGO",
+		"a true 0.1.0 acme.echo,acme.fetch 2 12.3 42 0123456789ab 300ms",
+		"b false - - 0 0.0 40 - 5s",
 	}
 	lines := strings.Split(strings.TrimSpace(got), "\n")
 	if len(lines) != len(want) {
@@ -76,5 +76,8 @@ func TestClusterTable(t *testing.T) {
 		if g := strings.Join(strings.Fields(lines[i]), " "); g != want[i] {
 			t.Errorf("line %d: %q, want %q", i, g, want[i])
 		}
+	}
+	if w := clusterTable(st, now, true); !strings.Contains(w, "POLICY_SHA256") || !strings.Contains(w, st.Nodes[0].PolicySHA256) {
+		t.Errorf("wide table lacks the full policy digest:\n%s", w)
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 )
 
@@ -25,8 +25,9 @@ func (a *app) clusterCommand() *cobra.Command {
 
 func (a *app) clusterStatusCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "status",
-		Short: "List the cluster's nodes and what each serves",
+		Use:     "status",
+		Example: "  palyra cluster status --url https://host-a:7443\n  palyra cluster status -o json",
+		Short:   "List the cluster's nodes and what each serves",
 		Long: "status lists the nodes, this one first, and the last sequence of the cluster's ops stream (a node whose applied sequence is below it is catching up). " +
 			"With --json it prints the daemon's GET /v1/cluster document.",
 		Args: noArgs,
@@ -43,34 +44,36 @@ func (a *app) clusterStatusCommand() *cobra.Command {
 			if st.Nodes == nil {
 				st.Nodes = []host.NodeStatus{}
 			}
-			return a.emit(st, clusterTable(st, time.Now()))
+			return a.emit(st, clusterTable(st, time.Now(), a.wide()))
 		},
 	}
 }
 
 // clusterTable is the text of cluster status: a line on the cluster, then
 // one aligned row per node ("-" for what a node does not report).
-func clusterTable(st *host.ClusterStatus, now time.Time) string {
+func clusterTable(st *host.ClusterStatus, now time.Time, wide bool) string {
 	var b strings.Builder
 	if st.Clustered {
 		fmt.Fprintf(&b, "cluster %s, answered by %s, ops stream at %d, %d node(s)\n", st.Cluster, st.Node, st.StreamLast, len(st.Nodes))
 	} else {
 		fmt.Fprintf(&b, "not clustered: %s is a cluster of one\n", st.Node)
 	}
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tLIVE\tVERSION\tSKILLS\tSIDECARS\tCALLS/S\tAPPLIED\tPOLICY\tLAST_SEEN")
+	t := output.NewTable(output.Column{Header: "node"}, output.Column{Header: "live"}, output.Column{Header: "version"},
+		output.Column{Header: "skills"}, output.Column{Header: "sidecars"}, output.Column{Header: "calls/s"},
+		output.Column{Header: "applied"}, output.Column{Header: "policy"}, output.Column{Header: "seen_ago"},
+		output.Column{Header: "policy_sha256", Wide: true})
 	for _, n := range st.Nodes {
 		skills := strings.Join(n.Skills, ",")
 		// The policy digest's first 12 hex: a node whose policy differs
-		// stands out.
+		// stands out (-o wide: all of it).
 		pol := n.PolicySHA256
 		if len(pol) > 12 {
 			pol = pol[:12]
 		}
-		fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", n.Name, n.Live, dash(n.Version), dash(skills), n.SidecarsAlive,
-			strconv.FormatFloat(n.CallsPerSecond, 'f', 1, 64), applied(st, n), dash(pol), lastSeen(n.LastSeen, now))
+		t.Row(n.Name, n.Live, dash(n.Version), dash(skills), n.SidecarsAlive,
+			strconv.FormatFloat(n.CallsPerSecond, 'f', 1, 64), applied(st, n), dash(pol), lastSeen(n.LastSeen, now), dash(n.PolicySHA256))
 	}
-	tw.Flush()
+	b.WriteString(t.String(wide))
 	return b.String()
 }
 
@@ -94,5 +97,5 @@ func lastSeen(t, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return max(now.Sub(t), 0).Round(100*time.Millisecond).String() + " ago"
+	return max(now.Sub(t), 0).Round(100 * time.Millisecond).String()
 }

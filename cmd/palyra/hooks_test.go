@@ -176,7 +176,7 @@ func TestHooks(t *testing.T) {
 			}
 		}
 		r := local("fire", "skill:disabled", "--payload", `{"note":"exit:30"}`)
-		if r.code != 0 || !strings.Contains(r.stdout, "hooks.fire event=skill:disabled hooks=1 decision=continue source=runtime hook_id= terminal=false failed=1\n") ||
+		if r.code != 0 || !strings.Contains(r.stdout, "hooks.fire event=skill:disabled hooks=1 decision=continue source=runtime hook_id=\"\" terminal=false failed=1\n") ||
 			!strings.Contains(r.stdout, "  hook_id=notify.disabled plugin_id=test.hookprobe exit_code=30 decision=block code=hook_decision_not_allowed error=") {
 			t.Errorf("text fire: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
@@ -232,7 +232,7 @@ func TestHooksLocal(t *testing.T) {
 		t.Fatalf("disable: %+v", b)
 	}
 	if r := hooksCLI("fire", "run:before_tool", "--payload", `{"note":"exit:30"}`); r.code != 0 ||
-		r.stdout != "hooks.fire event=run:before_tool hooks=0 decision=continue source=runtime hook_id= terminal=false failed=0\n" {
+		r.stdout != "hooks.fire event=run:before_tool hooks=0 decision=continue source=runtime hook_id=\"\" terminal=false failed=0\n" {
 		t.Fatalf("fire with the hook disabled: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	hooksCLI("enable", "gate.one", "--json").decode(t, &b)

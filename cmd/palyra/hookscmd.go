@@ -3,12 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/hooks"
 )
@@ -37,11 +38,12 @@ type hookList struct {
 
 func (a *app) hooksListCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "list",
-		Short: "List the hook bindings",
-		Args:  noArgs,
+		Use:     "list",
+		Example: "  palyra hooks list\n  palyra hooks list -o wide",
+		Short:   "List the hook bindings",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sv, err := a.service(cmd, &stateFlags{})
+			sv, err := a.service(cmd, &stateFlags{readOnly: true})
 			if err != nil {
 				return err
 			}
@@ -53,26 +55,31 @@ func (a *app) hooksListCommand() *cobra.Command {
 			if r.Bindings == nil {
 				r.Bindings = []hooks.Binding{}
 			}
-			return a.emit(r, hooksTable(r.Bindings))
+			return a.emit(r, hooksTable(r.Bindings, a.wide()))
 		},
 	}
 }
 
 // hooksTable is the text of hooks list: one aligned row per binding, "-"
-// for the skill's default tool.
-func hooksTable(bs []hooks.Binding) string {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOOK_ID\tEVENT\tPLUGIN_ID\tTOOL_ID\tENABLED")
+// for the skill's default tool; -o wide adds the time limit and who owns
+// and last changed the binding.
+func hooksTable(bs []hooks.Binding, wide bool) string {
+	t := output.NewTable(output.Column{Header: "hook_id"}, output.Column{Header: "event"}, output.Column{Header: "plugin_id"},
+		output.Column{Header: "tool_id"}, output.Column{Header: "enabled"},
+		output.Column{Header: "timeout_ms", Wide: true}, output.Column{Header: "owner", Wide: true},
+		output.Column{Header: "updated_by", Wide: true}, output.Column{Header: "display_name", Wide: true})
 	for _, h := range bs {
 		tool := h.ToolID
 		if tool == "" {
 			tool = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\n", h.HookID, h.Event, h.PluginID, tool, h.Enabled)
+		timeout := "-"
+		if h.TimeoutMs > 0 {
+			timeout = strconv.FormatInt(h.TimeoutMs, 10)
+		}
+		t.Row(h.HookID, h.Event, h.PluginID, tool, h.Enabled, timeout, h.Operator.OwnerPrincipal, h.Operator.UpdatedBy, h.Operator.DisplayName)
 	}
-	tw.Flush()
-	return b.String()
+	return t.String(wide)
 }
 
 // bindingText is the one-line text of a binding a verb returns.
@@ -93,8 +100,9 @@ func (a *app) hooksBindCommand() *cobra.Command {
 		disabled           bool
 	)
 	c := &cobra.Command{
-		Use:   "bind HOOK_ID --event E --skill SKILL_ID [--tool T] [--timeout D] [--disabled] [--display-name N] [--notes N]",
-		Short: "Bind a skill's tool to an event",
+		Use:     "bind HOOK_ID --event E --skill SKILL_ID [--tool T] [--timeout D] [--disabled] [--display-name N] [--notes N]",
+		Example: "  palyra hooks bind audit-installs --event skill:installed --skill acme.audit --tool on_event",
+		Short:   "Bind a skill's tool to an event",
 		Long: "bind creates the binding HOOK_ID: on EVENT, call --tool of --skill (without --tool, the tool the skill's manifest names in operator.plugin.default_tool_id) with {hook_id, event, payload}. " +
 			"--timeout is the hook's own time limit (at most 60s; default the dispatcher's, 10s). The binding is enabled unless --disabled. " +
 			"A hook id already bound is hook_exists; an event not among " + strings.Join(hooks.Events(), ", ") + " is unknown_hook_event.",
@@ -141,9 +149,10 @@ func (a *app) hooksSetEnabledCommand(enabled bool) *cobra.Command {
 		verb, short = "enable", "Let a hook run"
 	}
 	return &cobra.Command{
-		Use:   verb + " HOOK_ID",
-		Short: short,
-		Args:  exactArgs(1),
+		Use:     verb + " HOOK_ID",
+		Example: "  palyra hooks " + verb + " audit-installs",
+		Short:   short,
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sv, err := a.service(cmd, &stateFlags{})
 			if err != nil {
@@ -166,9 +175,10 @@ type hookRemoved struct {
 
 func (a *app) hooksRemoveCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "remove HOOK_ID",
-		Short: "Delete a hook binding",
-		Args:  exactArgs(1),
+		Use:     "remove HOOK_ID",
+		Example: "  palyra hooks remove audit-installs",
+		Short:   "Delete a hook binding",
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sv, err := a.service(cmd, &stateFlags{})
 			if err != nil {
@@ -190,8 +200,9 @@ func (a *app) hooksFireCommand() *cobra.Command {
 		sf      stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "fire EVENT [--payload JSON|@FILE]",
-		Short: "Run the hooks bound to an event now and print their decisions",
+		Use:     "fire EVENT [--payload JSON|@FILE]",
+		Example: "  palyra hooks fire run:before_tool --payload '{\"tool\":\"echo\"}'",
+		Short:   "Run the hooks bound to an event now and print their decisions",
 		Long: "fire runs every enabled hook bound to EVENT at once, each with {hook_id, event, payload}, and prints each hook's outcome (exit code and decision, or the error code of a failed hook) and the resolution: " +
 			"the winning decision, the hook that made it, the conflicts and the failed hooks, which do not vote. With --json it prints {event, outcomes, resolution}, as the daemon's POST /v1/hooks/fire. " +
 			"The payload is --payload (a JSON document, @FILE, or @- for stdin; at most 256 KiB), else {\"principal\": --principal, \"source\": \"cli.fire\"}. " +
@@ -251,8 +262,7 @@ func (a *app) firePayload(v string) (json.RawMessage, error) {
 // hook.
 func fireText(r *host.FireResult) string {
 	res := r.Resolution
-	lines := []string{fmt.Sprintf("hooks.fire event=%s hooks=%d decision=%s source=%s hook_id=%s terminal=%t failed=%d",
-		r.Event, len(r.Outcomes), res.Decision, res.Source, res.HookID, res.Terminal, len(res.Failed))}
+	lines := []string{"hooks.fire " + output.KV("event", r.Event, "hooks", len(r.Outcomes), "decision", res.Decision, "source", res.Source, "hook_id", res.HookID, "terminal", res.Terminal, "failed", len(res.Failed))}
 	for _, o := range r.Outcomes {
 		l := fmt.Sprintf("  hook_id=%s plugin_id=%s exit_code=%d", o.HookID, o.PluginID, o.ExitCode)
 		if o.Decision != "" {

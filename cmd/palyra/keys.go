@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/trust"
@@ -44,8 +45,9 @@ func (a *app) keysCommand() *cobra.Command {
 func (a *app) keysGenerateCommand() *cobra.Command {
 	var out, ref string
 	c := &cobra.Command{
-		Use:   "generate (--out FILE | --vault-ref signing/NAME)",
-		Short: "Make a new Ed25519 signing key, in a file (hex, mode 0600) or in the encrypted vault; never overwrites",
+		Use:     "generate (--out FILE | --vault-ref signing/NAME)",
+		Example: "  # a key in the encrypted vault (never on disk in clear)\n  palyra keys generate --vault-ref signing/acme\n\n  # a key file\n  palyra keys generate --out acme.key",
+		Short:   "Make a new Ed25519 signing key, in a file (hex, mode 0600) or in the encrypted vault; never overwrites",
 		Long: "generate makes a new Ed25519 signing key and prints its public key and key_id, never the key itself.\n\n" +
 			"--out FILE writes the seed as hex to a new file (mode 0600). --vault-ref signing/NAME stores it in the state directory's encrypted vault instead " +
 			"(the key is then never on disk in clear; package build, skills registry build and keys rotate read it with --signing-key-vault-ref / --old-key-vault-ref / --new-key-vault-ref). " +
@@ -87,7 +89,7 @@ func (a *app) keysGenerateCommand() *cobra.Command {
 					return err
 				}
 				r.VaultRef = name.String()
-				return a.emit(r, fmt.Sprintf("keys.generate vault_ref=%s public_key_hex=%s key_id=%s", r.VaultRef, r.PublicKeyHex, r.KeyID))
+				return a.emit(r, "keys.generate "+output.KV("vault_ref", r.VaultRef, "public_key_hex", r.PublicKeyHex, "key_id", r.KeyID))
 			}
 			if err := fsutil.WriteExclusive(out, seed, 0o600); err != nil {
 				if errors.Is(err, fs.ErrExist) {
@@ -95,7 +97,7 @@ func (a *app) keysGenerateCommand() *cobra.Command {
 				}
 				return fmt.Errorf("%w: %v", errIO, err)
 			}
-			return a.emit(r, fmt.Sprintf("keys.generate key_file=%s public_key_hex=%s key_id=%s", r.KeyFile, r.PublicKeyHex, r.KeyID))
+			return a.emit(r, "keys.generate "+output.KV("key_file", r.KeyFile, "public_key_hex", r.PublicKeyHex, "key_id", r.KeyID))
 		},
 	}
 	c.Flags().StringVar(&out, "out", "", "file to write the new key to (must not exist)")
@@ -106,9 +108,10 @@ func (a *app) keysGenerateCommand() *cobra.Command {
 func (a *app) keysPublicCommand() *cobra.Command {
 	key := keySource{what: "signing key", fileFlag: "key", vaultFlag: "vault-ref"}
 	c := &cobra.Command{
-		Use:   "public (--key FILE | --vault-ref SCOPE/KEY)",
-		Short: "Print the public key and key_id of a signing key",
-		Args:  noArgs,
+		Use:     "public (--key FILE | --vault-ref SCOPE/KEY)",
+		Example: "  palyra keys public --vault-ref signing/acme\n  palyra keys public --key acme.key -o json",
+		Short:   "Print the public key and key_id of a signing key",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			priv, err := key.load(cmd.Context(), a)
 			if err != nil {
@@ -116,7 +119,7 @@ func (a *app) keysPublicCommand() *cobra.Command {
 			}
 			pub := priv.Public().(ed25519.PublicKey)
 			r := keyReport{KeyFile: key.file, VaultRef: key.vaultRef, PublicKeyHex: hex.EncodeToString(pub), KeyID: artifact.KeyID(pub)}
-			return a.emit(r, fmt.Sprintf("keys.public public_key_hex=%s key_id=%s", r.PublicKeyHex, r.KeyID))
+			return a.emit(r, "keys.public "+output.KV("public_key_hex", r.PublicKeyHex, "key_id", r.KeyID))
 		},
 	}
 	key.register(c)
@@ -137,8 +140,9 @@ func (a *app) keysRotateCommand() *cobra.Command {
 	oldKey := keySource{what: "old key", fileFlag: "old-key", vaultFlag: "old-key-vault-ref"}
 	newKey := keySource{what: "new key", fileFlag: "new-key", vaultFlag: "new-key-vault-ref"}
 	c := &cobra.Command{
-		Use:   "rotate --publisher P (--old-key FILE | --old-key-vault-ref REF) (--new-key FILE | --new-key-vault-ref REF) --output FILE",
-		Short: "Sign a rotation statement that moves a publisher from its old key to a new one",
+		Use:     "rotate --publisher P (--old-key FILE | --old-key-vault-ref REF) (--new-key FILE | --new-key-vault-ref REF) --output FILE",
+		Example: "  palyra keys rotate --publisher acme --old-key-vault-ref signing/acme --new-key-vault-ref signing/acme-2026 --output rotation.json",
+		Short:   "Sign a rotation statement that moves a publisher from its old key to a new one",
 		Long: "rotate writes a rotation statement: a small document signed by the publisher's old key and countersigned by the new key.\n" +
 			"Give it to operators; `palyra trust rotate --statement FILE` then moves their trust store from the old key to the new one without hand-editing.\n\n" +
 			"Each key comes from a file or from the state directory's vault (signing/NAME, see palyra keys generate --vault-ref).",
@@ -166,7 +170,7 @@ func (a *app) keysRotateCommand() *cobra.Command {
 			oldPub := oldPriv.Public().(ed25519.PublicKey)
 			newPub := newPriv.Public().(ed25519.PublicKey)
 			r := rotationReport{Statement: out, Publisher: publisher, OldKeyID: artifact.KeyID(oldPub), NewKeyID: artifact.KeyID(newPub), NewPublicKeyHex: hex.EncodeToString(newPub)}
-			return a.emit(r, fmt.Sprintf("keys.rotate statement=%s publisher=%s old_key_id=%s new_key_id=%s", r.Statement, r.Publisher, r.OldKeyID, r.NewKeyID))
+			return a.emit(r, "keys.rotate "+output.KV("statement", r.Statement, "publisher", r.Publisher, "old_key_id", r.OldKeyID, "new_key_id", r.NewKeyID))
 		},
 	}
 	c.Flags().StringVar(&publisher, "publisher", "", "publisher whose key rotates")

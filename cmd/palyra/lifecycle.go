@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/audit"
@@ -54,6 +55,11 @@ type stateFlags struct {
 	// readOnly opens the local host read-only: the verb only looks (list,
 	// info) and leaves the state dir exactly as it was, or absent.
 	readOnly bool
+	// mustExist (implied by readOnly) refuses a state directory that does
+	// not exist with state_dir_missing, naming the path and what chose it:
+	// a verb that only looks would otherwise show a mistyped --state-dir
+	// as an empty host.
+	mustExist bool
 	// sources configures the local host's registry access (the verbs
 	// that fetch: outdated, update, apply, install from a source).
 	sources sourceFlags
@@ -70,7 +76,11 @@ func (s *stateFlags) register(c *cobra.Command, judges bool) {
 // $PALYRA_STATE_DIR, the per-user default) and the trust store
 // (--trust-store, $PALYRA_SKILLS_TRUST_STORE, the state directory's).
 func (a *app) resolveState(s *stateFlags) (statedir.Layout, string, error) {
-	layout, err := cliconfig.Layout(a.stateDir)
+	resolve := cliconfig.Layout
+	if s.readOnly || s.mustExist {
+		resolve = cliconfig.ExistingLayout
+	}
+	layout, err := resolve(a.stateDir)
 	if err != nil {
 		return statedir.Layout{}, "", err
 	}
@@ -196,8 +206,9 @@ func (a *app) installCommand() *cobra.Command {
 		from                     installSourceFlags
 	)
 	c := &cobra.Command{
-		Use:   "install (--artifact A | oci://REGISTRY/REPO:TAG|@sha256:HEX [--plain-http] | --registry-url URL --skill ID [--version V] [--registry-ca-cert PEM] | --registry-dir D --skill ID [--version V]) [--allow-tofu] [--trusted-publisher PUB=HEX...] [--force] [--accept-capabilities]",
-		Short: "Verify, audit and install a skill artifact",
+		Use:     "install (--artifact A | oci://REGISTRY/REPO:TAG|@sha256:HEX [--plain-http] | --registry-url URL --skill ID [--version V] [--registry-ca-cert PEM] | --registry-dir D --skill ID [--version V]) [--allow-tofu] [--trusted-publisher PUB=HEX...] [--force] [--accept-capabilities]",
+		Example: "  # a file, pinning an unknown publisher on first use\n  palyra skills install --artifact acme.echo.palyra-skill --allow-tofu\n\n  # from an OCI registry\n  palyra skills install oci://ghcr.io/acme/echo:1.0.0\n\n  # from a signed registry index, the highest version\n  palyra skills install --registry-url https://skills.example.org --skill acme.echo",
+		Short:   "Verify, audit and install a skill artifact",
 		Long: "install verifies the artifact (signature and publisher trust), audits it, judges it against the operator profile, and installs it into the state directory with its inventory row and status in one transaction.\n\n" +
 			"A skill that fails the audit or the profile is still installed, but quarantined, with the reasons recorded: the command prints them and exits non-zero (audit_failed or policy_violation) so that it can be inspected and, once fixed or judged safe, enabled. " +
 			"A verification failure installs nothing. Re-installing an installed version needs --force. A new version that would be granted more than the current one (new hosts, secrets, storage, channels, higher quotas) is refused with the capability diff unless --accept-capabilities.\n\n" +
@@ -259,7 +270,7 @@ func (a *app) installCommand() *cobra.Command {
 				return ierr
 			}
 			if ierr != nil {
-				if !a.jsonOut {
+				if !a.structured() {
 					if err := a.emit(nil, installText(rep.InstallResult)); err != nil {
 						return err
 					}
@@ -298,10 +309,10 @@ func installText(r *install.InstallResult) string {
 		}
 	}
 	for _, l := range r.CapabilityDiff {
-		fmt.Fprintf(&b, "\n  capability_diff=%s", l)
+		fmt.Fprintf(&b, "\n  %s", output.KV("capability_diff", l))
 	}
 	for _, reason := range r.Reasons {
-		fmt.Fprintf(&b, "\n  reason=%s", reason)
+		fmt.Fprintf(&b, "\n  %s", output.KV("reason", reason))
 	}
 	for _, s := range r.MissingSecrets {
 		fmt.Fprintf(&b, "\n  missing_secret=%s/%s (set it with: palyra secrets set %s/%s)", s.Scope, s.Key, s.Scope, s.Key)
@@ -316,20 +327,16 @@ type listReport struct {
 	Entries    []install.Listing `json:"entries"`
 }
 
-func listingText(l install.Listing) string {
-	return fmt.Sprintf("skill_id=%s version=%s publisher=%s install_state=%s status=%s eligibility=%s trust_decision=%s tool_count=%d payload_sha256=%s",
-		l.SkillID, l.Version, l.Publisher, l.InstallState, l.Status, l.Eligibility.Status, l.TrustDecision, l.ToolCount, l.PayloadSHA256)
-}
-
 func (a *app) listCommand() *cobra.Command {
 	var (
 		opts host.ListRequest
 		sf   = stateFlags{readOnly: true}
 	)
 	c := &cobra.Command{
-		Use:   "list [--publisher P] [--current-only] [--quarantined-only] [--eligible-only]",
-		Short: "List installed skill versions with their status and eligibility",
-		Args:  noArgs,
+		Use:     "list [--publisher P] [--current-only] [--quarantined-only] [--eligible-only]",
+		Example: "  palyra skills list\n  palyra skills list --quarantined-only -o wide\n  palyra skills list -o yaml",
+		Short:   "List installed skill versions with their status and eligibility",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sv, err := a.service(cmd, &sf, stateLocalFlags...)
 			if err != nil {
@@ -345,11 +352,18 @@ func (a *app) listCommand() *cobra.Command {
 				r.Entries = []host.SkillListing{}
 			}
 			r.Count = len(r.Entries)
-			lines := []string{fmt.Sprintf("skills.list skills_root=%s count=%d", r.SkillsRoot, r.Count)}
-			for _, e := range r.Entries {
-				lines = append(lines, "  "+listingText(e))
+			text := listTable(r.Entries, a.wide())
+			if r.Count == 0 {
+				text = "No skills installed"
+				if opts != (host.ListRequest{}) {
+					text = "No installed skill matches the filters"
+				}
+				if r.SkillsRoot != "" {
+					text += " (skills root " + output.Quote(r.SkillsRoot) + ")"
+				}
+				text += "."
 			}
-			return a.emit(r, strings.Join(lines, "\n"))
+			return a.emit(r, text)
 		},
 	}
 	f := c.Flags()
@@ -367,9 +381,10 @@ func (a *app) infoCommand() *cobra.Command {
 		sf      = stateFlags{readOnly: true}
 	)
 	c := &cobra.Command{
-		Use:   "info SKILL_ID [--version V]",
-		Short: "Show an installed skill version: record, status, manifest, signature, entries, history",
-		Args:  exactArgs(1),
+		Use:     "info SKILL_ID [--version V]",
+		Example: "  # the record, its tools and grants\n  palyra skills info acme.echo\n  palyra skills info acme.echo --version 1.0.0 -o json",
+		Short:   "Show an installed skill version: record, status, manifest, signature, entries, history",
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sv, err := a.service(cmd, &sf, stateLocalFlags...)
 			if err != nil {
@@ -380,28 +395,18 @@ func (a *app) infoCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			lines := []string{"skills.info " + listingText(info.Inventory) + " cached_artifact_path=" + info.CachedArtifactPath}
-			if info.Inventory.RuntimeStatus.Reason != "" {
-				lines = append(lines, "  reason="+info.Inventory.RuntimeStatus.Reason)
-			}
-			if info.ArtifactError != "" {
-				lines = append(lines, fmt.Sprintf("  artifact_error=%s [%s]", info.ArtifactError, info.ArtifactErrorCode))
-			}
-			for _, h := range info.HeldBack {
-				lines = append(lines, fmt.Sprintf("  held_back version=%s status=%s code=%s message=%s", h.Version, h.Status, h.Code, h.Message))
-			}
-			for _, e := range info.ArtifactEntries {
-				lines = append(lines, fmt.Sprintf("  %s %8d %s", e.SHA256, e.Bytes, e.Path))
-			}
 			// The skill's sidecars (a daemon's; none in a local command,
 			// which runs no tool) with their hardening.
-			states, _ := sv.Sidecars(cmd.Context())
-			for _, st := range states {
-				if st.SkillID == args[0] {
-					lines = append(lines, sidecarText(st))
+			var mine []host.SidecarState
+			if !a.structured() {
+				states, _ := sv.Sidecars(cmd.Context())
+				for _, st := range states {
+					if st.SkillID == info.Inventory.SkillID {
+						mine = append(mine, st)
+					}
 				}
 			}
-			return a.emit(info, strings.Join(lines, "\n"))
+			return a.emit(info, infoText(info, mine, a.wide()))
 		},
 	}
 	c.Flags().StringVar(&version, "version", "", "version (default: the current one)")
@@ -437,11 +442,12 @@ type checkReport struct {
 func (a *app) checkCommand() *cobra.Command {
 	var (
 		version string
-		sf      stateFlags
+		sf      = stateFlags{mustExist: true}
 	)
 	c := &cobra.Command{
-		Use:   "check [SKILL_ID] [--version V]",
-		Short: "Re-check installed skills (trust, audit, policy, eligibility) without changing them",
+		Use:     "check [SKILL_ID] [--version V]",
+		Example: "  palyra skills check\n  palyra skills check acme.echo --version 1.0.0",
+		Short:   "Re-check installed skills (trust, audit, policy, eligibility) without changing them",
 		Long: "check re-verifies the installed artifact against the trust store (no trust on first use), audits it, judges it against the profile and reads its status. " +
 			"check_status is ready only when all of them pass and the version may run; otherwise blocked, with the reasons. Without SKILL_ID every skill's current version is checked. It fails with skill_not_found when nothing matches. It is local-only (refused with --url): the daemon has no check API.",
 		Args: maxArgs(1),
@@ -465,16 +471,25 @@ func (a *app) checkCommand() *cobra.Command {
 				return err
 			}
 			r := checkReport{SkillsRoot: in.Layout().SkillsDir(), Count: len(results), Results: results}
-			lines := []string{fmt.Sprintf("skills.check count=%d", r.Count)}
+			t := output.NewTable(output.Column{Header: "skill"}, output.Column{Header: "version"}, output.Column{Header: "check"},
+				output.Column{Header: "trusted"}, output.Column{Header: "audit"}, output.Column{Header: "status"}, output.Column{Header: "eligibility"})
+			var why []string
 			for _, res := range results {
-				lines = append(lines, fmt.Sprintf("  skill_id=%s version=%s check_status=%s trust_accepted=%t audit_passed=%t quarantine_required=%t status=%s eligibility=%s",
-					res.Inventory.SkillID, res.Inventory.Version, res.CheckStatus, res.TrustAccepted, res.AuditPassed, res.QuarantineRequired,
-					res.Inventory.Status, res.Inventory.Eligibility.Status))
+				audit := "passed"
+				if !res.AuditPassed {
+					audit = "failed"
+				}
+				t.Row(res.Inventory.SkillID, res.Inventory.Version, res.CheckStatus, res.TrustAccepted, audit,
+					res.Inventory.Status, res.Inventory.Eligibility.Status)
 				for _, reason := range res.Reasons {
-					lines = append(lines, "    reason="+reason)
+					why = append(why, res.Inventory.SkillID+" "+res.Inventory.Version+": "+reason)
 				}
 			}
-			return a.emit(r, strings.Join(lines, "\n"))
+			text := t.String(a.wide())
+			if len(why) > 0 {
+				text += "\nReasons:\n  " + strings.Join(why, "\n  ")
+			}
+			return a.emit(r, text)
 		},
 	}
 	c.Flags().StringVar(&version, "version", "", "version (default: the current one)")
@@ -488,9 +503,10 @@ func (a *app) verifyCommand() *cobra.Command {
 		sf      stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "verify SKILL_ID [--version V]",
-		Short: "Re-verify an installed artifact against the trust store and record the decision",
-		Args:  exactArgs(1),
+		Use:     "verify SKILL_ID [--version V]",
+		Example: "  palyra skills verify acme.echo",
+		Short:   "Re-verify an installed artifact against the trust store and record the decision",
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sv, err := a.service(cmd, &sf, stateLocalFlags...)
 			if err != nil {
@@ -501,8 +517,7 @@ func (a *app) verifyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(v, fmt.Sprintf("skills.verify skill_id=%s version=%s trust_decision=%s payload_sha256=%s",
-				v.SkillID, v.Version, v.TrustDecision, v.PayloadSHA256))
+			return a.emit(v, "skills.verify "+output.KV("skill_id", v.SkillID, "version", v.Version, "trust_decision", v.TrustDecision, "payload_sha256", v.PayloadSHA256))
 		},
 	}
 	c.Flags().StringVar(&version, "version", "", "version (default: the current one)")
@@ -534,8 +549,9 @@ func (a *app) auditCommand() *cobra.Command {
 		sf            stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "audit [SKILL_ID [--version V] | --artifact A [--allow-tofu]]",
-		Short: "Audit installed skills or an artifact; changes no status",
+		Use:     "audit [SKILL_ID [--version V] | --artifact A [--allow-tofu]]",
+		Example: "  palyra skills audit\n  palyra skills audit acme.echo\n  palyra skills audit --artifact acme.echo.palyra-skill --allow-tofu",
+		Short:   "Audit installed skills or an artifact; changes no status",
 		Long: "audit runs the static security audit and the operator profile on an artifact (--artifact) or on installed versions (SKILL_ID, or every current version). " +
 			"It prints the reports and exits non-zero (audit_failed or policy_violation) when any would be quarantined, but changes no status: that is what skills reaudit does. " +
 			"With --url the daemon audits installed versions with its trust store and profile; --artifact is local-only.",
@@ -570,6 +586,9 @@ func (a *app) auditCommand() *cobra.Command {
 				res.Artifact = path
 				r.Audits = append(r.Audits, res)
 			} else {
+				// Installed versions are read from the state directory:
+				// one that does not exist is refused, not shown as empty.
+				sf.mustExist = true
 				sv, err := a.service(cmd, &sf, stateLocalFlags...)
 				if err != nil {
 					return err
@@ -581,7 +600,9 @@ func (a *app) auditCommand() *cobra.Command {
 				}
 			}
 			var failed error
-			lines := []string{""}
+			t := output.NewTable(output.Column{Header: "skill"}, output.Column{Header: "version"}, output.Column{Header: "passed"},
+				output.Column{Header: "quarantine"}, output.Column{Header: "source"})
+			var why []string
 			for _, res := range r.Audits {
 				r.Summary.Audited++
 				if res.QuarantineRequired {
@@ -592,24 +613,30 @@ func (a *app) auditCommand() *cobra.Command {
 				}
 				r.Summary.FailedChecks += len(res.Report.FailedChecks())
 				r.Summary.Warnings += len(res.Report.WarningChecks())
-				lines = append(lines, fmt.Sprintf("  source=%s skill_id=%s version=%s passed=%t quarantine_required=%t",
-					res.Source, res.SkillID, res.Version, res.Passed, res.QuarantineRequired))
+				t.Row(res.SkillID, res.Version, res.Passed, res.QuarantineRequired, res.Source)
 				for _, reason := range res.Reasons {
-					lines = append(lines, "    reason="+reason)
+					why = append(why, res.SkillID+" "+res.Version+": "+reason)
 				}
 			}
-			lines[0] = fmt.Sprintf("skills.audit audited=%d quarantine_required=%d failed_checks=%d warnings=%d",
+			text := fmt.Sprintf("%d audited, %d would be quarantined, %d failed checks, %d warnings\n",
 				r.Summary.Audited, r.Summary.QuarantineRequired, r.Summary.FailedChecks, r.Summary.Warnings)
-			if r.Message != "" {
-				lines = append(lines, "  message="+r.Message)
+			if t.Len() > 0 {
+				text += t.String(a.wide())
 			}
+			if len(why) > 0 {
+				text += "Reasons:\n  " + strings.Join(why, "\n  ")
+			}
+			if r.Message != "" {
+				text += r.Message
+			}
+			lines := []string{strings.TrimRight(text, "\n")}
 			if failed != nil {
-				if !a.jsonOut {
+				if !a.structured() {
 					if err := a.emit(nil, strings.Join(lines, "\n")); err != nil {
 						return err
 					}
 				}
-				return &detailedError{err: fmt.Errorf("palyra: %d of %d audited would be quarantined: %w", r.Summary.QuarantineRequired, r.Summary.Audited, failed), details: r}
+				return &detailedError{err: fmt.Errorf("%d of %d audited would be quarantined: %w", r.Summary.QuarantineRequired, r.Summary.Audited, failed), details: r}
 			}
 			return a.emit(r, strings.Join(lines, "\n"))
 		},
@@ -671,10 +698,10 @@ func auditErr(res *install.AuditResult) error {
 }
 
 func statusText(verb string, r *install.StatusResult) string {
-	s := fmt.Sprintf("%s skill_id=%s version=%s status=%s previous_status=%s changed=%t reason=%s detected_at_ms=%d operator_principal=%s",
-		verb, r.SkillID, r.Version, r.Status, r.PreviousStatus, r.Changed, r.Reason, r.DetectedAtMS, r.Principal)
+	s := verb + " " + output.KV("skill_id", r.SkillID, "version", r.Version, "status", r.Status, "previous_status", r.PreviousStatus,
+		"changed", r.Changed, "reason", r.Reason, "detected_at_ms", r.DetectedAtMS, "operator_principal", r.Principal)
 	if r.PreviousCurrent != "" {
-		s += fmt.Sprintf(" current=true previous_current=%s", r.PreviousCurrent)
+		s += " " + output.KV("current", true, "previous_current", r.PreviousCurrent)
 	}
 	return s
 }
@@ -694,6 +721,7 @@ func (s *statusFlags) register(c *cobra.Command, judges bool) {
 
 func (a *app) quarantineCommand() *cobra.Command {
 	c := a.simpleStatusCommand("quarantine SKILL_ID --reason R [--version V]", "Block an installed skill version from running",
+		"  palyra skills quarantine acme.echo --reason \"sends data to an unknown host\"",
 		"skill.quarantined", host.Service.Quarantine)
 	requireFlags(c, "reason")
 	return c
@@ -702,13 +730,14 @@ func (a *app) quarantineCommand() *cobra.Command {
 // simpleStatusCommand is a status change with no option of its own beyond
 // statusFlags (quarantine, disable): op is called with the skill, version
 // and reason, as who --principal names, and its result printed as event.
-func (a *app) simpleStatusCommand(use, short, event string,
+func (a *app) simpleStatusCommand(use, short, example, event string,
 	op func(sv host.Service, ctx context.Context, req host.StatusRequest) (*host.StatusResult, error)) *cobra.Command {
 	var sfl statusFlags
 	c := &cobra.Command{
-		Use:   use,
-		Short: short,
-		Args:  exactArgs(1),
+		Use:     use,
+		Example: example,
+		Short:   short,
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sv, err := a.service(cmd, &sfl.sf, stateLocalFlags...)
 			if err != nil {
@@ -732,8 +761,9 @@ func (a *app) enableCommand() *cobra.Command {
 		override bool
 	)
 	c := &cobra.Command{
-		Use:   "enable SKILL_ID [--override] --reason R [--version V]",
-		Short: "Let an installed skill version run again, after re-checking it",
+		Use:     "enable SKILL_ID [--override] --reason R [--version V]",
+		Example: "  palyra skills enable acme.echo --reason \"reviewed\"\n\n  # a quarantined version\n  palyra skills enable acme.echo --override --reason \"false positive, reviewed\"",
+		Short:   "Let an installed skill version run again, after re-checking it",
 		Long: "enable first re-verifies the installed artifact (no trust on first use), audits it and judges it against the profile; if any fails it refuses with that code (audit_failed, policy_violation, untrusted_publisher, ...) and nothing changes. " +
 			"A quarantined version also needs --override (else override_required).\n\n" +
 			"A version an upgrade held back (it failed its checks while an active version was current; skills info lists it) is made current only this way: enable --version V, once its checks pass, makes it active and current in one step.",
@@ -759,6 +789,7 @@ func (a *app) enableCommand() *cobra.Command {
 func (a *app) disableCommand() *cobra.Command {
 	return a.simpleStatusCommand("disable SKILL_ID [--reason R] [--version V]",
 		"Turn an installed skill version off (a quarantined one stays quarantined)",
+		"  palyra skills disable acme.echo --reason \"not needed this week\"",
 		"skill.disabled", host.Service.Disable)
 }
 
@@ -771,7 +802,7 @@ type removeReport struct {
 }
 
 func removeText(r *host.RemoveResult) string {
-	t := fmt.Sprintf("skill.removed skill_id=%s versions=%s current=%s storage_purged=%t", r.SkillID, strings.Join(r.Versions, ","), r.Current, r.StoragePurged)
+	t := "skill.removed " + output.KV("skill_id", r.SkillID, "versions", strings.Join(r.Versions, ","), "current", r.Current, "storage_purged", r.StoragePurged)
 	if r.PurgedUsage != nil {
 		t += fmt.Sprintf(" purged_keys=%d purged_bytes=%d", r.PurgedUsage.Keys, r.PurgedUsage.Bytes)
 	}
@@ -785,8 +816,9 @@ func (a *app) removeCommand() *cobra.Command {
 		sf      stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "remove SKILL_ID [--version V] [--purge-storage]",
-		Short: "Uninstall a skill version, or every version without --version",
+		Use:     "remove SKILL_ID [--version V] [--purge-storage]",
+		Example: "  palyra skills remove acme.echo --version 1.0.0\n  palyra skills remove acme.echo --purge-storage",
+		Short:   "Uninstall a skill version, or every version without --version",
 		Long: "remove deletes the inventory rows (journaling skill.removed, with --principal) and then the files; the next highest version (one an upgrade held back only when no other is left) becomes current. Status rows and history stay, so a quarantined version is still quarantined if installed again. The trust store is left alone.\n\n" +
 			"The skill's key-value storage is shared by all its versions and kept by default. With --purge-storage it is deleted once no version of the skill is left, and the output reports storage_purged and the keys and bytes purged; " +
 			"--purge-storage with a --version that leaves other versions installed is refused (purge_needs_all_versions) before anything is removed.",
@@ -813,8 +845,9 @@ func (a *app) removeCommand() *cobra.Command {
 func (a *app) reauditCommand() *cobra.Command {
 	var sf stateFlags
 	c := &cobra.Command{
-		Use:   "reaudit",
-		Short: "Re-check every installed version and quarantine what now fails",
+		Use:     "reaudit",
+		Example: "  palyra skills reaudit",
+		Short:   "Re-check every installed version and quarantine what now fails",
 		Long: "reaudit re-verifies every installed artifact (its SHA-256, signature and publisher trust, without trust on first use), audits it and judges it against the profile, and quarantines each version that fails (principal system:reaudit). " +
 			"It only ever moves towards quarantine.",
 		Args: noArgs,
@@ -828,15 +861,24 @@ func (a *app) reauditCommand() *cobra.Command {
 			if rep == nil {
 				return err
 			}
-			lines := []string{fmt.Sprintf("skills.reaudit checked=%d passed=%d quarantined=%d", rep.Checked, rep.Passed, rep.Quarantined)}
+			t := output.NewTable(output.Column{Header: "skill"}, output.Column{Header: "version"}, output.Column{Header: "passed"},
+				output.Column{Header: "before"}, output.Column{Header: "after"}, output.Column{Header: "quarantined"}, output.Column{Header: "code"})
 			for _, o := range rep.Outcomes {
-				lines = append(lines, fmt.Sprintf("  skill_id=%s version=%s passed=%t before=%s after=%s quarantined=%t code=%s",
-					o.SkillID, o.Version, o.Passed, o.Before, o.After, o.Quarantined, o.Code))
+				t.Row(o.SkillID, o.Version, o.Passed, o.Before, o.After, o.Quarantined, dashIfEmpty(o.Code))
+			}
+			text := fmt.Sprintf("%d checked, %d passed, %d quarantined\n", rep.Checked, rep.Passed, rep.Quarantined)
+			if len(rep.Outcomes) > 0 {
+				text += t.String(a.wide())
 			}
 			if err != nil {
+				if !a.structured() {
+					if perr := a.emit(nil, text); perr != nil {
+						return perr
+					}
+				}
 				return &detailedError{err: err, details: rep}
 			}
-			return a.emit(rep, strings.Join(lines, "\n"))
+			return a.emit(rep, text)
 		},
 	}
 	sf.register(c, true)

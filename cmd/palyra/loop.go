@@ -46,8 +46,9 @@ func (a *app) loopCommand() *cobra.Command {
 		timeout  time.Duration
 	)
 	c := &cobra.Command{
-		Use:   "loop --call SKILL:TOOL:INPUT_JSON... [--count N] [--interval D] [--sidecar PATH]",
-		Short: "Call tools round-robin in one host, printing one line per call",
+		Use:     "loop --call SKILL:TOOL:INPUT_JSON... [--count N] [--interval D] [--sidecar PATH]",
+		Example: "  palyra skills loop --call 'acme.echo:echo:{\"text\":\"hi\"}' --count 100 --interval 50ms",
+		Short:   "Call tools round-robin in one host, printing one line per call",
 		Long: "loop opens the host once and calls each --call target in turn, --count calls in all (0: until interrupted), waiting --interval between calls.\n\n" +
 			"It prints one line per call:\n  call=N skill=S tool=T ok=true|false code=C sidecar_pid=P ms=D\n" +
 			"and a line `sidecar skill=S pid=P` whenever a skill's sidecar is first seen or replaced. " +
@@ -109,7 +110,7 @@ func (a *app) loopCommand() *cobra.Command {
 					code = errcode.Of(err)
 				}
 				fmt.Fprintf(a.stdout, "call=%d skill=%s tool=%s ok=%t code=%s sidecar_pid=%d ms=%d\n", n, t.skill, t.tool, err == nil, code, pid, ms)
-				if err != nil && !a.jsonOut {
+				if err != nil && !a.structured() {
 					fmt.Fprintf(a.stderr, "call=%d error: %v\n", n, err)
 				}
 				if interval > 0 && (count <= 0 || n < count) {

@@ -3,8 +3,11 @@
 // gate, run, remove) and hook bindings. The lifecycle and hooks verbs work
 // on the state directory or, with --url, through a running palyra-host
 // daemon (host/daemon/client), with the same output. Every command takes
-// --json, exits 0 only on success, and reports failures with a stable error
-// code (`palyra error-codes` lists them all).
+// -o text|wide|json|yaml (--json is -o json; list commands print aligned
+// tables), exits 0 only on success, and reports failures on one line with
+// a stable error code (`palyra error-codes` lists them all) and a hint
+// naming the flag that resolves it. Shell completion (`palyra completion`)
+// offers the installed skill ids, versions and tool ids.
 package main
 
 import (

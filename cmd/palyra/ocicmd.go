@@ -1,11 +1,10 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/oci"
 )
@@ -23,8 +22,9 @@ type pushReport struct {
 func (a *app) pushCommand() *cobra.Command {
 	var plainHTTP bool
 	c := &cobra.Command{
-		Use:   "push ARTIFACT oci://REGISTRY/REPO[:TAG] [--plain-http]",
-		Short: "Push a signed .palyra-skill artifact to an OCI registry",
+		Use:     "push ARTIFACT oci://REGISTRY/REPO[:TAG] [--plain-http]",
+		Example: "  palyra skills push acme.echo-1.0.0.palyra-skill oci://ghcr.io/acme/echo:1.0.0",
+		Short:   "Push a signed .palyra-skill artifact to an OCI registry",
 		Long: "push inspects the artifact (a file that is not a valid signed artifact is refused) and pushes it as one OCI manifest " +
 			"(artifactType " + oci.ArtifactType + ") whose single layer is the file (" + oci.LayerMediaType + "), annotated with the skill id, version, publisher and payload hash. " +
 			"The tag defaults to the skill's version. It prints the reference with the manifest digest, which installs exactly these bytes.\n\n" +
@@ -41,7 +41,7 @@ func (a *app) pushCommand() *cobra.Command {
 				return err
 			}
 			rep := pushReport{Reference: p.Reference, Digest: p.Digest, Tag: p.Tag, SkillID: p.SkillID, Version: p.Version}
-			return a.emit(rep, fmt.Sprintf("skills.push reference=%s digest=%s tag=%s skill_id=%s version=%s", p.Reference, p.Digest, p.Tag, p.SkillID, p.Version))
+			return a.emit(rep, "skills.push "+output.KV("reference", p.Reference, "digest", p.Digest, "tag", p.Tag, "skill_id", p.SkillID, "version", p.Version))
 		},
 	}
 	c.Flags().BoolVar(&plainHTTP, "plain-http", false, "speak HTTP to the registry (loopback registries only)")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/inventory"
@@ -49,8 +50,9 @@ func (a *app) policySetCommand() *cobra.Command {
 		sf   stateFlags
 	)
 	c := &cobra.Command{
-		Use:   "set --profile FILE",
-		Short: "Replace the operator profile, live (through the daemon with --url; in a cluster, on every node)",
+		Use:     "set --profile FILE",
+		Example: "  palyra policy set --profile strict.toml",
+		Short:   "Replace the operator profile, live (through the daemon with --url; in a cluster, on every node)",
 		Long: "set validates the profile, writes it to the policy file (<state>/policy.toml, or the daemon's --policy) and makes it the profile the next install, enable, re-audit and call are judged by. " +
 			"It quarantines nothing by itself: an active skill the new profile no longer allows is refused at its next call and quarantined by the next re-audit.",
 		Args: noArgs,
@@ -68,13 +70,22 @@ func (a *app) policySetCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(res, fmt.Sprintf("policy.set path=%s sha256=%s", res.Path, res.SHA256))
+			return a.emit(res, "policy.set "+output.KV("path", res.Path, "sha256", res.SHA256))
 		},
 	}
 	c.Flags().StringVar(&file, "profile", "", "the new profile (TOML, as policy.toml)")
 	sf.register(c, false)
 	requireFlags(c, "profile")
 	return c
+}
+
+// profileHeader is the TOML comment policy show puts above the profile:
+// where it came from.
+func profileHeader(source string) string {
+	if source == "default" {
+		return "# operator profile: the built-in default\n"
+	}
+	return "# operator profile from " + source + "\n"
 }
 
 // policyShowReport is the result of policy show.
@@ -86,15 +97,23 @@ type policyShowReport struct {
 func (a *app) policyShowCommand() *cobra.Command {
 	var file string
 	c := &cobra.Command{
-		Use:   "show [--profile FILE]",
-		Short: "Print the effective operator profile, every key written out",
+		Use:     "show [--profile FILE]",
+		Example: "  palyra policy show\n  palyra policy show -o yaml",
+		Short:   "Print the effective operator profile, every key written out",
 		Long: "show prints the profile installs, enables and re-audits are judged by: --profile FILE, else <state>/policy.toml when it exists, else the built-in default profile. " +
-			"The text output is the profile as TOML; --json gives {source, profile}.",
+			"The text output is the profile as TOML (a file policy set --profile takes), headed by a comment naming where it came from; -o json|yaml gives {source, profile}.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			state, err := cliconfig.StateDir(a.stateDir)
 			if err != nil {
 				return err
+			}
+			if file == "" {
+				// The profile is the state directory's: one that does not
+				// exist is refused rather than shown as the default.
+				if _, err := cliconfig.ExistingLayout(a.stateDir); err != nil {
+					return err
+				}
 			}
 			prof, source, err := resolveProfile(state, file)
 			if err != nil {
@@ -104,7 +123,7 @@ func (a *app) policyShowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(policyShowReport{Source: source, Profile: m}, fmt.Sprintf("policy.show source=%s\n%s", source, data))
+			return a.emit(policyShowReport{Source: source, Profile: m}, profileHeader(source)+string(data))
 		},
 	}
 	c.Flags().StringVar(&file, "profile", "", "profile file (default <state>/policy.toml, else the built-in default)")
@@ -130,8 +149,9 @@ type policySkillCheck struct {
 func (a *app) policyCheckCommand() *cobra.Command {
 	var file string
 	c := &cobra.Command{
-		Use:   "check --profile FILE",
-		Short: "Validate a profile file and show which installed skills it would refuse",
+		Use:     "check --profile FILE",
+		Example: "  # which installed skills a new profile would block\n  palyra policy check --profile strict.toml",
+		Short:   "Validate a profile file and show which installed skills it would refuse",
 		Long: "check parses and validates the profile (a bad file fails with invalid_policy_profile, naming the key), " +
 			"then evaluates every installed version's manifest against it: the violations listed are what a re-audit under this profile would quarantine. " +
 			"It changes nothing.",
@@ -152,20 +172,24 @@ func (a *app) policyCheckCommand() *cobra.Command {
 			if r.Skills, err = evaluateInstalled(cmd.Context(), state, prof); err != nil {
 				return err
 			}
-			var lines []string
+			t := output.NewTable(output.Column{Header: "skill"}, output.Column{Header: "version"}, output.Column{Header: "allowed"})
+			var why []string
 			for _, s := range r.Skills {
 				r.SkillsChecked++
 				if !s.Allowed {
 					r.Violating++
 				}
-				lines = append(lines, fmt.Sprintf("  skill_id=%s version=%s allowed=%t", s.SkillID, s.Version, s.Allowed))
+				t.Row(s.SkillID, s.Version, s.Allowed)
 				for _, reason := range s.Reasons {
-					lines = append(lines, "    reason="+reason)
+					why = append(why, s.SkillID+" "+s.Version+": "+reason)
 				}
 			}
-			text := fmt.Sprintf("policy.check profile=%s valid=true skills_checked=%d violating=%d", file, r.SkillsChecked, r.Violating)
-			if len(lines) > 0 {
-				text += "\n" + strings.Join(lines, "\n")
+			text := fmt.Sprintf("%s is valid; %d installed version(s) checked, %d would be refused\n", output.Quote(file), r.SkillsChecked, r.Violating)
+			if t.Len() > 0 {
+				text += t.String(a.wide())
+			}
+			if len(why) > 0 {
+				text += "Violations:\n  " + strings.Join(why, "\n  ")
 			}
 			return a.emit(r, text)
 		},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,7 +15,8 @@ import (
 // TestReadOnlyCommandsWriteNothing: the commands that only look leave the
 // state directory exactly as they found it (every path, mode, size,
 // modification time and byte): on a state directory with an installed
-// skill and on one that does not exist, which they must not create.
+// skill and on one that does not exist, which they must not create (and
+// refuse with state_dir_missing, policy check with --profile aside).
 func TestReadOnlyCommandsWriteNothing(t *testing.T) {
 	t.Setenv(cliconfig.EnvSidecar, "")
 	unsetEnv(t, cliconfig.EnvTrustStore)
@@ -34,14 +36,16 @@ func TestReadOnlyCommandsWriteNothing(t *testing.T) {
 		// ("" = success).
 		absentCode string
 	}{
-		{name: "policy show", args: []string{"policy", "show", "--json"}},
+		{name: "policy show", args: []string{"policy", "show", "--json"}, absentCode: "state_dir_missing"},
 		{name: "policy check", args: []string{"policy", "check", "--profile", profile, "--json"}},
-		{name: "skills list", args: []string{"skills", "list", "--json"}},
-		{name: "skills list --eligible-only", args: []string{"skills", "list", "--eligible-only", "--json"}},
-		{name: "skills info", args: []string{"skills", "info", "acme.web", "--json"}, absentCode: "skill_not_found"},
-		{name: "skills check", args: []string{"skills", "check", "--json"}, absentCode: "skill_not_found"},
-		{name: "skills check SKILL_ID", args: []string{"skills", "check", "acme.web", "--json"}, absentCode: "skill_not_found"},
-		{name: "trust show", args: []string{"trust", "show", "--json"}},
+		{name: "skills list", args: []string{"skills", "list", "--json"}, absentCode: "state_dir_missing"},
+		{name: "skills list --eligible-only", args: []string{"skills", "list", "--eligible-only", "--json"}, absentCode: "state_dir_missing"},
+		{name: "skills info", args: []string{"skills", "info", "acme.web", "--json"}, absentCode: "state_dir_missing"},
+		{name: "skills check", args: []string{"skills", "check", "--json"}, absentCode: "state_dir_missing"},
+		{name: "skills check SKILL_ID", args: []string{"skills", "check", "acme.web", "--json"}, absentCode: "state_dir_missing"},
+		{name: "trust show", args: []string{"trust", "show", "--json"}, absentCode: "state_dir_missing"},
+		{name: "hooks list", args: []string{"hooks", "list", "--json"}, absentCode: "state_dir_missing"},
+		{name: "secrets list", args: []string{"secrets", "list", "--json"}, absentCode: "state_dir_missing"},
 	}
 	for _, state := range []struct {
 		name, dir string
@@ -64,7 +68,7 @@ func TestReadOnlyCommandsWriteNothing(t *testing.T) {
 					t.Fatalf("not JSON: %s", r.stdout)
 				}
 				// On the installed state the commands still see the skill.
-				if state.dir == installed && c.name != "policy show" && c.name != "skills list --eligible-only" && !strings.Contains(r.stdout, "acme") {
+				if state.dir == installed && !slices.Contains([]string{"policy show", "skills list --eligible-only", "hooks list", "secrets list"}, c.name) && !strings.Contains(r.stdout, "acme") {
 					t.Errorf("output does not show the installed skill or its publisher:\n%s", r.stdout)
 				}
 			})
@@ -97,7 +101,7 @@ func TestTrustStoreFromEnvironment(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(state, "skills", "trust-store.json")); !os.IsNotExist(err) {
 		t.Fatalf("the state directory's trust store was written: %v", err)
 	}
-	if r := cli(t, state, "", "trust", "show"); r.code != 0 || !strings.Contains(r.stdout, "trust_store="+envStore) || !strings.Contains(r.stdout, "acme") {
+	if r := cli(t, state, "", "trust", "show"); r.code != 0 || !strings.Contains(r.stdout, "Trust store: "+envStore+"\n") || !strings.Contains(r.stdout, "acme") {
 		t.Fatalf("trust show: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	var chk checkReport

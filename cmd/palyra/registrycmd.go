@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon/client"
 	"github.com/palyra-go/palyra/host/registry"
@@ -33,8 +34,9 @@ func (a *app) registryBuildCommand() *cobra.Command {
 		key            = keySource{what: "signing key", fileFlag: "signing-key", stdinFlag: "signing-key-stdin", vaultFlag: "signing-key-vault-ref"}
 	)
 	c := &cobra.Command{
-		Use:   "build --dir D (--signing-key FILE | --signing-key-stdin | --signing-key-vault-ref SCOPE/KEY) [--publisher P]",
-		Short: "Write a signed index.json over a directory of .palyra-skill files",
+		Use:     "build --dir D (--signing-key FILE | --signing-key-stdin | --signing-key-vault-ref SCOPE/KEY) [--publisher P]",
+		Example: "  palyra skills registry build --dir ./registry --signing-key-vault-ref signing/acme --publisher acme",
+		Short:   "Write a signed index.json over a directory of .palyra-skill files",
 		Long: "build scans --dir recursively for *.palyra-skill files (symbolic links are skipped), inspects each (any that fails aborts the build, naming it), " +
 			"and writes <dir>/index.json: Palyra's signed registry index, its entries sorted by skill id and version, each artifact named by its path relative to the directory.\n\n" +
 			"The index is signed with the key (32 raw bytes, or hex or standard base64 of the Ed25519 seed; from --signing-key FILE, --signing-key-stdin, or --signing-key-vault-ref SCOPE/KEY, the state directory's encrypted vault, see palyra keys generate --vault-ref) for --publisher, by default the one publisher of the artifacts. " +
@@ -60,8 +62,7 @@ func (a *app) registryBuildCommand() *cobra.Command {
 			}
 			s := built.Document.Signature
 			r := registryBuildReport{IndexPath: path, Entries: len(built.Document.Index.Entries), Publisher: s.Publisher, KeyID: s.KeyID, PayloadSHA: s.PayloadSHA256}
-			return a.emit(r, fmt.Sprintf("skills.registry.build index=%s entries=%d publisher=%s key_id=%s payload_sha256=%s",
-				r.IndexPath, r.Entries, r.Publisher, r.KeyID, r.PayloadSHA))
+			return a.emit(r, "skills.registry.build "+output.KV("index", r.IndexPath, "entries", r.Entries, "publisher", r.Publisher, "key_id", r.KeyID, "payload_sha256", r.PayloadSHA))
 		},
 	}
 	c.Flags().StringVar(&dir, "dir", "", "registry directory to scan and write index.json into")

@@ -40,8 +40,9 @@ func (a *app) runCommand() *cobra.Command {
 		timeout time.Duration
 	)
 	c := &cobra.Command{
-		Use:   "run <skill_id> <tool_id> --input JSON|@FILE [--timeout D] [--sidecar PATH]",
-		Short: "Call a tool of an installed skill in its sidecar",
+		Use:     "run <skill_id> <tool_id> --input JSON|@FILE [--timeout D] [--sidecar PATH]",
+		Example: "  palyra skills run acme.echo echo --input '{\"text\":\"hello\"}'\n  palyra skills run acme.echo echo --input @input.json -o json",
+		Short:   "Call a tool of an installed skill in its sidecar",
 		Long: "run calls one tool of the current version of an installed skill, in a palyra-sidecar process, and prints the tool's output (JSON); with --json it prints {output, stats}.\n\n" +
 			"Before the call the skill's status, its publisher's trust, its grants (manifest ∩ profile) and the input's schema are checked again; after it, the output is checked against the tool's output_schema.\n" +
 			"The sidecar binary is --sidecar, else $PALYRA_SIDECAR, else palyra-sidecar next to the palyra executable, else palyra-sidecar in $PATH (sidecar_not_found otherwise).\n" +
@@ -72,14 +73,14 @@ func (a *app) runCommand() *cobra.Command {
 			}
 			if err != nil {
 				if ran {
-					if !a.jsonOut && rep.ToolError != nil {
+					if !a.structured() && rep.ToolError != nil {
 						fmt.Fprintf(a.stderr, "tool error %s: %q\n", rep.ToolError.Code, rep.ToolError.Message)
 					}
 					return &detailedError{err: err, details: rep}
 				}
 				return err
 			}
-			if a.jsonOut {
+			if a.structured() {
 				return a.emit(rep, "")
 			}
 			var buf bytes.Buffer

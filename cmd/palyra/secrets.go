@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host/vault"
 	"github.com/spf13/cobra"
 )
@@ -44,8 +44,9 @@ func (a *app) secretsCommand() *cobra.Command {
 func (a *app) secretsSetCommand() *cobra.Command {
 	var keepNewline bool
 	c := &cobra.Command{
-		Use:   "set <scope>/<key> < VALUE",
-		Short: "Store a secret read from stdin (never from the command line)",
+		Use:     "set <scope>/<key> < VALUE",
+		Example: "  printf %s \"$TOKEN\" | palyra secrets set skill:acme.echo_http/api_token",
+		Short:   "Store a secret read from stdin (never from the command line)",
 		Long: "set stores the value piped on stdin under <scope>/<key>, for example\n\n" +
 			"  printf %s \"$TOKEN\" | palyra secrets set skill:acme.echo_http/api_token\n\n" +
 			"The scope is global, skill:<id>, principal:<id> or channel:<id>, or signing for a signing key's seed (no skill can be granted that scope; see palyra keys --help). One trailing newline (\\n or \\r\\n) is removed unless --keep-newline is given. " +
@@ -132,10 +133,16 @@ func (a *app) readSecretValue(keepNewline bool) ([]byte, error) {
 
 func (a *app) secretsListCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "list",
-		Short: "List stored secrets: names and update times, never values",
-		Args:  noArgs,
+		Use:     "list",
+		Example: "  palyra secrets list\n  palyra secrets list -o json",
+		Short:   "List stored secrets: names and update times, never values",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Listing only looks: a state directory that does not exist
+			// is refused rather than shown as an empty vault.
+			if _, err := cliconfig.ExistingLayout(a.stateDir); err != nil {
+				return err
+			}
 			v, err := a.openVault()
 			if err != nil {
 				return err
@@ -145,25 +152,27 @@ func (a *app) secretsListCommand() *cobra.Command {
 				return err
 			}
 			out := make([]secretReport, 0, len(list))
-			var text strings.Builder
+			t := output.NewTable(output.Column{Header: "name"}, output.Column{Header: "scope"}, output.Column{Header: "key"}, output.Column{Header: "updated"})
 			for _, e := range list {
 				r := newSecretReport(e)
 				out = append(out, r)
-				fmt.Fprintf(&text, "%s updated_at=%s\n", r.Name, r.UpdatedAt)
+				t.Row(r.Name, r.Scope, r.Key, r.UpdatedAt)
 			}
+			text := t.String(a.wide())
 			if len(list) == 0 {
-				text.WriteString("no secrets stored")
+				text = "No secrets stored."
 			}
-			return a.emit(out, text.String())
+			return a.emit(out, text)
 		},
 	}
 }
 
 func (a *app) secretsDeleteCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "delete <scope>/<key>",
-		Short: "Delete a stored secret",
-		Args:  exactArgs(1),
+		Use:     "delete <scope>/<key>",
+		Example: "  palyra secrets delete skill:acme.echo_http/api_token",
+		Short:   "Delete a stored secret",
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name, err := vault.ParseName(args[0])
 			if err != nil {

@@ -77,9 +77,12 @@ func TestSecretsSetListDelete(t *testing.T) {
 
 	r = cli(t, state, "", "secrets", "list")
 	r.noValue(t, value)
+	if !strings.HasPrefix(r.stdout, "NAME ") || !strings.Contains(r.stdout, " UPDATED\n") {
+		t.Errorf("list is not a table with a header:\n%s", r.stdout)
+	}
 	for _, n := range []string{name, "principal:admin:ops/api_token", "global/pem"} {
-		if !strings.Contains(r.stdout, n+" updated_at=") {
-			t.Errorf("list does not show %s:\n%s", n, r.stdout)
+		if !strings.Contains(r.stdout, "\n"+n+"  ") {
+			t.Errorf("list does not show %s on a row of its own:\n%s", n, r.stdout)
 		}
 	}
 	var list []secretReport

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/manifest"
@@ -158,10 +159,10 @@ func (a *app) packageBuildCommand() *cobra.Command {
 					r.Assets = append(r.Assets, name)
 				}
 			}
-			text := fmt.Sprintf("skills.package.build artifact=%s skill_id=%s publisher=%s version=%s payload_sha256=%s key_id=%s bytes=%d modules=%s assets=%d",
-				r.ArtifactPath, r.SkillID, r.Publisher, r.Version, r.PayloadSHA256, r.SignatureKeyID, r.ArtifactBytes, strings.Join(r.Modules, ","), len(r.Assets))
+			text := "skills.package.build " + output.KV("artifact", r.ArtifactPath, "skill_id", r.SkillID, "publisher", r.Publisher, "version", r.Version,
+				"payload_sha256", r.PayloadSHA256, "key_id", r.SignatureKeyID, "bytes", r.ArtifactBytes, "modules", strings.Join(r.Modules, ","), "assets", len(r.Assets))
 			if len(r.Generated) > 0 {
-				text += " generated=" + strings.Join(r.Generated, ",")
+				text += " " + output.KV("generated", strings.Join(r.Generated, ","))
 			}
 			for _, w := range r.Warnings {
 				text += "\n  warning " + w.Code + ": " + w.Message
@@ -251,8 +252,9 @@ func (a *app) packageVerifyCommand() *cobra.Command {
 		tf        trustFlags
 	)
 	c := &cobra.Command{
-		Use:   "verify --artifact A [--trust-store T] [--trusted-publisher PUB=HEX...] [--allow-tofu]",
-		Short: "Verify an artifact's structure, signature and publisher trust",
+		Use:     "verify --artifact A [--trust-store T] [--trusted-publisher PUB=HEX...] [--allow-tofu]",
+		Example: "  palyra skills package verify --artifact acme.echo.palyra-skill --allow-tofu",
+		Short:   "Verify an artifact's structure, signature and publisher trust",
 		Long: "verify runs every structural and signature check of inspect, then decides trust: an allowlisted key is accepted; a publisher pinned on first use must keep its key; " +
 			"an unknown publisher is refused unless --allow-tofu pins its key now (saved in the trust store).",
 		Args: noArgs,
@@ -269,8 +271,7 @@ func (a *app) packageVerifyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(rep, fmt.Sprintf("skills.package.verify accepted=%t skill_id=%s version=%s publisher=%s trust_decision=%s payload_sha256=%s warnings=%d",
-				rep.Accepted, rep.Manifest.SkillID, rep.Manifest.Version, rep.Manifest.Publisher, rep.TrustDecision, rep.PayloadSHA256, len(rep.ManifestWarnings)))
+			return a.emit(rep, "skills.package.verify "+output.KV("accepted", rep.Accepted, "skill_id", rep.Manifest.SkillID, "version", rep.Manifest.Version, "publisher", rep.Manifest.Publisher, "trust_decision", rep.TrustDecision, "payload_sha256", rep.PayloadSHA256, "warnings", len(rep.ManifestWarnings)))
 		},
 	}
 	c.Flags().StringVar(&path, "artifact", "", ".palyra-skill file")
@@ -304,9 +305,10 @@ type inspectedEntry struct {
 func (a *app) packageInspectCommand() *cobra.Command {
 	var path string
 	c := &cobra.Command{
-		Use:   "inspect --artifact A",
-		Short: "Check an artifact's structure and signature without a trust store",
-		Args:  noArgs,
+		Use:     "inspect --artifact A",
+		Example: "  palyra skills package inspect --artifact acme.echo.palyra-skill",
+		Short:   "Check an artifact's structure and signature without a trust store",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			data, err := readSmallFile(path, artifact.MaxArtifactBytes)
 			if err != nil {
@@ -322,16 +324,29 @@ func (a *app) packageInspectCommand() *cobra.Command {
 				PayloadSHA256: ins.PayloadSHA256, KeyID: ins.Signature.KeyID, PublicKeyHex: hex.EncodeToString(pub),
 				SignedAtUnixMS: ins.Signature.SignedAtUnixMS, ManifestWarnings: ins.Warnings, Manifest: ins.Manifest,
 			}
-			var lines []string
+			entries := output.NewTable(output.Column{Header: "path"}, output.Column{Header: "bytes"}, output.Column{Header: "sha256"})
 			for _, name := range slices.Sorted(maps.Keys(ins.Entries)) {
 				data := ins.Entries[name]
 				sum := sha256.Sum256(data)
 				e := inspectedEntry{Path: name, Bytes: len(data), SHA256: hex.EncodeToString(sum[:])}
 				r.Entries = append(r.Entries, e)
-				lines = append(lines, fmt.Sprintf("  %s %8d %s", e.SHA256, e.Bytes, e.Path))
+				entries.Row(e.Path, e.Bytes, e.SHA256)
 			}
-			text := fmt.Sprintf("skills.package.inspect artifact=%s skill_id=%s version=%s publisher=%s payload_sha256=%s key_id=%s entries=%d\n%s",
-				filepath.Base(path), r.SkillID, r.Version, r.Publisher, r.PayloadSHA256, r.KeyID, len(r.Entries), strings.Join(lines, "\n"))
+			bl := output.NewBlock()
+			bl.Field("Artifact", filepath.Base(path))
+			bl.Field("Skill", r.SkillID)
+			bl.Field("Version", r.Version)
+			bl.Field("Publisher", r.Publisher)
+			bl.Field("Key id", r.KeyID)
+			bl.Field("Signed", time.UnixMilli(r.SignedAtUnixMS).UTC().Format(time.RFC3339))
+			bl.Field("Payload sha256", r.PayloadSHA256)
+			tools := output.NewTable(output.Column{Header: "tool"}, output.Column{Header: "description"})
+			for _, tl := range ins.Manifest.Entrypoints.Tools {
+				tools.Row(tl.ID, tl.Description)
+			}
+			bl.Section("Tools", tools.String(false))
+			bl.Section("Entries", entries.String(false))
+			text := bl.String()
 			return a.emit(r, text)
 		},
 	}
@@ -342,16 +357,17 @@ func (a *app) packageInspectCommand() *cobra.Command {
 
 func (a *app) errorCodesCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "error-codes",
-		Short: "List every stable error code palyra can report",
-		Args:  noArgs,
+		Use:     "error-codes",
+		Example: "  palyra error-codes\n  palyra error-codes -o json",
+		Short:   "List every stable error code palyra can report",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			all := errcode.All()
-			var b strings.Builder
+			t := output.NewTable(output.Column{Header: "code"}, output.Column{Header: "message"})
 			for _, e := range all {
-				fmt.Fprintf(&b, "%-40s %s\n", e.Code, e.Message)
+				t.Row(e.Code, e.Message)
 			}
-			return a.emit(map[string]any{"codes": all}, b.String())
+			return a.emit(map[string]any{"codes": all}, t.String(a.wide()))
 		},
 	}
 }

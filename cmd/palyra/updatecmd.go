@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/inventory"
 )
@@ -16,8 +17,9 @@ func (a *app) outdatedCommand() *cobra.Command {
 		allowTOFU bool
 	)
 	c := &cobra.Command{
-		Use:   "outdated [SKILL_ID]",
-		Short: "List installed skills whose registry has a newer version",
+		Use:     "outdated [SKILL_ID]",
+		Example: "  palyra skills outdated\n  palyra skills outdated acme.echo -o json",
+		Short:   "List installed skills whose registry has a newer version",
 		Long: "outdated reads the source each installed skill came from (the signed registry index or the OCI repository recorded at install) and lists the skills with a newer version there. " +
 			"Skills installed from a file are not listed. A source that cannot be read is reported on its skill's line, with its error code. Nothing is changed.",
 		Args: cobra.MaximumNArgs(1),
@@ -35,7 +37,7 @@ func (a *app) outdatedCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(rep, outdatedText(rep))
+			return a.emit(rep, outdatedText(rep, a.wide()))
 		},
 	}
 	c.Flags().BoolVar(&allowTOFU, "allow-tofu", false, "pin a registry index's unknown key on first use")
@@ -44,22 +46,29 @@ func (a *app) outdatedCommand() *cobra.Command {
 	return c
 }
 
-func outdatedText(rep *host.OutdatedReport) string {
-	lines := []string{}
+// outdatedText is the text of skills outdated: one row per skill with a
+// registry source, its current and newest versions and where it looked;
+// a source that cannot be read says so in NOTE (-o wide: the message).
+func outdatedText(rep *host.OutdatedReport, wide bool) string {
+	if len(rep.Skills) == 0 {
+		return "No installed skill has a registry source."
+	}
+	t := output.NewTable(output.Column{Header: "skill"}, output.Column{Header: "current"}, output.Column{Header: "latest"},
+		output.Column{Header: "state"}, output.Column{Header: "source"}, output.Column{Header: "error", Wide: true})
 	n := 0
 	for _, s := range rep.Skills {
+		src := string(s.Source.Kind) + " " + s.Source.Ref
 		switch {
 		case s.Error != "":
-			lines = append(lines, fmt.Sprintf("  %s %s: source unreadable (%s): %s", s.SkillID, s.CurrentVersion, s.Code, s.Error))
+			t.Row(s.SkillID, s.CurrentVersion, "-", "source unreadable ("+s.Code+")", src, s.Error)
 		case s.Outdated:
 			n++
-			lines = append(lines, fmt.Sprintf("  %s %s -> %s (%s %s)", s.SkillID, s.CurrentVersion, s.LatestVersion, s.Source.Kind, s.Source.Ref))
+			t.Row(s.SkillID, s.CurrentVersion, s.LatestVersion, "outdated", src, "")
 		default:
-			lines = append(lines, fmt.Sprintf("  %s %s is the newest (%s %s)", s.SkillID, s.CurrentVersion, s.Source.Kind, s.Source.Ref))
+			t.Row(s.SkillID, s.CurrentVersion, s.LatestVersion, "newest", src, "")
 		}
 	}
-	head := fmt.Sprintf("skills.outdated checked=%d outdated=%d", len(rep.Skills), n)
-	return strings.Join(append([]string{head}, lines...), "\n")
+	return t.String(wide) + fmt.Sprintf("%d checked, %d outdated", len(rep.Skills), n)
 }
 
 // updateReport is the JSON of skills update: one result per skill.
@@ -74,8 +83,9 @@ func (a *app) updateCommand() *cobra.Command {
 		dryRun, accept, allowTOFU bool
 	)
 	c := &cobra.Command{
-		Use:   "update [SKILL_ID] [--version V] [--dry-run] [--accept-capabilities]",
-		Short: "Install the newer version of a skill from its registry, showing the capability diff first",
+		Use:     "update [SKILL_ID] [--version V] [--dry-run] [--accept-capabilities]",
+		Example: "  # what would change\n  palyra skills update --dry-run\n\n  # one skill to a given version\n  palyra skills update acme.echo --version 1.2.0",
+		Short:   "Install the newer version of a skill from its registry, showing the capability diff first",
 		Long: "update fetches the newest version (or --version) of a skill from the source it was installed from, and shows the version change and what the new version would be granted beyond the current one (new hosts, secrets, storage prefixes, channels, higher quotas) before anything changes. " +
 			"--dry-run stops there. An escalation is refused unless --accept-capabilities, as with install. The bytes shown are the bytes installed: the artifact is fetched once.\n\n" +
 			"Without SKILL_ID every outdated skill is updated, one after the other; the first failure stops the command.",
@@ -119,7 +129,7 @@ func (a *app) updateCommand() *cobra.Command {
 					lines = append(lines, updateText(res, err))
 				}
 				if err != nil {
-					if !a.jsonOut && len(lines) > 0 {
+					if !a.structured() && len(lines) > 0 {
 						if perr := a.emit(nil, strings.Join(lines, "\n")); perr != nil {
 							return perr
 						}
@@ -149,7 +159,7 @@ func updateText(r *host.UpdateResult, err error) string {
 	var b strings.Builder
 	switch {
 	case r.Reason != "":
-		fmt.Fprintf(&b, "skills.update skill_id=%s version=%s updated=false reason=%s", r.SkillID, r.FromVersion, r.Reason)
+		b.WriteString("skills.update " + output.KV("skill_id", r.SkillID, "version", r.FromVersion, "updated", false, "reason", r.Reason))
 	default:
 		fmt.Fprintf(&b, "skills.update skill_id=%s %s -> %s updated=%t dry_run=%t", r.SkillID, r.FromVersion, r.ToVersion, r.Updated, r.DryRun)
 		if r.Source.Ref != "" {

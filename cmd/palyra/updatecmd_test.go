@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ func TestOutdatedUpdateCLI(t *testing.T) {
 		out  string // stdout of a success, trimmed
 	}{
 		{args: []string{"outdated", "--json"}, out: `{"skills":[]}`},
-		{args: []string{"outdated"}, out: "skills.outdated checked=0 outdated=0"},
+		{args: []string{"outdated"}, out: "No installed skill has a registry source."},
 		{args: []string{"outdated", "--json", "test.hookprobe"}, code: exitFailure, err: "no_source"},
 		{args: []string{"outdated", "--json", "test.nothing"}, code: exitFailure, err: "skill_not_found"},
 		{args: []string{"update", "--json"}, out: `{"results":[]}`},
@@ -127,8 +128,8 @@ func TestUpdateFromRegistryCLI(t *testing.T) {
 	if _, err := cl.Install(context.Background(), host.InstallRequest{From: from, AllowTOFU: true}); err != nil {
 		t.Fatal(err)
 	}
-	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "checked=1 outdated=0") ||
-		!strings.Contains(r.stdout, "test.hookprobe 1.0.0 is the newest") {
+	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "1 checked, 0 outdated") ||
+		!regexp.MustCompile(`\ntest\.hookprobe +1\.0\.0 +1\.0\.0 +newest +local_registry `).MatchString(r.stdout) {
 		t.Errorf("outdated at the newest: exit %d\n%s", r.code, r.stdout)
 	}
 	if r := both("update", "test.hookprobe"); r.code != 0 || !strings.Contains(r.stdout, "updated=false reason=already_current") {
@@ -136,8 +137,8 @@ func TestUpdateFromRegistryCLI(t *testing.T) {
 	}
 
 	publishProbe(t, reg, "1.1.0", 4000)
-	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "checked=1 outdated=1") ||
-		!strings.Contains(r.stdout, "test.hookprobe 1.0.0 -> 1.1.0 (local_registry ") {
+	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "1 checked, 1 outdated") ||
+		!regexp.MustCompile(`\ntest\.hookprobe +1\.0\.0 +1\.1\.0 +outdated +local_registry `).MatchString(r.stdout) {
 		t.Errorf("outdated: exit %d\n%s", r.code, r.stdout)
 	}
 	// Without an id: every outdated skill; the escalation is refused.
@@ -176,7 +177,7 @@ func TestUpdateFromRegistryCLI(t *testing.T) {
 	if r := remote("update", "test.hookprobe", "--accept-capabilities"); r.code != 0 || !strings.Contains(r.stdout, "1.0.0 -> 1.1.0 updated=true") {
 		t.Fatalf("update: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "checked=1 outdated=0") {
+	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "1 checked, 0 outdated") {
 		t.Errorf("outdated after the update: exit %d\n%s", r.code, r.stdout)
 	}
 
@@ -184,7 +185,7 @@ func TestUpdateFromRegistryCLI(t *testing.T) {
 	if err := os.Remove(filepath.Join(reg, registry.IndexFile)); err != nil {
 		t.Fatal(err)
 	}
-	if r := both("outdated"); r.code != 0 || !strings.Contains(r.stdout, "test.hookprobe 1.1.0: source unreadable (") {
+	if r := both("outdated"); r.code != 0 || !regexp.MustCompile(`\ntest\.hookprobe +1\.1\.0 +- +"source unreadable \(`).MatchString(r.stdout) {
 		t.Errorf("outdated of an unreadable source: exit %d\n%s", r.code, r.stdout)
 	}
 	if r := both("update"); r.code != 0 || !strings.Contains(r.stdout, "skill_id=test.hookprobe skipped: source unreadable (") ||

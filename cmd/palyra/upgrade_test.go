@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -24,8 +25,8 @@ func TestHeldBackUpgrade(t *testing.T) {
 		t.Fatalf("install 1.1.0: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	r = cli(t, state, "", "skills", "info", "acme.up")
-	if r.code != 0 || !strings.Contains(r.stdout, "version=1.0.0") ||
-		!strings.Contains(r.stdout, "held_back version=1.1.0 status=quarantined code=audit_failed message=") {
+	if r.code != 0 || !regexp.MustCompile(`(?m)^Version: +1\.0\.0$`).MatchString(r.stdout) ||
+		!regexp.MustCompile(`Held back:\n  VERSION +STATUS +CODE +MESSAGE\n  1\.1\.0 +quarantined +audit_failed +\S`).MatchString(r.stdout) {
 		t.Fatalf("info: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	r = cli(t, state, "", "skills", "enable", "acme.up", "--version", "1.1.0", "--reason", "try", "--json")

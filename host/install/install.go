@@ -361,7 +361,7 @@ func (t *installation) checkInstalled(ctx context.Context) error {
 		}
 	}
 	if t.same != nil && !t.opts.Force {
-		return fmt.Errorf("install: %s %s: %w (use force to reinstall)", t.id, t.version, ErrAlreadyInstalled)
+		return fmt.Errorf("install: %s %s: %w (reinstalling needs force: --force in the CLI, \"force\": true in the API)", t.id, t.version, ErrAlreadyInstalled)
 	}
 	res := t.res
 	res.EventKind = inventory.EventInstalled

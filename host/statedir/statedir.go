@@ -10,6 +10,12 @@ import (
 // ErrInvalid reports a state location that cannot be used.
 var ErrInvalid = errcode.New("invalid_state_dir", "invalid state directory location")
 
+// ErrMissing reports a state directory that does not exist where a command
+// that only reads it was pointed: the commands that write create it, the
+// ones that only look refuse rather than show an empty state (a mistyped
+// --state-dir would otherwise look like a host with nothing installed).
+var ErrMissing = errcode.New("state_dir_missing", "state directory does not exist")
+
 // Sources are what Resolve chooses the state directory from. A command fills
 // them from its flags and its environment; library code passes only
 // Explicit.

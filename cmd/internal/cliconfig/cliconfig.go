@@ -25,6 +25,7 @@ package cliconfig
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,6 +72,42 @@ func StateDir(flag string) (string, error) {
 		src.Home = home
 	}
 	return statedir.Resolve(src)
+}
+
+// StateDirOrigin says what chose the state directory StateDir(flag)
+// returns, for messages: "--state-dir", "$PALYRA_STATE_DIR", or the
+// default location.
+func StateDirOrigin(flag string) string {
+	switch {
+	case flag != "":
+		return "--state-dir"
+	case os.Getenv(EnvStateDir) != "":
+		return "$" + EnvStateDir
+	case os.Getenv("XDG_STATE_HOME") != "" && filepath.IsAbs(os.Getenv("XDG_STATE_HOME")):
+		return "the default location ($XDG_STATE_HOME/palyra)"
+	}
+	return "the default location (~/.local/state/palyra)"
+}
+
+// ExistingLayout is Layout for the commands that only read the state
+// directory: it fails with statedir.ErrMissing, naming the path and what
+// chose it, when the directory does not exist (and creates nothing).
+func ExistingLayout(flag string) (statedir.Layout, error) {
+	l, err := Layout(flag)
+	if err != nil {
+		return l, err
+	}
+	fi, err := os.Stat(l.Dir())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return statedir.Layout{}, fmt.Errorf("%w: %s (set by %s); check the path, or install a skill there first (commands that write create it)",
+			statedir.ErrMissing, l.Dir(), StateDirOrigin(flag))
+	case err != nil:
+		return statedir.Layout{}, fmt.Errorf("%w: %v", statedir.ErrInvalid, err)
+	case !fi.IsDir():
+		return statedir.Layout{}, fmt.Errorf("%w: %s (set by %s) is not a directory", statedir.ErrInvalid, l.Dir(), StateDirOrigin(flag))
+	}
+	return l, nil
 }
 
 // Layout returns the layout of the state directory StateDir(flag) names.

@@ -1,0 +1,33 @@
+package main
+
+// cliHints are what to do about an error, in the CLI's terms: the exact
+// flag or setting that resolves it. The host's messages are shared with the
+// HTTP API and the console, which have no flags, so the CLI adds these
+// itself (reportError prints them as "hint:" and in the JSON error's hint).
+var cliHints = map[string]string{
+	"already_installed":              "use --force to reinstall this version",
+	"override_required":              "use --override --reason R to enable a quarantined version",
+	"capability_escalation":          "review the capability diff, then use --accept-capabilities",
+	"capabilities_not_accepted":      "review the capability diff, then use --accept-capabilities",
+	"untrusted_publisher":            "use --allow-tofu to pin the publisher's key on first use, or --trusted-publisher PUBLISHER=PUBLIC_KEY_HEX to allowlist it",
+	"registry_trust_required":        "use --allow-tofu to pin the index key on first use, or allowlist it with --trusted-publisher PUBLISHER=PUBLIC_KEY_HEX",
+	"purge_needs_all_versions":       "drop --version to remove every version, or drop --purge-storage to keep the storage",
+	"sidecar_not_found":              "give --sidecar PATH or set $PALYRA_SIDECAR (go build -o bin/ ./cmd/palyra-sidecar builds it)",
+	"state_dir_missing":              "give the right --state-dir (or $PALYRA_STATE_DIR)",
+	"invalid_state_dir":              "give --state-dir DIR (or $PALYRA_STATE_DIR) as an absolute path",
+	"daemon_unreachable":             "check --url (or $PALYRA_DAEMON_URL) and that palyra-host serve is running; unset it to work on the state directory",
+	"unauthorized":                   "give the daemon's admin token with --token (or $PALYRA_ADMIN_TOKEN)",
+	"vault_key_missing":              "set $PALYRA_VAULT_KEY (base64 of 32 bytes) or $PALYRA_VAULT_KEY_COMMAND",
+	"vault_key_mismatch":             "set $PALYRA_VAULT_KEY (or $PALYRA_VAULT_KEY_COMMAND) to the key the vault was made with",
+	"oci_plain_http_refused":         "--plain-http is for loopback registries only; use https",
+	"oci_unauthorized":               "log in with docker login (the credentials come from $DOCKER_CONFIG/config.json)",
+	"registry_insecure_url":          "use an https:// --registry-url, or --registry-dir for a local index",
+	"key_exists":                     "choose another --out (an existing key is never overwritten)",
+	"skill_quarantined":              "see why with palyra skills info SKILL_ID; once fixed, palyra skills enable SKILL_ID --override --reason R",
+	"skill_disabled":                 "palyra skills enable SKILL_ID --reason R",
+	"trusted_publisher_key_mismatch": "the artifact is signed by another key than the allowlisted one; if the publisher rotated it, apply its statement with palyra trust rotate --statement FILE",
+	"tofu_key_mismatch":              "the publisher's key changed since it was pinned; if it rotated it, apply its statement with palyra trust rotate --statement FILE",
+}
+
+// hintFor is the CLI's hint for an error code, "" when there is none.
+func hintFor(code string) string { return cliHints[code] }
