@@ -2591,7 +2591,8 @@ type RunInlineRequest struct {
 	// module_name names the module in messages (optional).
 	ModuleName string `protobuf:"bytes,2,opt,name=module_name,json=moduleName,proto3" json:"module_name,omitempty"`
 	// manifest is the skill.toml the module runs under; empty: one tool,
-	// tool_id, with no schemas, no capabilities and the default quotas.
+	// tool_id ("<publisher>.<name>"), any JSON in and out, no capabilities
+	// and the default quotas.
 	Manifest  string `protobuf:"bytes,3,opt,name=manifest,proto3" json:"manifest,omitempty"`
 	ToolId    string `protobuf:"bytes,4,opt,name=tool_id,json=toolId,proto3" json:"tool_id,omitempty"`
 	InputJson []byte `protobuf:"bytes,5,opt,name=input_json,json=inputJson,proto3" json:"input_json,omitempty"`
