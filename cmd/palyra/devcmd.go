@@ -150,7 +150,6 @@ func (a *app) devRunOnce(ctx context.Context, sv *service, p *devProject, req ho
 // project's files, until ctx ends (Ctrl-C), which ends it without error.
 // A failed build or run is reported on stderr and the watch goes on.
 func (a *app) devWatch(ctx context.Context, sv *service, p *devProject, req host.InlineRunRequest, interval time.Duration) error {
-	snap := p.snapshot()
 	for {
 		if err := p.build(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -164,36 +163,33 @@ func (a *app) devWatch(ctx context.Context, sv *service, p *devProject, req host
 			a.reportError(err)
 		}
 		fmt.Fprintf(a.stderr, "dev run: watching %s for changes (Ctrl-C to stop)\n", p.root)
-		// The build wrote the module: changes are counted from after it.
-		snap = p.snapshot()
-		next, err := waitChange(ctx, p, snap, interval)
-		if err != nil {
+		// Taken after the build, which wrote the module: changes count
+		// from here.
+		if err := waitChange(ctx, p, p.snapshot(), interval); err != nil {
 			return nil // ctx ended: Ctrl-C
 		}
-		snap = next
 		fmt.Fprintf(a.stderr, "dev run: change in %s; rebuilding\n", p.root)
 	}
 }
 
 // waitChange polls p's files every interval until their snapshot differs
 // from snap and then stays the same for one more interval (an editor's
-// save, a build in progress), and returns the new snapshot; or ctx's
-// error.
-func waitChange(ctx context.Context, p *devProject, snap map[string]fileStamp, interval time.Duration) (map[string]fileStamp, error) {
+// save, a copy in progress); or returns ctx's error.
+func waitChange(ctx context.Context, p *devProject, snap map[string]fileStamp, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	changed := false
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-t.C:
 		}
 		cur := p.snapshot()
 		same := stampsEqual(cur, snap)
 		switch {
 		case changed && same:
-			return cur, nil
+			return nil
 		case !same:
 			changed = true
 		}

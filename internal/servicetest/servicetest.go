@@ -727,7 +727,10 @@ func inlineCases() []Case {
 			return err
 		}},
 		{Name: "set_policy_allow_inline", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
-			_, err := s.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte("[dev]\nallow_inline = true\n")})
+			res, err := s.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte("[dev]\nallow_inline = true\n")})
+			if err == nil && !res.Summary.AllowInline {
+				t.Fatalf("the policy summary does not show allow_inline: %+v", res.Summary)
+			}
 			return err
 		}},
 		{Name: "run_inline", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
