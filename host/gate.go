@@ -219,12 +219,18 @@ type callPlan struct {
 
 // targetOf is the Target of e's calls under dec.
 func (h *Host) targetOf(e inventory.Entry, v *verified, dec *policy.Decision) supervisor.Target {
+	return targetFor(e.SkillID, e.Version, filepath.Join(h.in.StateDir(), filepath.FromSlash(e.InstallDir), filepath.FromSlash(v.module)), v, dec)
+}
+
+// targetFor is the Target of the calls of the module at modulePath, of
+// the verified manifest v, under dec.
+func targetFor(skillID, version, modulePath string, v *verified, dec *policy.Decision) supervisor.Target {
 	g := dec.Grants
 	l := dec.Limits
 	return supervisor.Target{
-		SkillID:      e.SkillID,
-		Version:      e.Version,
-		ModulePath:   filepath.Join(h.in.StateDir(), filepath.FromSlash(e.InstallDir), filepath.FromSlash(v.module)),
+		SkillID:      skillID,
+		Version:      version,
+		ModulePath:   modulePath,
 		ModuleSHA256: v.sha,
 		Entrypoint:   v.entrypoint,
 		Limits: supervisor.Limits{

@@ -189,6 +189,13 @@ type Host struct {
 	loopCtx  context.Context
 	stopLoop context.CancelFunc
 	loops    sync.WaitGroup
+
+	// inlineMu guards the inline modules' directory (made on the first
+	// inline run, removed at Close) and the module last run under each
+	// inline skill id.
+	inlineMu  sync.Mutex
+	inlineDir string
+	inline    map[string]inlineLoaded
 }
 
 // trustFileKey is what a verification saw of the trust store's file: a
@@ -354,6 +361,8 @@ func (h *Host) Close(ctx context.Context) error {
 	if h.sup != nil {
 		errs = append(errs, h.sup.Close(ctx))
 	}
+	// After the supervisor: no sidecar reads an inline module then.
+	errs = append(errs, h.closeInline())
 	if h.runDir != nil {
 		// After the supervisor: its children are gone by then.
 		errs = append(errs, h.runDir.Close())

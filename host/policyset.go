@@ -39,6 +39,9 @@ type PolicySummary struct {
 	MaxFuel                int64    `json:"max_fuel"`
 	MaxMemoryBytes         int64    `json:"max_memory_bytes"`
 	MaxWallClockMS         int64    `json:"max_wall_clock_ms"`
+	// AllowInline is [dev] allow_inline: whether RunInline may run
+	// unsigned inline modules on this host.
+	AllowInline bool `json:"allow_inline"`
 }
 
 // PolicyDigest is the lower-case hex sha256 of the profile's canonical
@@ -103,6 +106,7 @@ func (h *Host) SetPolicy(ctx context.Context, req SetPolicyRequest) (*PolicyResu
 		SecretsAllowed: p.Secrets.Allowed, StorageAllowedPrefixes: p.Storage.AllowedPrefixes,
 		ChannelsAllowed: p.Channels.Allowed, MaxFuel: p.Quotas.MaxFuel,
 		MaxMemoryBytes: p.Quotas.MaxMemoryBytes, MaxWallClockMS: p.Quotas.MaxWallClockMS,
+		AllowInline: p.Dev.AllowInline,
 	}}
 	h.log.Info("operator policy set", "path", path, "sha256", res.SHA256, "principal", PrincipalFrom(ctx))
 	return res, nil

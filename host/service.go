@@ -67,6 +67,14 @@ type Service interface {
 	// SubmitForm delivers a form submit on an A2UI document a call
 	// returned to the tool that returned it.
 	SubmitForm(ctx context.Context, req SubmitRequest) (*CallResult, error)
+	// RunInline runs a tool of an inline module: an unpackaged, unsigned
+	// module given with the request, under the skill.toml given (or a
+	// default one), with the checks of Call (grants and limits manifest ∩
+	// profile, input and output schemas) and nothing installed. Refused
+	// with ErrInlineNotAllowed unless the profile sets [dev] allow_inline
+	// = true. A failure the sidecar reported comes with the result, as
+	// with Call.
+	RunInline(ctx context.Context, req InlineRunRequest) (*CallResult, error)
 	// Tools lists the tools that can be called now (current, active,
 	// eligible and not crashlooping versions) and a generation that
 	// changes whenever that set may have changed.

@@ -96,7 +96,7 @@ func (a *app) rootCommand() *cobra.Command {
 	// A mistyped command gets "Did you mean this?" (cobra's suggestions,
 	// on for every group through noArgs).
 	root.SuggestionsMinimumDistance = 2
-	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand(), a.clusterCommand(), a.applyCommand(), a.diffCommand())
+	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand(), a.clusterCommand(), a.applyCommand(), a.diffCommand(), a.devCommand())
 	fillGroupExamples(root)
 	a.wireCompletion(root)
 	return root

@@ -130,6 +130,12 @@ func (n *Node) Audit(ctx context.Context, ref host.SkillRef) (*host.AuditResult,
 // Tools implements host.Service.
 func (n *Node) Tools(ctx context.Context) (*host.ToolCatalog, error) { return n.host.Tools(ctx) }
 
+// RunInline implements host.Service: an inline module runs on this node,
+// under the cluster's profile as this node applied it.
+func (n *Node) RunInline(ctx context.Context, req host.InlineRunRequest) (*host.CallResult, error) {
+	return n.host.RunInline(ctx, req)
+}
+
 // Hooks implements host.Service.
 func (n *Node) Hooks(ctx context.Context) ([]host.HookBinding, error) { return n.host.Hooks(ctx) }
 

@@ -30,7 +30,9 @@
 // /v1/skills/{id} (Info, Remove), POST /v1/skills/{id}/verify, /audit,
 // /quarantine, /enable, /disable, GET /v1/skills/{id}/metrics
 // (SkillMetrics), POST /v1/skills/{id}/tools/{tool}/call (Call), POST
-// /v1/a2ui/{doc}/submit (SubmitForm), POST /v1/reaudit, GET /v1/tools
+// /v1/a2ui/{doc}/submit (SubmitForm), POST /v1/dev/run (RunInline; the
+// module as base64 in a JSON body, refused unless the profile sets [dev]
+// allow_inline = true), POST /v1/reaudit, GET /v1/tools
 // (Tools), GET /v1/sidecars (Sidecars), GET /v1/cluster (Cluster),
 // GET/POST /v1/hooks, POST
 // /v1/hooks/{id}/enable|disable, DELETE /v1/hooks/{id}, POST

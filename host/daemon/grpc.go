@@ -339,6 +339,19 @@ func (g *grpcServer) CallTool(ctx context.Context, req *hostv1.CallToolRequest) 
 	return callProto(r), nil
 }
 
+func (g *grpcServer) RunInline(ctx context.Context, req *hostv1.RunInlineRequest) (*hostv1.RunInlineResponse, error) {
+	timeout, err := timeoutOf(req.GetTimeoutMs())
+	if err != nil {
+		return nil, err
+	}
+	r, err := g.d.svc.RunInline(ctx, host.InlineRunRequest{Module: req.GetModule(), ModuleName: req.GetModuleName(), Manifest: req.GetManifest(),
+		ToolID: req.GetToolId(), Input: req.GetInputJson(), Timeout: timeout})
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.RunInlineResponse{Result: callProto(r)}, nil
+}
+
 func (g *grpcServer) SubmitForm(ctx context.Context, req *hostv1.SubmitFormRequest) (*hostv1.SubmitFormResponse, error) {
 	body, err := json.Marshal(map[string]any{"componentId": req.GetComponentId(), "values": json.RawMessage(orNull(req.GetValuesJson()))})
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/a2ui"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/trust"
 )
@@ -535,6 +536,47 @@ func (d *Daemon) httpCall(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out, err := d.svc.Call(r.Context(), host.CallRequest{SkillID: r.PathValue("id"), ToolID: r.PathValue("tool"), Input: req.Input, Timeout: timeout})
+	return writeCall(w, out, err)
+}
+
+// inlineRequest is the body of an inline run: the module as standard
+// base64, the skill.toml (optional), the tool, its input and the timeout.
+type inlineRequest struct {
+	Module     []byte          `json:"module"`
+	ModuleName string          `json:"module_name"`
+	Manifest   string          `json:"manifest"`
+	ToolID     string          `json:"tool_id"`
+	Input      json.RawMessage `json:"input"`
+	TimeoutMS  int64           `json:"timeout_ms"`
+}
+
+// maxInlineRequestBytes bounds the body of an inline run: a module a
+// little over the module cap in base64, so that the Service, not the
+// transport, refuses it with the limit named (artifact_entry_too_large),
+// plus the manifest and the input.
+const maxInlineRequestBytes = (host.MaxInlineModuleBytes+1<<20)/3*4 + 2*manifest.MaxManifestBytes + 2*host.MaxInputBytes + 64<<10
+
+// httpRunInline is an inline run (POST /v1/dev/run), refused unless the
+// daemon's profile sets [dev] allow_inline = true.
+func (d *Daemon) httpRunInline(w http.ResponseWriter, r *http.Request) error {
+	body, err := d.readBody(r, maxInlineRequestBytes)
+	if err != nil {
+		return err
+	}
+	var req inlineRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return fmt.Errorf("%w: request body: %v", ErrBadRequest, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: request body: more than one JSON value", ErrBadRequest)
+	}
+	timeout, err := timeoutOf(req.TimeoutMS)
+	if err != nil {
+		return err
+	}
+	out, err := d.svc.RunInline(r.Context(), host.InlineRunRequest{Module: req.Module, ModuleName: req.ModuleName, Manifest: req.Manifest, ToolID: req.ToolID, Input: req.Input, Timeout: timeout})
 	return writeCall(w, out, err)
 }
 

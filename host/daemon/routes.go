@@ -224,6 +224,12 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 			body:      &apiBody{desc: "The submit: the form's componentId and its values.", required: true, json: a2uiSubmit{}},
 			responses: ok(http.StatusOK, "The tool's result.", host.CallResult{}),
 		}},
+		{pattern: "POST /v1/dev/run", h: d.httpRunInline, op: &apiOp{
+			id: "runInline", tag: "dev", summary: "Run a tool of an unsigned inline module in a sidecar (refused unless the profile sets [dev] allow_inline = true).",
+			description: "Nothing is installed: the module runs under the manifest's (or the default manifest's) grants and limits intersected with the profile, with the schema checks of an installed skill. Refused with 403 inline_not_allowed by default.",
+			body:        &apiBody{desc: "The module (standard base64), its file name, the skill.toml (optional), the tool, its input and an optional timeout.", required: true, json: inlineRequest{}},
+			responses:   ok(http.StatusOK, "The call's result.", host.CallResult{}),
+		}},
 		{pattern: "GET /v1/tools", h: d.httpTools, op: &apiOp{
 			id: "listTools", tag: "tools", summary: "The tools that can be called now.",
 			responses: ok(http.StatusOK, "The catalog.", host.ToolCatalog{}),

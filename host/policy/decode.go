@@ -26,7 +26,7 @@ func (d *decoder) fail(path, format string, args ...any) {
 func decode(root map[string]any) (*Profile, error) {
 	d := &decoder{}
 	p := Default()
-	t := d.table("", root, "http", "secrets", "storage", "channels", "quotas", "capabilities")
+	t := d.table("", root, "http", "secrets", "storage", "channels", "quotas", "capabilities", "dev")
 
 	if h := d.subtable(t, "http", "allowed_hosts", "allowed_schemes", "allowed_ports", "allow_private",
 		"max_redirects", "max_request_bytes", "max_response_bytes", "request_timeout_ms",
@@ -70,6 +70,9 @@ func decode(root map[string]any) (*Profile, error) {
 		d.boolean(c, "allow_device", &p.Capabilities.AllowDevice)
 		d.boolean(c, "allow_node", &p.Capabilities.AllowNode)
 		d.boolean(c, "allow_wildcards", &p.Capabilities.AllowWildcards)
+	}
+	if v := d.subtable(t, "dev", "allow_inline"); v != nil {
+		d.boolean(v, "allow_inline", &p.Dev.AllowInline)
 	}
 	if d.err != nil {
 		return nil, d.err

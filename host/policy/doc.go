@@ -56,6 +56,8 @@
 //	allow_device       false       manifest device_capabilities
 //	allow_node         false       manifest node_capabilities
 //	allow_wildcards    false       any wildcard_opt_in flag or '*' in a manifest
+//	[dev]
+//	allow_inline       false       run unsigned inline modules (palyra dev run); never on a hardened host
 //
 // # The default profile is safe
 //

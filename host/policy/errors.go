@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/palyra-go/palyra/host/errcode"
@@ -21,7 +22,21 @@ var (
 	// ErrCapabilityEscalation: a new version of an installed skill is granted
 	// more than the installed version. The error is an *EscalationError.
 	ErrCapabilityEscalation = errcode.New("capability_escalation", "new version escalates capabilities")
+	// ErrInlineNotAllowed: an inline (unpackaged, unsigned) module was
+	// given to run and the profile's [dev] allow_inline is false. The
+	// error names the setting (InlineNotAllowed).
+	ErrInlineNotAllowed = errcode.New("inline_not_allowed", "inline modules are not allowed by the operator profile")
 )
+
+// InlineNotAllowed returns the error of an inline run the profile p
+// refuses (nil when p allows inline modules): it wraps ErrInlineNotAllowed
+// and names the setting that allows them.
+func (p *Profile) InlineNotAllowed() error {
+	if p != nil && p.Dev.AllowInline {
+		return nil
+	}
+	return fmt.Errorf("%w: set [dev] allow_inline = true in policy.toml (palyra policy set) to run unsigned modules on this host", ErrInlineNotAllowed)
+}
 
 // ProfileError reports a problem with one key of a profile. Parse, Load,
 // Validate and Marshal return it; use errors.As to read the Path. It wraps

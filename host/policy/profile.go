@@ -74,6 +74,7 @@ type Profile struct {
 	Channels     Channels     `toml:"channels"`
 	Quotas       Quotas       `toml:"quotas" comment:"caps on the quotas a manifest may request, and the limits it cannot set"`
 	Capabilities Capabilities `toml:"capabilities"`
+	Dev          Dev          `toml:"dev" comment:"author tools; keep allow_inline off on a production host"`
 }
 
 // HTTP bounds HTTP egress: which hosts a manifest may name, and the rules
@@ -171,6 +172,18 @@ type Capabilities struct {
 	// capability. Even then a wildcard entry must be covered by a pattern
 	// of the profile. Default false.
 	AllowWildcards bool `toml:"allow_wildcards"`
+}
+
+// Dev gates the author tools that run code no publisher signed.
+type Dev struct {
+	// AllowInline lets an operator run inline modules: unpackaged,
+	// unsigned WebAssembly modules given with the call (palyra dev run,
+	// host.Service.RunInline), under the same grants, limits and schema
+	// checks as an installed skill but with no signature, no trust store
+	// and no audit behind them. Default false; a hardened deployment
+	// requires it false. Without it an inline run fails with
+	// ErrInlineNotAllowed.
+	AllowInline bool `toml:"allow_inline" comment:"let palyra dev run execute unsigned inline modules (default false)"`
 }
 
 // Default returns the profile used when the operator has none: every

@@ -65,6 +65,36 @@ func TestParseExample(t *testing.T) {
 	}
 }
 
+// TestInlineNotAllowed checks that only [dev] allow_inline = true lets an
+// inline module run, and that the refusal names the setting.
+func TestInlineNotAllowed(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		p     *Profile
+		allow bool
+	}{
+		{"nil profile", nil, false},
+		{"default", Default(), false},
+		{"allowed", profileWith(func(p *Profile) { p.Dev.AllowInline = true }), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.p.InlineNotAllowed()
+			if tt.allow {
+				if err != nil {
+					t.Fatalf("InlineNotAllowed: %v, want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrInlineNotAllowed) || errcode.Of(err) != "inline_not_allowed" {
+				t.Fatalf("InlineNotAllowed: %v (code %s), want inline_not_allowed", err, errcode.Of(err))
+			}
+			if !strings.Contains(err.Error(), "[dev] allow_inline = true") {
+				t.Fatalf("the refusal does not name the setting: %v", err)
+			}
+		})
+	}
+}
+
 func TestParseDefaults(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -85,6 +115,8 @@ func TestParseDefaults(t *testing.T) {
 		{"flags", "[capabilities]\nallow_device = true\nallow_node = true\nallow_wildcards = true", func(p *Profile) bool {
 			return p.Capabilities == Capabilities{AllowDevice: true, AllowNode: true, AllowWildcards: true}
 		}},
+		{"inline modules are off by default", `quotas.max_fuel = 5`, func(p *Profile) bool { return !p.Dev.AllowInline }},
+		{"dev allow_inline", "[dev]\nallow_inline = true", func(p *Profile) bool { return p.Dev.AllowInline }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,6 +144,8 @@ func TestParseErrors(t *testing.T) {
 		{"unknown channels key", `channels.names = []`, "channels.names", "unknown key"},
 		{"unknown quotas key", `quotas.max_stack = 1`, "quotas.max_stack", "unknown key"},
 		{"unknown capabilities key", `capabilities.allow_fs = true`, "capabilities.allow_fs", "unknown key"},
+		{"unknown dev key", `dev.allow_inline_modules = true`, "dev.allow_inline_modules", "unknown key"},
+		{"dev allow_inline is a string", `dev.allow_inline = "yes"`, "dev.allow_inline", "must be a boolean, found a string"},
 		{"unknown nested table", "[http.proxy]\nurl = \"x\"", "http.proxy", "unknown key"},
 		{"unknown quoted key", `http."allowed hosts" = []`, `http."allowed hosts"`, "unknown key"},
 		{"unknown keys sorted", "zzz = 1\naaa = 2", "aaa", "unknown key"},
@@ -274,6 +308,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 			p.Channels.Allowed = []string{"ops", "*"}
 			p.Quotas = Quotas{MaxFuel: 1, MaxMemoryBytes: MinMemoryBytes, MaxWallClockMS: 1, MaxTableElements: 1, MaxInstances: 1, MaxCapabilityCalls: 1}
 			p.Capabilities = Capabilities{AllowDevice: true, AllowNode: true, AllowWildcards: true}
+			p.Dev.AllowInline = true
 		})},
 		{"empty lists stay empty", profileWith(func(p *Profile) {
 			p.HTTP.AllowedHosts = []string{}

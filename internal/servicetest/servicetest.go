@@ -687,5 +687,99 @@ func cases() []Case {
 			_, err := call(ctx, s, skillR, `{"text":"uncapped"}`)
 			return err
 		}},
-	}, registryCases()...)
+	}, append(inlineCases(), registryCases()...)...)
+}
+
+// inlineManifest is the skill.toml of the inline cases: tool
+// conf.inline.echo takes {"text": string} only.
+const inlineManifest = `manifest_version = 2
+skill_id = "conf.inline"
+name = "Conformance inline"
+version = "0.1.0"
+publisher = "conf"
+
+[[entrypoints.tools]]
+id = "conf.inline.echo"
+name = "echo"
+description = "Copies its input"
+input_schema = { type = "object", required = ["text"], additionalProperties = false, properties = { text = { type = "string" } } }
+output_schema = { type = "object" }
+
+[compat]
+required_protocol_major = 1
+min_palyra_version = "0.1.0"
+`
+
+// inlineCases run inline modules (RunInline): refused under a profile
+// that does not allow them, then, with [dev] allow_inline = true, under
+// the checks of an installed skill; the profile is set back after.
+func inlineCases() []Case {
+	echo := func(t *testing.T) []byte { return repoFile(t, "testdata/wasm/echo.wasm") }
+	return []Case{
+		{Name: "run_inline_not_allowed", Code: "inline_not_allowed", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := s.RunInline(ctx, host.InlineRunRequest{Module: echo(t), ToolID: "conf.t", Input: json.RawMessage(`{}`)})
+			if err != nil && !strings.Contains(err.Error(), "allow_inline") {
+				t.Fatalf("the refusal does not name the setting: %v", err)
+			}
+			if res != nil {
+				t.Fatalf("a refused inline run has a result: %+v", res)
+			}
+			return err
+		}},
+		{Name: "set_policy_allow_inline", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := s.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte("[dev]\nallow_inline = true\n")})
+			if err == nil && !res.Summary.AllowInline {
+				t.Fatalf("the policy summary does not show allow_inline: %+v", res.Summary)
+			}
+			return err
+		}},
+		{Name: "run_inline", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := s.RunInline(ctx, host.InlineRunRequest{Module: echo(t), ModuleName: "echo.wasm", Manifest: inlineManifest, ToolID: "conf.inline.echo", Input: json.RawMessage(`{"text":"inline"}`), Timeout: 30 * time.Second})
+			if err != nil {
+				return err
+			}
+			var doc struct {
+				Input struct{ Text string } `json:"input"`
+			}
+			if json.Unmarshal(res.Output, &doc) != nil || doc.Input.Text != "inline" || res.SkillID != "dev:conf.inline" || !strings.HasPrefix(res.Version, host.InlineVersionPrefix) {
+				t.Fatalf("inline run: %+v (output %s)", res, res.Output)
+			}
+			// Nothing was installed.
+			if _, err := s.Info(ctx, host.SkillRef{SkillID: "conf.inline"}); errcode.Of(err) != "skill_not_found" {
+				t.Fatalf("info of the inline skill: %v, want skill_not_found", err)
+			}
+			return nil
+		}},
+		{Name: "run_inline_invalid_input", Code: "invalid_input", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.RunInline(ctx, host.InlineRunRequest{Module: echo(t), Manifest: inlineManifest, ToolID: "conf.inline.echo", Input: json.RawMessage(`{"text":1}`)})
+			return err
+		}},
+		{Name: "run_inline_ungranted", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			// The default manifest grants nothing: the module's storage
+			// call is refused as not granted, as for an installed skill.
+			res, err := s.RunInline(ctx, host.InlineRunRequest{Module: repoFile(t, "testdata/wasm/capability.wasm"), ToolID: "conf.cap"})
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(string(res.Output), `"not_granted"`) {
+				t.Fatalf("ungranted storage call: output %s, want not_granted", res.Output)
+			}
+			return nil
+		}},
+		{Name: "run_inline_module_too_large", Code: "artifact_entry_too_large", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			big := append(echo(t), make([]byte, host.MaxInlineModuleBytes)...)
+			_, err := s.RunInline(ctx, host.InlineRunRequest{Module: big, ToolID: "conf.t"})
+			return err
+		}},
+		{Name: "set_policy_forbid_inline", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			if _, err := s.SetPolicy(ctx, host.SetPolicyRequest{Profile: []byte("[dev]\nallow_inline = false\n")}); err != nil {
+				return err
+			}
+			_, err := s.RunInline(ctx, host.InlineRunRequest{Module: echo(t), ToolID: "conf.t"})
+			if errcode.Of(err) != "inline_not_allowed" {
+				t.Fatalf("inline run after the profile forbade it: %v, want inline_not_allowed", err)
+			}
+			return nil
+		}},
+	}
 }

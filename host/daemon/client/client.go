@@ -379,6 +379,31 @@ func (c *Client) Call(ctx context.Context, req host.CallRequest) (*host.CallResu
 	return callResult(&out, err)
 }
 
+// inlineBody is the body of an inline run (POST /v1/dev/run); module is
+// standard base64 in JSON.
+type inlineBody struct {
+	Module     []byte          `json:"module"`
+	ModuleName string          `json:"module_name,omitempty"`
+	Manifest   string          `json:"manifest,omitempty"`
+	ToolID     string          `json:"tool_id"`
+	Input      json.RawMessage `json:"input,omitempty"`
+	TimeoutMS  int64           `json:"timeout_ms,omitempty"`
+}
+
+// RunInline implements host.Service: POST /v1/dev/run with the module
+// (base64), the manifest, the tool, the input and the timeout in whole
+// milliseconds, rounded up. Errors are as Call's; a daemon whose profile
+// does not allow inline modules answers inline_not_allowed.
+func (c *Client) RunInline(ctx context.Context, req host.InlineRunRequest) (*host.CallResult, error) {
+	ms := req.Timeout.Milliseconds()
+	if req.Timeout > 0 && req.Timeout%time.Millisecond != 0 {
+		ms++
+	}
+	var out host.CallResult
+	err := c.postJSON(ctx, "/v1/dev/run", inlineBody{Module: req.Module, ModuleName: req.ModuleName, Manifest: req.Manifest, ToolID: req.ToolID, Input: req.Input, TimeoutMS: ms}, &out)
+	return callResult(&out, err)
+}
+
 // SubmitForm implements host.Service: POST /v1/a2ui/{doc}/submit with
 // {componentId, values}. Errors are as Call's.
 func (c *Client) SubmitForm(ctx context.Context, req host.SubmitRequest) (*host.CallResult, error) {

@@ -2582,6 +2582,143 @@ func (x *SubmitFormRequest) GetValuesJson() []byte {
 	return nil
 }
 
+// RunInlineRequest is an inline run.
+type RunInlineRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// module is the WebAssembly module (at most 16 MiB, the cap on one
+	// module of an artifact).
+	Module []byte `protobuf:"bytes,1,opt,name=module,proto3" json:"module,omitempty"`
+	// module_name names the module in messages (optional).
+	ModuleName string `protobuf:"bytes,2,opt,name=module_name,json=moduleName,proto3" json:"module_name,omitempty"`
+	// manifest is the skill.toml the module runs under; empty: one tool,
+	// tool_id ("<publisher>.<name>"), any JSON in and out, no capabilities
+	// and the default quotas.
+	Manifest  string `protobuf:"bytes,3,opt,name=manifest,proto3" json:"manifest,omitempty"`
+	ToolId    string `protobuf:"bytes,4,opt,name=tool_id,json=toolId,proto3" json:"tool_id,omitempty"`
+	InputJson []byte `protobuf:"bytes,5,opt,name=input_json,json=inputJson,proto3" json:"input_json,omitempty"`
+	// timeout_ms tightens the call's wall-clock budget (0 = the manifest's).
+	TimeoutMs     int64 `protobuf:"varint,6,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunInlineRequest) Reset() {
+	*x = RunInlineRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunInlineRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunInlineRequest) ProtoMessage() {}
+
+func (x *RunInlineRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunInlineRequest.ProtoReflect.Descriptor instead.
+func (*RunInlineRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *RunInlineRequest) GetModule() []byte {
+	if x != nil {
+		return x.Module
+	}
+	return nil
+}
+
+func (x *RunInlineRequest) GetModuleName() string {
+	if x != nil {
+		return x.ModuleName
+	}
+	return ""
+}
+
+func (x *RunInlineRequest) GetManifest() string {
+	if x != nil {
+		return x.Manifest
+	}
+	return ""
+}
+
+func (x *RunInlineRequest) GetToolId() string {
+	if x != nil {
+		return x.ToolId
+	}
+	return ""
+}
+
+func (x *RunInlineRequest) GetInputJson() []byte {
+	if x != nil {
+		return x.InputJson
+	}
+	return nil
+}
+
+func (x *RunInlineRequest) GetTimeoutMs() int64 {
+	if x != nil {
+		return x.TimeoutMs
+	}
+	return 0
+}
+
+// RunInlineResponse is the outcome of an inline run.
+type RunInlineResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Result        *CallToolResponse      `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunInlineResponse) Reset() {
+	*x = RunInlineResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunInlineResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunInlineResponse) ProtoMessage() {}
+
+func (x *RunInlineResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunInlineResponse.ProtoReflect.Descriptor instead.
+func (*RunInlineResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *RunInlineResponse) GetResult() *CallToolResponse {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
 // SubmitFormResponse is the outcome of the tool call the submit made.
 type SubmitFormResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2592,7 +2729,7 @@ type SubmitFormResponse struct {
 
 func (x *SubmitFormResponse) Reset() {
 	*x = SubmitFormResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2604,7 +2741,7 @@ func (x *SubmitFormResponse) String() string {
 func (*SubmitFormResponse) ProtoMessage() {}
 
 func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2617,7 +2754,7 @@ func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormResponse.ProtoReflect.Descriptor instead.
 func (*SubmitFormResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{38}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SubmitFormResponse) GetResult() *CallToolResponse {
@@ -2649,7 +2786,7 @@ type HookBinding struct {
 
 func (x *HookBinding) Reset() {
 	*x = HookBinding{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2661,7 +2798,7 @@ func (x *HookBinding) String() string {
 func (*HookBinding) ProtoMessage() {}
 
 func (x *HookBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2674,7 +2811,7 @@ func (x *HookBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookBinding.ProtoReflect.Descriptor instead.
 func (*HookBinding) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *HookBinding) GetHookId() string {
@@ -2763,7 +2900,7 @@ type ListHooksRequest struct {
 
 func (x *ListHooksRequest) Reset() {
 	*x = ListHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2775,7 +2912,7 @@ func (x *ListHooksRequest) String() string {
 func (*ListHooksRequest) ProtoMessage() {}
 
 func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2788,7 +2925,7 @@ func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
 }
 
 // ListHooksResponse lists every binding.
@@ -2801,7 +2938,7 @@ type ListHooksResponse struct {
 
 func (x *ListHooksResponse) Reset() {
 	*x = ListHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2813,7 +2950,7 @@ func (x *ListHooksResponse) String() string {
 func (*ListHooksResponse) ProtoMessage() {}
 
 func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2826,7 +2963,7 @@ func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListHooksResponse) GetBindings() []*HookBinding {
@@ -2846,7 +2983,7 @@ type BindHookRequest struct {
 
 func (x *BindHookRequest) Reset() {
 	*x = BindHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2858,7 +2995,7 @@ func (x *BindHookRequest) String() string {
 func (*BindHookRequest) ProtoMessage() {}
 
 func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2871,7 +3008,7 @@ func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookRequest.ProtoReflect.Descriptor instead.
 func (*BindHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *BindHookRequest) GetBinding() *HookBinding {
@@ -2891,7 +3028,7 @@ type BindHookResponse struct {
 
 func (x *BindHookResponse) Reset() {
 	*x = BindHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2903,7 +3040,7 @@ func (x *BindHookResponse) String() string {
 func (*BindHookResponse) ProtoMessage() {}
 
 func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2916,7 +3053,7 @@ func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookResponse.ProtoReflect.Descriptor instead.
 func (*BindHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *BindHookResponse) GetBinding() *HookBinding {
@@ -2937,7 +3074,7 @@ type SetHookEnabledRequest struct {
 
 func (x *SetHookEnabledRequest) Reset() {
 	*x = SetHookEnabledRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2949,7 +3086,7 @@ func (x *SetHookEnabledRequest) String() string {
 func (*SetHookEnabledRequest) ProtoMessage() {}
 
 func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2962,7 +3099,7 @@ func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *SetHookEnabledRequest) GetHookId() string {
@@ -2989,7 +3126,7 @@ type SetHookEnabledResponse struct {
 
 func (x *SetHookEnabledResponse) Reset() {
 	*x = SetHookEnabledResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3001,7 +3138,7 @@ func (x *SetHookEnabledResponse) String() string {
 func (*SetHookEnabledResponse) ProtoMessage() {}
 
 func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3014,7 +3151,7 @@ func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *SetHookEnabledResponse) GetBinding() *HookBinding {
@@ -3034,7 +3171,7 @@ type RemoveHookRequest struct {
 
 func (x *RemoveHookRequest) Reset() {
 	*x = RemoveHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3046,7 +3183,7 @@ func (x *RemoveHookRequest) String() string {
 func (*RemoveHookRequest) ProtoMessage() {}
 
 func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3059,7 +3196,7 @@ func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookRequest.ProtoReflect.Descriptor instead.
 func (*RemoveHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *RemoveHookRequest) GetHookId() string {
@@ -3078,7 +3215,7 @@ type RemoveHookResponse struct {
 
 func (x *RemoveHookResponse) Reset() {
 	*x = RemoveHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3090,7 +3227,7 @@ func (x *RemoveHookResponse) String() string {
 func (*RemoveHookResponse) ProtoMessage() {}
 
 func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3103,7 +3240,7 @@ func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookResponse.ProtoReflect.Descriptor instead.
 func (*RemoveHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
 }
 
 // FireHooksRequest fires an event with a JSON payload.
@@ -3117,7 +3254,7 @@ type FireHooksRequest struct {
 
 func (x *FireHooksRequest) Reset() {
 	*x = FireHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3129,7 +3266,7 @@ func (x *FireHooksRequest) String() string {
 func (*FireHooksRequest) ProtoMessage() {}
 
 func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3142,7 +3279,7 @@ func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksRequest.ProtoReflect.Descriptor instead.
 func (*FireHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *FireHooksRequest) GetEvent() string {
@@ -3171,7 +3308,7 @@ type FireHooksResponse struct {
 
 func (x *FireHooksResponse) Reset() {
 	*x = FireHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3183,7 +3320,7 @@ func (x *FireHooksResponse) String() string {
 func (*FireHooksResponse) ProtoMessage() {}
 
 func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3196,7 +3333,7 @@ func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksResponse.ProtoReflect.Descriptor instead.
 func (*FireHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *FireHooksResponse) GetDecision() string {
@@ -3227,7 +3364,7 @@ type StreamEventsRequest struct {
 
 func (x *StreamEventsRequest) Reset() {
 	*x = StreamEventsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3239,7 +3376,7 @@ func (x *StreamEventsRequest) String() string {
 func (*StreamEventsRequest) ProtoMessage() {}
 
 func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3252,7 +3389,7 @@ func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsRequest.ProtoReflect.Descriptor instead.
 func (*StreamEventsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *StreamEventsRequest) GetAfterId() int64 {
@@ -3284,7 +3421,7 @@ type StreamEventsResponse struct {
 
 func (x *StreamEventsResponse) Reset() {
 	*x = StreamEventsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3296,7 +3433,7 @@ func (x *StreamEventsResponse) String() string {
 func (*StreamEventsResponse) ProtoMessage() {}
 
 func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3309,7 +3446,7 @@ func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsResponse.ProtoReflect.Descriptor instead.
 func (*StreamEventsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *StreamEventsResponse) GetId() int64 {
@@ -3356,7 +3493,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3368,7 +3505,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3381,7 +3518,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
 }
 
 // ListToolsResponse is the callable-tool catalog.
@@ -3397,7 +3534,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3409,7 +3546,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3422,7 +3559,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ListToolsResponse) GetGeneration() string {
@@ -3448,7 +3585,7 @@ type ListSidecarsRequest struct {
 
 func (x *ListSidecarsRequest) Reset() {
 	*x = ListSidecarsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3460,7 +3597,7 @@ func (x *ListSidecarsRequest) String() string {
 func (*ListSidecarsRequest) ProtoMessage() {}
 
 func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3473,7 +3610,7 @@ func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsRequest.ProtoReflect.Descriptor instead.
 func (*ListSidecarsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
 }
 
 // ListSidecarsResponse is the supervisor's view of every sidecar.
@@ -3487,7 +3624,7 @@ type ListSidecarsResponse struct {
 
 func (x *ListSidecarsResponse) Reset() {
 	*x = ListSidecarsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3499,7 +3636,7 @@ func (x *ListSidecarsResponse) String() string {
 func (*ListSidecarsResponse) ProtoMessage() {}
 
 func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3512,7 +3649,7 @@ func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsResponse.ProtoReflect.Descriptor instead.
 func (*ListSidecarsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ListSidecarsResponse) GetResultJson() []byte {
@@ -3532,7 +3669,7 @@ type GetSkillMetricsRequest struct {
 
 func (x *GetSkillMetricsRequest) Reset() {
 	*x = GetSkillMetricsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3544,7 +3681,7 @@ func (x *GetSkillMetricsRequest) String() string {
 func (*GetSkillMetricsRequest) ProtoMessage() {}
 
 func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3557,7 +3694,7 @@ func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsRequest.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *GetSkillMetricsRequest) GetSkillId() string {
@@ -3578,7 +3715,7 @@ type GetSkillMetricsResponse struct {
 
 func (x *GetSkillMetricsResponse) Reset() {
 	*x = GetSkillMetricsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3590,7 +3727,7 @@ func (x *GetSkillMetricsResponse) String() string {
 func (*GetSkillMetricsResponse) ProtoMessage() {}
 
 func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3603,7 +3740,7 @@ func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsResponse.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *GetSkillMetricsResponse) GetResultJson() []byte {
@@ -3622,7 +3759,7 @@ type GetClusterRequest struct {
 
 func (x *GetClusterRequest) Reset() {
 	*x = GetClusterRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3634,7 +3771,7 @@ func (x *GetClusterRequest) String() string {
 func (*GetClusterRequest) ProtoMessage() {}
 
 func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3647,7 +3784,7 @@ func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{60}
 }
 
 // GetClusterResponse is the cluster as the daemon sees it.
@@ -3661,7 +3798,7 @@ type GetClusterResponse struct {
 
 func (x *GetClusterResponse) Reset() {
 	*x = GetClusterResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3673,7 +3810,7 @@ func (x *GetClusterResponse) String() string {
 func (*GetClusterResponse) ProtoMessage() {}
 
 func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3686,7 +3823,7 @@ func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *GetClusterResponse) GetResultJson() []byte {
@@ -3900,7 +4037,19 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"documentId\x12!\n" +
 	"\fcomponent_id\x18\x02 \x01(\tR\vcomponentId\x12\x1f\n" +
 	"\vvalues_json\x18\x03 \x01(\fR\n" +
-	"valuesJson\"N\n" +
+	"valuesJson\"\xbe\x01\n" +
+	"\x10RunInlineRequest\x12\x16\n" +
+	"\x06module\x18\x01 \x01(\fR\x06module\x12\x1f\n" +
+	"\vmodule_name\x18\x02 \x01(\tR\n" +
+	"moduleName\x12\x1a\n" +
+	"\bmanifest\x18\x03 \x01(\tR\bmanifest\x12\x17\n" +
+	"\atool_id\x18\x04 \x01(\tR\x06toolId\x12\x1d\n" +
+	"\n" +
+	"input_json\x18\x05 \x01(\fR\tinputJson\x12\x1d\n" +
+	"\n" +
+	"timeout_ms\x18\x06 \x01(\x03R\ttimeoutMs\"M\n" +
+	"\x11RunInlineResponse\x128\n" +
+	"\x06result\x18\x01 \x01(\v2 .palyra.host.v1.CallToolResponseR\x06result\"N\n" +
 	"\x12SubmitFormResponse\x128\n" +
 	"\x06result\x18\x01 \x01(\v2 .palyra.host.v1.CallToolResponseR\x06result\"\xe7\x02\n" +
 	"\vHookBinding\x12\x17\n" +
@@ -3970,7 +4119,7 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11GetClusterRequest\"5\n" +
 	"\x12GetClusterResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson2\xa7\x12\n" +
+	"resultJson2\xf9\x12\n" +
 	"\vHostService\x12S\n" +
 	"\n" +
 	"ListSkills\x12!.palyra.host.v1.ListSkillsRequest\x1a\".palyra.host.v1.ListSkillsResponse\x12M\n" +
@@ -3986,7 +4135,8 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\aReaudit\x12\x1e.palyra.host.v1.ReauditRequest\x1a\x1f.palyra.host.v1.ReauditResponse\x12V\n" +
 	"\vRotateTrust\x12\".palyra.host.v1.RotateTrustRequest\x1a#.palyra.host.v1.RotateTrustResponse\x12P\n" +
 	"\tSetPolicy\x12 .palyra.host.v1.SetPolicyRequest\x1a!.palyra.host.v1.SetPolicyResponse\x12M\n" +
-	"\bCallTool\x12\x1f.palyra.host.v1.CallToolRequest\x1a .palyra.host.v1.CallToolResponse\x12S\n" +
+	"\bCallTool\x12\x1f.palyra.host.v1.CallToolRequest\x1a .palyra.host.v1.CallToolResponse\x12P\n" +
+	"\tRunInline\x12 .palyra.host.v1.RunInlineRequest\x1a!.palyra.host.v1.RunInlineResponse\x12S\n" +
 	"\n" +
 	"SubmitForm\x12!.palyra.host.v1.SubmitFormRequest\x1a\".palyra.host.v1.SubmitFormResponse\x12P\n" +
 	"\tListHooks\x12 .palyra.host.v1.ListHooksRequest\x1a!.palyra.host.v1.ListHooksResponse\x12M\n" +
@@ -4017,7 +4167,7 @@ func file_palyra_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_palyra_host_v1_host_proto_rawDescData
 }
 
-var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
 var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*Skill)(nil),                   // 0: palyra.host.v1.Skill
 	(*ListSkillsRequest)(nil),       // 1: palyra.host.v1.ListSkillsRequest
@@ -4057,28 +4207,30 @@ var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*A2UIRef)(nil),                 // 35: palyra.host.v1.A2UIRef
 	(*CallToolResponse)(nil),        // 36: palyra.host.v1.CallToolResponse
 	(*SubmitFormRequest)(nil),       // 37: palyra.host.v1.SubmitFormRequest
-	(*SubmitFormResponse)(nil),      // 38: palyra.host.v1.SubmitFormResponse
-	(*HookBinding)(nil),             // 39: palyra.host.v1.HookBinding
-	(*ListHooksRequest)(nil),        // 40: palyra.host.v1.ListHooksRequest
-	(*ListHooksResponse)(nil),       // 41: palyra.host.v1.ListHooksResponse
-	(*BindHookRequest)(nil),         // 42: palyra.host.v1.BindHookRequest
-	(*BindHookResponse)(nil),        // 43: palyra.host.v1.BindHookResponse
-	(*SetHookEnabledRequest)(nil),   // 44: palyra.host.v1.SetHookEnabledRequest
-	(*SetHookEnabledResponse)(nil),  // 45: palyra.host.v1.SetHookEnabledResponse
-	(*RemoveHookRequest)(nil),       // 46: palyra.host.v1.RemoveHookRequest
-	(*RemoveHookResponse)(nil),      // 47: palyra.host.v1.RemoveHookResponse
-	(*FireHooksRequest)(nil),        // 48: palyra.host.v1.FireHooksRequest
-	(*FireHooksResponse)(nil),       // 49: palyra.host.v1.FireHooksResponse
-	(*StreamEventsRequest)(nil),     // 50: palyra.host.v1.StreamEventsRequest
-	(*StreamEventsResponse)(nil),    // 51: palyra.host.v1.StreamEventsResponse
-	(*ListToolsRequest)(nil),        // 52: palyra.host.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),       // 53: palyra.host.v1.ListToolsResponse
-	(*ListSidecarsRequest)(nil),     // 54: palyra.host.v1.ListSidecarsRequest
-	(*ListSidecarsResponse)(nil),    // 55: palyra.host.v1.ListSidecarsResponse
-	(*GetSkillMetricsRequest)(nil),  // 56: palyra.host.v1.GetSkillMetricsRequest
-	(*GetSkillMetricsResponse)(nil), // 57: palyra.host.v1.GetSkillMetricsResponse
-	(*GetClusterRequest)(nil),       // 58: palyra.host.v1.GetClusterRequest
-	(*GetClusterResponse)(nil),      // 59: palyra.host.v1.GetClusterResponse
+	(*RunInlineRequest)(nil),        // 38: palyra.host.v1.RunInlineRequest
+	(*RunInlineResponse)(nil),       // 39: palyra.host.v1.RunInlineResponse
+	(*SubmitFormResponse)(nil),      // 40: palyra.host.v1.SubmitFormResponse
+	(*HookBinding)(nil),             // 41: palyra.host.v1.HookBinding
+	(*ListHooksRequest)(nil),        // 42: palyra.host.v1.ListHooksRequest
+	(*ListHooksResponse)(nil),       // 43: palyra.host.v1.ListHooksResponse
+	(*BindHookRequest)(nil),         // 44: palyra.host.v1.BindHookRequest
+	(*BindHookResponse)(nil),        // 45: palyra.host.v1.BindHookResponse
+	(*SetHookEnabledRequest)(nil),   // 46: palyra.host.v1.SetHookEnabledRequest
+	(*SetHookEnabledResponse)(nil),  // 47: palyra.host.v1.SetHookEnabledResponse
+	(*RemoveHookRequest)(nil),       // 48: palyra.host.v1.RemoveHookRequest
+	(*RemoveHookResponse)(nil),      // 49: palyra.host.v1.RemoveHookResponse
+	(*FireHooksRequest)(nil),        // 50: palyra.host.v1.FireHooksRequest
+	(*FireHooksResponse)(nil),       // 51: palyra.host.v1.FireHooksResponse
+	(*StreamEventsRequest)(nil),     // 52: palyra.host.v1.StreamEventsRequest
+	(*StreamEventsResponse)(nil),    // 53: palyra.host.v1.StreamEventsResponse
+	(*ListToolsRequest)(nil),        // 54: palyra.host.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),       // 55: palyra.host.v1.ListToolsResponse
+	(*ListSidecarsRequest)(nil),     // 56: palyra.host.v1.ListSidecarsRequest
+	(*ListSidecarsResponse)(nil),    // 57: palyra.host.v1.ListSidecarsResponse
+	(*GetSkillMetricsRequest)(nil),  // 58: palyra.host.v1.GetSkillMetricsRequest
+	(*GetSkillMetricsResponse)(nil), // 59: palyra.host.v1.GetSkillMetricsResponse
+	(*GetClusterRequest)(nil),       // 60: palyra.host.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),      // 61: palyra.host.v1.GetClusterResponse
 }
 var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	0,  // 0: palyra.host.v1.ListSkillsResponse.skills:type_name -> palyra.host.v1.Skill
@@ -4089,70 +4241,73 @@ var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	19, // 5: palyra.host.v1.EnableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
 	19, // 6: palyra.host.v1.DisableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
 	35, // 7: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
-	36, // 8: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	39, // 9: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
-	39, // 10: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
-	39, // 11: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
-	39, // 12: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
-	1,  // 13: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
-	3,  // 14: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
-	5,  // 15: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
-	15, // 16: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
-	17, // 17: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
-	20, // 18: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
-	22, // 19: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
-	24, // 20: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
-	26, // 21: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
-	32, // 22: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
-	28, // 23: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
-	30, // 24: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
-	34, // 25: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
-	37, // 26: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
-	40, // 27: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
-	42, // 28: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
-	44, // 29: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
-	46, // 30: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
-	48, // 31: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
-	50, // 32: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
-	52, // 33: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
-	54, // 34: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
-	56, // 35: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
-	7,  // 36: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
-	10, // 37: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
-	12, // 38: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
-	58, // 39: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
-	2,  // 40: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
-	4,  // 41: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
-	14, // 42: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
-	16, // 43: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
-	18, // 44: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
-	21, // 45: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
-	23, // 46: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
-	25, // 47: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
-	27, // 48: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
-	33, // 49: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
-	29, // 50: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
-	31, // 51: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
-	36, // 52: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
-	38, // 53: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
-	41, // 54: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
-	43, // 55: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
-	45, // 56: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
-	47, // 57: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
-	49, // 58: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
-	51, // 59: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
-	53, // 60: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
-	55, // 61: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
-	57, // 62: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
-	9,  // 63: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
-	11, // 64: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
-	13, // 65: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
-	59, // 66: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
-	40, // [40:67] is the sub-list for method output_type
-	13, // [13:40] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	36, // 8: palyra.host.v1.RunInlineResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	36, // 9: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	41, // 10: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
+	41, // 11: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
+	41, // 12: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
+	41, // 13: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
+	1,  // 14: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
+	3,  // 15: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
+	5,  // 16: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
+	15, // 17: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
+	17, // 18: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
+	20, // 19: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
+	22, // 20: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
+	24, // 21: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
+	26, // 22: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
+	32, // 23: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
+	28, // 24: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
+	30, // 25: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
+	34, // 26: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
+	38, // 27: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
+	37, // 28: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
+	42, // 29: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
+	44, // 30: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
+	46, // 31: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
+	48, // 32: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
+	50, // 33: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
+	52, // 34: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
+	54, // 35: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
+	56, // 36: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
+	58, // 37: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
+	7,  // 38: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
+	10, // 39: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
+	12, // 40: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
+	60, // 41: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
+	2,  // 42: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
+	4,  // 43: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
+	14, // 44: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
+	16, // 45: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
+	18, // 46: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
+	21, // 47: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
+	23, // 48: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
+	25, // 49: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
+	27, // 50: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
+	33, // 51: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
+	29, // 52: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
+	31, // 53: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
+	36, // 54: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
+	39, // 55: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
+	40, // 56: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
+	43, // 57: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
+	45, // 58: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
+	47, // 59: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
+	49, // 60: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
+	51, // 61: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
+	53, // 62: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
+	55, // 63: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
+	57, // 64: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
+	59, // 65: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
+	9,  // 66: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
+	11, // 67: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
+	13, // 68: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
+	61, // 69: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
+	42, // [42:70] is the sub-list for method output_type
+	14, // [14:42] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_palyra_host_v1_host_proto_init() }
@@ -4160,14 +4315,14 @@ func file_palyra_host_v1_host_proto_init() {
 	if File_palyra_host_v1_host_proto != nil {
 		return
 	}
-	file_palyra_host_v1_host_proto_msgTypes[50].OneofWrappers = []any{}
+	file_palyra_host_v1_host_proto_msgTypes[52].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_host_v1_host_proto_rawDesc), len(file_palyra_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   60,
+			NumMessages:   62,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

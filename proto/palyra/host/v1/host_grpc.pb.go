@@ -45,6 +45,7 @@ const (
 	HostService_RotateTrust_FullMethodName     = "/palyra.host.v1.HostService/RotateTrust"
 	HostService_SetPolicy_FullMethodName       = "/palyra.host.v1.HostService/SetPolicy"
 	HostService_CallTool_FullMethodName        = "/palyra.host.v1.HostService/CallTool"
+	HostService_RunInline_FullMethodName       = "/palyra.host.v1.HostService/RunInline"
 	HostService_SubmitForm_FullMethodName      = "/palyra.host.v1.HostService/SubmitForm"
 	HostService_ListHooks_FullMethodName       = "/palyra.host.v1.HostService/ListHooks"
 	HostService_BindHook_FullMethodName        = "/palyra.host.v1.HostService/BindHook"
@@ -94,6 +95,11 @@ type HostServiceClient interface {
 	SetPolicy(ctx context.Context, in *SetPolicyRequest, opts ...grpc.CallOption) (*SetPolicyResponse, error)
 	// CallTool runs a tool of the current version of a skill.
 	CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error)
+	// RunInline runs a tool of an inline module: an unpackaged, unsigned
+	// module sent with the request, under the skill.toml sent (or a default
+	// one), with the checks of CallTool and nothing installed. Refused
+	// (inline_not_allowed) unless the profile sets [dev] allow_inline = true.
+	RunInline(ctx context.Context, in *RunInlineRequest, opts ...grpc.CallOption) (*RunInlineResponse, error)
 	// SubmitForm validates an A2UI form submit against the form of a
 	// document a tool returned and delivers it to that tool.
 	SubmitForm(ctx context.Context, in *SubmitFormRequest, opts ...grpc.CallOption) (*SubmitFormResponse, error)
@@ -265,6 +271,16 @@ func (c *hostServiceClient) CallTool(ctx context.Context, in *CallToolRequest, o
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CallToolResponse)
 	err := c.cc.Invoke(ctx, HostService_CallTool_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) RunInline(ctx context.Context, in *RunInlineRequest, opts ...grpc.CallOption) (*RunInlineResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RunInlineResponse)
+	err := c.cc.Invoke(ctx, HostService_RunInline_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -453,6 +469,11 @@ type HostServiceServer interface {
 	SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error)
 	// CallTool runs a tool of the current version of a skill.
 	CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error)
+	// RunInline runs a tool of an inline module: an unpackaged, unsigned
+	// module sent with the request, under the skill.toml sent (or a default
+	// one), with the checks of CallTool and nothing installed. Refused
+	// (inline_not_allowed) unless the profile sets [dev] allow_inline = true.
+	RunInline(context.Context, *RunInlineRequest) (*RunInlineResponse, error)
 	// SubmitForm validates an A2UI form submit against the form of a
 	// document a tool returned and delivers it to that tool.
 	SubmitForm(context.Context, *SubmitFormRequest) (*SubmitFormResponse, error)
@@ -538,6 +559,9 @@ func (UnimplementedHostServiceServer) SetPolicy(context.Context, *SetPolicyReque
 }
 func (UnimplementedHostServiceServer) CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CallTool not implemented")
+}
+func (UnimplementedHostServiceServer) RunInline(context.Context, *RunInlineRequest) (*RunInlineResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RunInline not implemented")
 }
 func (UnimplementedHostServiceServer) SubmitForm(context.Context, *SubmitFormRequest) (*SubmitFormResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SubmitForm not implemented")
@@ -832,6 +856,24 @@ func _HostService_CallTool_Handler(srv interface{}, ctx context.Context, dec fun
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(HostServiceServer).CallTool(ctx, req.(*CallToolRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_RunInline_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RunInlineRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).RunInline(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_RunInline_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).RunInline(ctx, req.(*RunInlineRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1139,6 +1181,10 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CallTool",
 			Handler:    _HostService_CallTool_Handler,
+		},
+		{
+			MethodName: "RunInline",
+			Handler:    _HostService_RunInline_Handler,
 		},
 		{
 			MethodName: "SubmitForm",
