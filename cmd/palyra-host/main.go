@@ -6,6 +6,7 @@
 //	palyra-host token rotate [--state-dir DIR]
 //	palyra-host token path [--state-dir DIR]
 //	palyra-host mcp [--state-dir DIR] [--policy FILE] [--sidecar PATH] [--approval-without-elicitation deny|allow]
+//	palyra-host version [--json | -o json]    (or --version)
 package main
 
 import (
@@ -15,11 +16,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/internal/versioncmd"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/manifest"
@@ -44,11 +47,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.PersistentFlags().StringVar(&stateDir, "state-dir", "", "state directory (default $PALYRA_STATE_DIR, else $XDG_STATE_HOME/palyra or ~/.local/state/palyra)")
 	root.AddCommand(serveCommand(&stateDir, stdout, stderr), tokenCommand(&stateDir, stdout))
 	root.AddCommand(mcpCommand(&stateDir, os.Stdin, stdout, stderr))
+	versioncmd.Install(root, "palyra-host")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return fmt.Errorf("%w: %v", cliconfig.ErrUsage, err)
+	})
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	if err := root.ExecuteContext(ctx); err != nil {
+		if errcode.Of(err) == errcode.Internal && strings.HasPrefix(err.Error(), "unknown command") {
+			err = fmt.Errorf("%w: %v", cliconfig.ErrUsage, err)
+		}
 		fmt.Fprintf(stderr, "palyra-host: %s: %v\n", errcode.Of(err), err)
+		if errors.Is(err, cliconfig.ErrUsage) {
+			return 2
+		}
 		return 1
 	}
 	return 0

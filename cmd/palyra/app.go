@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/internal/versioncmd"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/spf13/cobra"
@@ -22,7 +24,7 @@ const (
 )
 
 // errUsage marks a command line that cannot be run as given.
-var errUsage = errcode.New("usage", "invalid usage")
+var errUsage = cliconfig.ErrUsage
 
 // maxSmallFileBytes caps files the CLI reads whole that should be small:
 // keys, rotation statements, SBOM and provenance documents.
@@ -80,6 +82,7 @@ func (a *app) rootCommand() *cobra.Command {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	})
 	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand(), a.clusterCommand(), a.applyCommand(), a.diffCommand())
+	versioncmd.Install(root, "palyra")
 	return root
 }
 
