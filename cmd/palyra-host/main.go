@@ -2,7 +2,7 @@
 // serves its skills over a gRPC and an HTTP JSON API on one port (package
 // host/daemon).
 //
-//	palyra-host serve [--state-dir DIR] [--listen 127.0.0.1:7142] [--policy FILE] [--config FILE] [--sidecar PATH]
+//	palyra-host serve [--state-dir DIR] [--listen 127.0.0.1:7142] [--deployment local|hardened] [--policy FILE] [--config FILE] [--sidecar PATH]
 //	palyra-host token rotate [--state-dir DIR]
 //	palyra-host token path [--state-dir DIR]
 //	palyra-host mcp [--state-dir DIR] [--policy FILE] [--sidecar PATH] [--approval-without-elicitation deny|allow]
@@ -68,16 +68,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
-	var listen, configPath string
+	var listen, configPath, deployment string
 	var hf hostFlags
 	var cf clusterFlags
 	c := &cobra.Command{
-		Use:   "serve [--listen ADDR] [--policy FILE] [--config FILE] [--sidecar PATH]",
+		Use:   "serve [--listen ADDR] [--deployment local|hardened] [--policy FILE] [--config FILE] [--sidecar PATH]",
 		Short: "Serve the state directory's skills until SIGTERM or SIGINT",
 		Long: "serve starts the daemon: one process per state directory, on loopback unless TLS is configured. " +
 			"It prints the URL and the admin token file; every API call but /healthz and /readyz needs `Authorization: Bearer <token>`. " +
 			"SIGTERM or SIGINT drains in-flight calls (up to shutdown_timeout), stops every sidecar and exits 0. " +
-			"The --config file's [cluster] table makes the daemon a node of a NATS cluster (urls, or [cluster.embedded]); each --cluster* and --node-name flag overrides its key of the table.",
+			"The --config file's [cluster] table makes the daemon a node of a NATS cluster (urls, or [cluster.embedded]); each --cluster* and --node-name flag overrides its key of the table.\n\n" +
+			"--deployment (the config's deployment key; default local) sets the security posture. local is a daemon for one machine. " +
+			"hardened is for production: it refuses to start without [tls], with --no-harden-sidecars, where the kernel cannot apply the sidecar hardening (Landlock, seccomp, no_new_privs), " +
+			"or with an operator profile whose egress is not strict (http.allow_private, plain http, wildcards); it turns the anomaly quarantine on, refuses allow_tofu (the trust store is the allowlist) and inline modules. " +
+			"GET /readyz and GET /v1/cluster report the posture; `palyra doctor` checks it.",
+		Example: "  palyra-host serve\n" +
+			"  palyra-host serve --state-dir /var/lib/palyra --listen 0.0.0.0:7142 --config /etc/palyra/palyra-host.toml --deployment hardened",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg := &daemon.Config{}
@@ -89,6 +95,9 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 			}
 			if listen != "" {
 				cfg.Listen = listen
+			}
+			if deployment != "" {
+				cfg.Deployment = daemon.Deployment(deployment)
 			}
 			if err := cfg.Validate(); err != nil {
 				return err
@@ -123,6 +132,7 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 	f := c.Flags()
 	f.StringVar(&listen, "listen", "", "address to serve on (default "+daemon.DefaultListen+"; off loopback only with [tls] configured)")
 	f.StringVar(&configPath, "config", "", "daemon configuration file (TOML; see host/daemon.Config)")
+	f.StringVar(&deployment, "deployment", "", "deployment profile: local or hardened (default: the config's deployment, else local)")
 	hf.register(f)
 	cf.register(f)
 	return c

@@ -55,6 +55,7 @@ var statusByCode = map[string]struct {
 	"skill_status_missing":       {http.StatusForbidden, codes.FailedPrecondition},
 	"crashlooping":               {http.StatusServiceUnavailable, codes.Unavailable},
 	"capability_denied":          {http.StatusForbidden, codes.PermissionDenied},
+	"deployment_refused":         {http.StatusForbidden, codes.PermissionDenied},
 	"overloaded":                 {http.StatusTooManyRequests, codes.ResourceExhausted},
 	"host_closed":                {http.StatusServiceUnavailable, codes.Unavailable},
 	"timeout":                    {http.StatusGatewayTimeout, codes.DeadlineExceeded},

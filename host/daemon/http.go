@@ -149,9 +149,9 @@ func (d *Daemon) apiMux() *http.ServeMux {
 	})
 	d.route(mux, "GET /readyz", true, func(w http.ResponseWriter, r *http.Request) error {
 		if !d.ready.Load() {
-			return writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not_ready"})
+			return writeJSON(w, http.StatusServiceUnavailable, readiness{Status: "not_ready", Posture: d.posture})
 		}
-		return writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+		return writeJSON(w, http.StatusOK, readiness{Status: "ready", Posture: d.posture})
 	})
 	d.route(mux, "GET /metrics", false, func(w http.ResponseWriter, r *http.Request) error {
 		d.metrics.Handler().ServeHTTP(w, r)
@@ -318,7 +318,7 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		if err != nil {
 			return err
 		}
-		return writeJSON(w, http.StatusOK, st)
+		return writeJSON(w, http.StatusOK, clusterDoc{ClusterStatus: st, Posture: d.posture})
 	})
 	d.route(mux, "GET /v1/hooks", false, func(w http.ResponseWriter, r *http.Request) error {
 		bs, err := d.svc.Hooks(r.Context())
@@ -384,6 +384,20 @@ func (d *Daemon) apiMux() *http.ServeMux {
 		return nil
 	})
 	return mux
+}
+
+// readiness is the GET /readyz document: whether the daemon serves, and
+// the security posture it serves with.
+type readiness struct {
+	Status  string  `json:"status"`
+	Posture Posture `json:"posture"`
+}
+
+// clusterDoc is the GET /v1/cluster document: the service's cluster
+// status and the answering daemon's security posture.
+type clusterDoc struct {
+	*host.ClusterStatus
+	Posture Posture `json:"posture"`
 }
 
 // sidecarList is the GET /v1/sidecars document.
