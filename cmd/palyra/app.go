@@ -54,6 +54,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
+	var status exitStatus
+	if errors.As(err, &status) {
+		return int(status)
+	}
 	if isCobraUsageError(err) {
 		err = fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -82,6 +86,7 @@ func (a *app) rootCommand() *cobra.Command {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	})
 	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand(), a.clusterCommand(), a.applyCommand(), a.diffCommand())
+	root.AddCommand(a.doctorCommand())
 	versioncmd.Install(root, "palyra")
 	return root
 }

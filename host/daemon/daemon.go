@@ -165,7 +165,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		}
 		return nil, fmt.Errorf("%w: %s%s: %v", ErrAlreadyRunning, state, pid, err)
 	}
-	d := &Daemon{cfg: cfg, stateDir: state, version: opts.Version, posture: cfg.posture(opts.Supervisor.Hardening.Off), log: log, lock: lock, stopping: make(chan struct{}), mcpWake: &events.Bus{}}
+	d := &Daemon{cfg: cfg, stateDir: state, version: opts.Version, posture: cfg.Posture(opts.Supervisor.Hardening.Off), log: log, lock: lock, stopping: make(chan struct{}), mcpWake: &events.Bus{}}
 	ok := false
 	defer func() {
 		if !ok {

@@ -91,9 +91,9 @@ type Posture struct {
 	AllowInline bool `json:"allow_inline"`
 }
 
-// posture is the Posture of a validated configuration and the
+// Posture is the Posture of a validated configuration and the
 // supervisor's hardening setting.
-func (c *Config) posture(hardeningOff bool) Posture {
+func (c *Config) Posture(hardeningOff bool) Posture {
 	p := Posture{Deployment: c.Deployment, TLS: c.TLS.Enabled(), AllowTOFU: true, SidecarHardening: "on", AnomalyQuarantine: c.Anomaly != nil}
 	if hardeningOff {
 		p.SidecarHardening = "off"
