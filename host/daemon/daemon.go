@@ -153,6 +153,13 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		if err := StrictEgress(prof); err != nil {
 			return nil, err
 		}
+		ts := opts.TrustStore
+		if ts == "" {
+			ts = layout.TrustStore()
+		}
+		if err := checkAllowlistOnly(ctx, ts); err != nil {
+			return nil, err
+		}
 	}
 	lock, err := fsutil.LockExclusive(ctx, layout.DaemonLock(), -1)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/internal/buildinfo"
 )
 
@@ -34,10 +35,10 @@ const (
 	// cannot apply it (no Landlock, seccomp or no_new_privs), with an
 	// operator profile whose egress is not strict (allow_private, plain
 	// http, wildcards), or with MCP approvals allowed without
-	// elicitation; it turns the anomaly quarantine on (anomaly's default
-	// policy unless [anomaly] is given), refuses every request to pin a
-	// publisher key on first use (allow_tofu: the trust store's allowlist
-	// only) and every profile change that loosens egress, and allows no
+	// elicitation, or with a trust store holding keys pinned on first
+	// use; it turns the anomaly quarantine on (anomaly's default policy
+	// unless [anomaly] is given), refuses every request to pin a publisher
+	// key on first use (allow_tofu: the trust store's allowlist only) and every profile change that loosens egress, and allows no
 	// inline (unsigned) module.
 	DeploymentHardened Deployment = "hardened"
 )
@@ -149,6 +150,42 @@ func hardeningSupported(k buildinfo.KernelSupport) error {
 	return nil
 }
 
+// TOFUPins lists the publishers of the trust store at path that are
+// trusted through a key pinned on first use only (not allowlisted); a
+// missing file has none. "hardened" refuses to start with any: a pinned
+// key would still pass verification, and the profile trusts the
+// allowlist only.
+func TOFUPins(ctx context.Context, path string) ([]string, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	st, err := trust.OpenFile(path).Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var pins []string
+	for _, p := range st.Publishers() {
+		if p.TOFUKey != "" && len(p.TrustedKeys) == 0 {
+			pins = append(pins, p.Publisher)
+		}
+	}
+	return pins, nil
+}
+
+// checkAllowlistOnly refuses a trust store holding TOFU pins.
+func checkAllowlistOnly(ctx context.Context, path string) error {
+	pins, err := TOFUPins(ctx, path)
+	if err != nil {
+		return fmt.Errorf("daemon: %w", err)
+	}
+	if len(pins) > 0 {
+		return fmt.Errorf("%w: deployment \"hardened\" trusts the allowlist only, and the trust store %s holds keys pinned on first use for %s: "+
+			"allowlist the ones you trust (its trusted_publishers; palyra skills install --trusted-publisher PUBLISHER=KEYHEX adds one) and remove its tofu_publishers",
+			ErrDeploymentRefused, path, strings.Join(pins, ", "))
+	}
+	return nil
+}
+
 // LoadProfile reads the operator profile the host will judge by: path,
 // else <state>/policy.toml when it exists, else policy.Default.
 func LoadProfile(path, state string) (*policy.Profile, error) {
@@ -190,7 +227,7 @@ type hardenedService struct {
 
 // refuseTOFU is the refusal of a request asking for TOFU.
 func refuseTOFU(what string) error {
-	return fmt.Errorf("%w: deployment \"hardened\" refuses %s with allow_tofu: the trust store is the allowlist; add the publisher's key with `palyra trust add` on the daemon's trust store first", ErrDeploymentRefused, what)
+	return fmt.Errorf("%w: deployment \"hardened\" refuses %s with allow_tofu: the trust store's allowlist decides: allowlist the publisher's key in the daemon's trust store first (palyra skills install --trusted-publisher PUBLISHER=KEYHEX on its state directory adds one)", ErrDeploymentRefused, what)
 }
 
 func (s hardenedService) Install(ctx context.Context, req host.InstallRequest) (*host.InstallResult, error) {

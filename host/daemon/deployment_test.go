@@ -110,8 +110,8 @@ func TestHardenedRefusesWithoutTLS(t *testing.T) {
 }
 
 // TestHardenedRefusesToOpen shows the refusals of Open under "hardened":
-// the sidecar hardening turned off, and an operator profile whose egress
-// is not strict. Nothing is left locked: a local daemon opens the state
+// the sidecar hardening turned off, an operator profile whose egress is
+// not strict, and a trust store holding keys pinned on first use. Nothing is left locked: a local daemon opens the state
 // directory afterwards.
 func TestHardenedRefusesToOpen(t *testing.T) {
 	certFile, keyFile, _ := selfSigned(t, t.TempDir())
@@ -139,7 +139,27 @@ func TestHardenedRefusesToOpen(t *testing.T) {
 	if !errors.Is(err, daemon.ErrDeploymentRefused) || !strings.Contains(err.Error(), "allow_wildcards") {
 		t.Fatalf("state dir's loose profile: %v", err)
 	}
-	d, err := daemon.Open(ctx, daemon.Options{StateDir: state, SidecarPath: sidecar})
+	if err := os.Remove(statedir.At(state).Policy()); err != nil {
+		t.Fatal(err)
+	}
+	// A trust store with a key pinned on first use: the allowlist only.
+	ts := trust.NewStore()
+	if _, err := ts.Decide("globex", publisherKey.Public().(ed25519.PublicKey), true); err != nil {
+		t.Fatal(err)
+	}
+	tsPath := filepath.Join(t.TempDir(), "trust-store.json")
+	b, err := ts.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tsPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = daemon.Open(ctx, daemon.Options{StateDir: state, Config: cfg, SidecarPath: sidecar, TrustStore: tsPath})
+	if !errors.Is(err, daemon.ErrDeploymentRefused) || !strings.Contains(err.Error(), "pinned on first use for globex") {
+		t.Fatalf("TOFU pins: %v", err)
+	}
+	d, err := daemon.Open(ctx, daemon.Options{StateDir: state, SidecarPath: sidecar, TrustStore: tsPath})
 	if err != nil {
 		t.Fatalf("a local daemon after the refusals: %v", err)
 	}
@@ -248,7 +268,7 @@ func TestHardenedDaemon(t *testing.T) {
 
 	art := probeArtifact(t, "test.hardened")
 	st, b := do(http.MethodPost, "/v1/skills?allow_tofu=true", art, nil)
-	if st != http.StatusForbidden || !strings.Contains(b, `"deployment_refused"`) || !strings.Contains(b, "palyra trust add") {
+	if st != http.StatusForbidden || !strings.Contains(b, `"deployment_refused"`) || !strings.Contains(b, "--trusted-publisher PUBLISHER=KEYHEX") {
 		t.Fatalf("TOFU install: %d %s", st, b)
 	}
 	st, b = do(http.MethodPost, "/v1/skills?trusted_publisher="+fmt.Sprintf("test=%x", pub), art, nil)

@@ -210,7 +210,7 @@ func (r *run) trustStore(ctx context.Context) Check {
 	path := r.cfg.TrustStore
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		c.Status, c.Found = StatusWarn, path+" does not exist: no publisher is trusted"
-		c.Fix = "add your publishers' keys with palyra trust add (installs otherwise need --allow-tofu, which the hardened deployment refuses)"
+		c.Fix = "allowlist your publishers' keys (palyra skills install --trusted-publisher PUBLISHER=KEYHEX adds one to the trust store); installs otherwise need --allow-tofu, which the hardened deployment refuses"
 		return c
 	}
 	st, err := trust.OpenFile(path).Load(ctx)
@@ -231,10 +231,10 @@ func (r *run) trustStore(ctx context.Context) Check {
 	switch {
 	case len(pubs) == 0:
 		c.Status, c.Found = StatusWarn, found
-		c.Fix = "add your publishers' keys with palyra trust add"
+		c.Fix = "allowlist your publishers' keys (palyra skills install --trusted-publisher PUBLISHER=KEYHEX adds one to the trust store)"
 	case r.tofuPins > 0:
 		c.Status, c.Found = StatusWarn, found
-		c.Fix = "review the pinned keys (palyra trust list) and allowlist the ones you mean to trust with palyra trust add"
+		c.Fix = "review the pinned keys (palyra trust show) and allowlist the ones you mean to trust (palyra skills install --trusted-publisher PUBLISHER=KEYHEX); the hardened deployment refuses to start with pins"
 	default:
 		c.Status, c.Found = StatusOK, found
 	}
@@ -444,14 +444,12 @@ func (r *run) deployment() Check {
 	} else if err := daemon.StrictEgress(prof); err != nil {
 		problems = append(problems, err.Error())
 	}
+	if r.tofuPins > 0 {
+		problems = append(problems, fmt.Sprintf("the trust store holds %d keys pinned on first use (the hardened daemon trusts the allowlist only)", r.tofuPins))
+	}
 	if len(problems) > 0 {
 		c.Status, c.Found = StatusFail, found+"; but "+strings.Join(problems, "; ")
 		c.Fix = "the hardened daemon refuses to start (or to change its profile) until these are fixed"
-		return c
-	}
-	if r.tofuPins > 0 {
-		c.Status, c.Found = StatusWarn, found+fmt.Sprintf("; the trust store still holds %d keys pinned on first use", r.tofuPins)
-		c.Fix = "allowlist the keys you trust with palyra trust add"
 		return c
 	}
 	c.Status, c.Found = StatusOK, found
