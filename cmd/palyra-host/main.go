@@ -124,8 +124,8 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return errors.Join(err, d.Close(context.Background()))
 			}
-			fmt.Fprintf(stdout, "palyra-host serving %s\n  state dir:  %s\n  token file: %s\n  try:        curl -H \"Authorization: Bearer $(cat %s)\" %s/v1/skills\n",
-				d.URL(ln), state, daemon.TokenPath(state), daemon.TokenPath(state), d.URL(ln))
+			fmt.Fprintf(stdout, "palyra-host serving %s\n  state dir:  %s\n  token file: %s\n  deployment: %s\n  try:        curl -H \"Authorization: Bearer $(cat %s)\" %s/v1/skills\n",
+				d.URL(ln), state, daemon.TokenPath(state), d.Posture().Deployment, daemon.TokenPath(state), d.URL(ln))
 			return d.Serve(ctx, ln)
 		},
 	}

@@ -143,6 +143,9 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		log = hclog.NewNullLogger()
 	}
 	if cfg.Deployment == DeploymentHardened {
+		if opts.Cluster != nil && (opts.Cluster.TLS.CAFile == "" || opts.Cluster.TLS.CertFile == "") {
+			return nil, fmt.Errorf("%w: deployment \"hardened\" requires TLS on the cluster's NATS connections too: set [cluster.tls] ca_file, cert_file and key_file (or serve's --cluster-tls-* flags)", ErrInvalidConfig)
+		}
 		if err := checkHardenedHost(ctx, opts.Supervisor, opts.SidecarPath); err != nil {
 			return nil, err
 		}

@@ -31,7 +31,7 @@ const (
 	// only off loopback, anomaly quarantine and hardening as configured).
 	DeploymentLocal Deployment = "local"
 	// DeploymentHardened is for production. The daemon refuses to start
-	// without TLS, with the sidecar hardening off or where the kernel
+	// without TLS (the API's, and the cluster's NATS connections'), with the sidecar hardening off or where the kernel
 	// cannot apply it (no Landlock, seccomp or no_new_privs), with an
 	// operator profile whose egress is not strict (allow_private, plain
 	// http, wildcards), or with MCP approvals allowed without

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/palyra-go/palyra/host/cluster"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/statedir"
@@ -110,8 +111,9 @@ func TestHardenedRefusesWithoutTLS(t *testing.T) {
 }
 
 // TestHardenedRefusesToOpen shows the refusals of Open under "hardened":
-// the sidecar hardening turned off, an operator profile whose egress is
-// not strict, and a trust store holding keys pinned on first use. Nothing is left locked: a local daemon opens the state
+// the sidecar hardening turned off, a cluster without TLS, an operator
+// profile whose egress is not strict, and a trust store holding keys
+// pinned on first use. Nothing is left locked: a local daemon opens the state
 // directory afterwards.
 func TestHardenedRefusesToOpen(t *testing.T) {
 	certFile, keyFile, _ := selfSigned(t, t.TempDir())
@@ -122,6 +124,10 @@ func TestHardenedRefusesToOpen(t *testing.T) {
 	_, err := daemon.Open(ctx, daemon.Options{StateDir: state, Config: cfg, SidecarPath: sidecar, Supervisor: supervisor.Config{Hardening: supervisor.HardeningConfig{Off: true}}})
 	if !errors.Is(err, daemon.ErrInvalidConfig) || !strings.Contains(err.Error(), "drop --no-harden-sidecars") {
 		t.Fatalf("hardening off: %v", err)
+	}
+	_, err = daemon.Open(ctx, daemon.Options{StateDir: state, Config: cfg, SidecarPath: sidecar, Cluster: &cluster.Config{URLs: []string{"nats://127.0.0.1:4222"}}})
+	if !errors.Is(err, daemon.ErrInvalidConfig) || !strings.Contains(err.Error(), "[cluster.tls]") {
+		t.Fatalf("cluster without TLS: %v", err)
 	}
 	loose := filepath.Join(t.TempDir(), "policy.toml")
 	if err := os.WriteFile(loose, []byte("[http]\nallow_private = true\n"), 0o600); err != nil {
