@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -346,6 +347,10 @@ func (r *run) daemon(ctx context.Context) Check {
 	if err != nil {
 		c.Status, c.Found, c.Code = StatusFail, fmt.Sprintf("%s from %s does not answer: %v", url, src, err), client.ErrTransport.Code()
 		c.Fix = "start palyra-host serve, or correct the URL; a daemon.json left by a crashed daemon goes away at the next start"
+		var certErr *tls.CertificateVerificationError
+		if errors.As(err, &certErr) {
+			c.Fix = "its certificate is not trusted here: add its CA to the system's roots or point $SSL_CERT_FILE at it"
+		}
 		return c
 	}
 	var p posture

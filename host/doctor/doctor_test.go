@@ -362,6 +362,10 @@ func TestDaemonAndDeployment(t *testing.T) {
 	want(t, check(t, cfg, doctor.CheckDaemon), doctor.StatusOK, "daemon.json", "token accepted", "deployment hardened")
 	want(t, check(t, cfg, doctor.CheckDeployment), doctor.StatusOK, "hardened (from the running daemon)", "sidecar hardening required", "anomaly quarantine")
 
+	untrusted := cfg
+	untrusted.HTTPClient = nil // the system's roots do not hold the test CA
+	want(t, check(t, untrusted, doctor.CheckDaemon), doctor.StatusFail, "does not answer", "certificate is not trusted here")
+
 	wrongToken := cfg
 	wrongToken.DaemonToken = strings.Repeat("0", 64)
 	want(t, check(t, wrongToken, doctor.CheckDaemon), doctor.StatusFail, "refuses this client", "--token")
