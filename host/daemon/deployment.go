@@ -92,8 +92,8 @@ type Posture struct {
 	AllowInline bool `json:"allow_inline"`
 }
 
-// Posture is the Posture of a validated configuration and the
-// supervisor's hardening setting.
+// Posture returns the posture of a validated configuration, given
+// whether the supervisor's hardening is off (--no-harden-sidecars).
 func (c *Config) Posture(hardeningOff bool) Posture {
 	p := Posture{Deployment: c.Deployment, TLS: c.TLS.Enabled(), AllowTOFU: true, SidecarHardening: "on", AnomalyQuarantine: c.Anomaly != nil}
 	if hardeningOff {
@@ -128,7 +128,8 @@ func (c *Config) validateDeployment() error {
 
 // checkHardenedHost is what Open checks under "hardened" before it opens
 // the host: the sidecar hardening is on, and the sidecar (asked with
-// host.SidecarVersion) reports a kernel that can apply all of it.
+// host.SidecarVersion) matches this host and reports a kernel that can
+// apply all of its hardening.
 func checkHardenedHost(ctx context.Context, sup supervisor.Config, sidecarPath string) error {
 	if sup.Hardening.Off {
 		return fmt.Errorf("%w: deployment \"hardened\" requires the sidecar hardening: drop --no-harden-sidecars", ErrInvalidConfig)
@@ -136,6 +137,9 @@ func checkHardenedHost(ctx context.Context, sup supervisor.Config, sidecarPath s
 	info, err := host.SidecarVersion(ctx, sidecarPath)
 	if err != nil {
 		return fmt.Errorf("daemon: deployment \"hardened\" checks the kernel through the sidecar: %w", err)
+	}
+	if diff := buildinfo.Get("palyra-host").Compatible(*info); diff != "" {
+		return fmt.Errorf("daemon: %w: %s: %s", host.ErrSidecarMismatch, sidecarPath, diff)
 	}
 	return hardeningSupported(*info.Kernel)
 }

@@ -18,12 +18,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/cluster"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/internal/buildinfo"
 )
 
 // TestDeploymentConfig covers the deployment key of the configuration:
@@ -111,7 +113,8 @@ func TestHardenedRefusesWithoutTLS(t *testing.T) {
 }
 
 // TestHardenedRefusesToOpen shows the refusals of Open under "hardened":
-// the sidecar hardening turned off, a cluster without TLS, an operator
+// the sidecar hardening turned off, a kernel without Landlock and a
+// sidecar of another ABI (as the sidecar reports them), a cluster without TLS, an operator
 // profile whose egress is not strict, and a trust store holding keys
 // pinned on first use. Nothing is left locked: a local daemon opens the state
 // directory afterwards.
@@ -124,6 +127,30 @@ func TestHardenedRefusesToOpen(t *testing.T) {
 	_, err := daemon.Open(ctx, daemon.Options{StateDir: state, Config: cfg, SidecarPath: sidecar, Supervisor: supervisor.Config{Hardening: supervisor.HardeningConfig{Off: true}}})
 	if !errors.Is(err, daemon.ErrInvalidConfig) || !strings.Contains(err.Error(), "drop --no-harden-sidecars") {
 		t.Fatalf("hardening off: %v", err)
+	}
+	// A sidecar reporting a kernel without Landlock, and one of another
+	// ABI (scripts answering the version command as the sidecar does).
+	noLandlock := buildinfo.Get("palyra-sidecar")
+	noLandlock.Kernel = &buildinfo.KernelSupport{Linux: true, LandlockTarget: 7, Seccomp: true, NoNewPrivs: true}
+	otherABI := noLandlock
+	otherABI.ABI = "palyra.skills.abi.v2"
+	for _, tt := range []struct {
+		info buildinfo.Info
+		want error
+		says string
+	}{
+		{noLandlock, daemon.ErrInvalidConfig, "cannot apply: missing Landlock (Linux 5.13 or later"},
+		{otherABI, host.ErrSidecarMismatch, "abi palyra.skills.abi.v2, want palyra.skills.abi.v1"},
+	} {
+		b, _ := json.Marshal(tt.info)
+		fake := filepath.Join(t.TempDir(), "palyra-sidecar")
+		if err := os.WriteFile(fake, []byte("#!/bin/sh\ncat <<'EOF'\n"+string(b)+"\nEOF\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, err := daemon.Open(ctx, daemon.Options{StateDir: state, Config: cfg, SidecarPath: fake})
+		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.says) {
+			t.Fatalf("sidecar %+v: %v, want %v saying %q", tt.info.Kernel, err, tt.want, tt.says)
+		}
 	}
 	_, err = daemon.Open(ctx, daemon.Options{StateDir: state, Config: cfg, SidecarPath: sidecar, Cluster: &cluster.Config{URLs: []string{"nats://127.0.0.1:4222"}}})
 	if !errors.Is(err, daemon.ErrInvalidConfig) || !strings.Contains(err.Error(), "[cluster.tls]") {
