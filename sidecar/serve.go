@@ -206,10 +206,11 @@ func Main() {
 //	                                       the kernel's hardening support
 //	                                       (VersionCommand); reads no module
 //
-// The serving and precompile modes harden the process first (package sidecar/internal/harden),
-// before any module byte is read; HARDEN-FLAGS are those of
-// sidecarplugin.HardenSpec (the supervisor builds them). A process whose
-// hardening fails exits with status 1 without reading a module.
+// The serving and precompile modes harden the process first (package
+// sidecar/internal/harden), before any module byte is read; HARDEN-FLAGS
+// are those of sidecarplugin.HardenSpec (the supervisor builds them). A
+// process whose hardening fails exits with status 1 without reading a
+// module.
 //
 // The precompile mode is what the supervisor runs at install time, so that
 // compiling untrusted code happens in a sidecar, never in the supervisor.
