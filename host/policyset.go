@@ -56,6 +56,10 @@ func PolicyDigest(p *policy.Profile) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// InlineAllowed reports whether the profile the host judges by now lets
+// inline modules run ([dev] allow_inline).
+func (h *Host) InlineAllowed() bool { return h.in.Policy().InlineNotAllowed() == nil }
+
 // PolicySHA256 is PolicyDigest of the profile the host judges by now.
 func (h *Host) PolicySHA256() string { return PolicyDigest(h.in.Policy()) }
 

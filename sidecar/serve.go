@@ -202,15 +202,22 @@ func Main() {
 //	precompile [HARDEN-FLAGS] --wasm FILE --cache-dir DIR [--sha256 HEX]
 //	                                       compile FILE into the cache and
 //	                                       print a PrecompileResult as JSON
+//	version [--json] (or --version)        print the build information and
+//	                                       the kernel's hardening support
+//	                                       (VersionCommand); reads no module
 //
-// Both modes harden the process first (package sidecar/internal/harden),
-// before any module byte is read; HARDEN-FLAGS are those of
-// sidecarplugin.HardenSpec (the supervisor builds them). A process whose
-// hardening fails exits with status 1 without reading a module.
+// The serving and precompile modes harden the process first (package
+// sidecar/internal/harden), before any module byte is read; HARDEN-FLAGS
+// are those of sidecarplugin.HardenSpec (the supervisor builds them). A
+// process whose hardening fails exits with status 1 without reading a
+// module.
 //
 // The precompile mode is what the supervisor runs at install time, so that
 // compiling untrusted code happens in a sidecar, never in the supervisor.
 func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		return runVersion(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		fs := flag.NewFlagSet("palyra-sidecar", flag.ContinueOnError)
 		fs.SetOutput(stderr)
@@ -245,11 +252,13 @@ func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "precompile":
 		return runPrecompile(args[1:], cfg, stdout, stderr)
+	case VersionCommand:
+		return runVersion(args[1:], stdout, stderr)
 	default:
 		if c := extraCommands[args[0]]; c != nil {
 			return c(args[1:], cfg, stdout, stderr)
 		}
-		fmt.Fprintf(stderr, "palyra-sidecar: unknown command %q (usage: palyra-sidecar [--harden...] | precompile [--harden...] --wasm FILE --cache-dir DIR [--sha256 HEX] [--cpu-seconds N] [--memory-bytes N])\n", args[0])
+		fmt.Fprintf(stderr, "palyra-sidecar: unknown command %q (usage: palyra-sidecar [--harden...] | version [--json] | precompile [--harden...] --wasm FILE --cache-dir DIR [--sha256 HEX] [--cpu-seconds N] [--memory-bytes N])\n", args[0])
 		return 2
 	}
 }

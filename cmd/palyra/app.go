@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/palyra-go/palyra/cmd/internal/cliconfig"
+	"github.com/palyra-go/palyra/cmd/internal/versioncmd"
 	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
@@ -23,7 +25,7 @@ const (
 )
 
 // errUsage marks a command line that cannot be run as given.
-var errUsage = errcode.New("usage", "invalid usage")
+var errUsage = cliconfig.ErrUsage
 
 // maxSmallFileBytes caps files the CLI reads whole that should be small:
 // keys, rotation statements, SBOM and provenance documents.
@@ -57,6 +59,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
+	}
+	var status exitStatus
+	if errors.As(err, &status) {
+		return int(status)
 	}
 	if isCobraUsageError(err) {
 		err = fmt.Errorf("%w: %v", errUsage, err)
@@ -97,6 +103,8 @@ func (a *app) rootCommand() *cobra.Command {
 	// on for every group through noArgs).
 	root.SuggestionsMinimumDistance = 2
 	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand(), a.clusterCommand(), a.applyCommand(), a.diffCommand(), a.devCommand())
+	root.AddCommand(a.doctorCommand())
+	versioncmd.Install(root, "palyra")
 	fillGroupExamples(root)
 	a.wireCompletion(root)
 	return root

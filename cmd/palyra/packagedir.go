@@ -6,12 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/manifest"
+	"github.com/palyra-go/palyra/internal/buildinfo"
 )
 
 // The files skills package build --dir looks for in a skill project.
@@ -175,36 +175,21 @@ func existing(path string) string {
 }
 
 // palyraVersion is the version recorded as the builder of generated SBOMs
-// and provenance: the module version palyra was built at, else the VCS
-// revision of a development build, else "devel".
-// TODO(lead): read it from the shared version package of `palyra version`.
+// and provenance: the version `palyra version` prints, and for a
+// development build the commit it was built from.
 func palyraVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
+	in := buildinfo.Get("palyra")
+	if in.Version != buildinfo.Devel || in.Commit == buildinfo.Unknown {
+		return in.Version
 	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "devel"
-	}
+	rev := in.Commit
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
-	if dirty {
+	if in.Modified {
 		rev += "-dirty"
 	}
-	return "devel+" + rev
+	return in.Version + "+" + rev
 }
 
 // problemLines splits an error for text output: when it holds several

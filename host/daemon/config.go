@@ -56,6 +56,7 @@ func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
 // Config is the daemon's configuration file (TOML, --config), merged with the
 // command line. Every field has a default.
 //
+//	deployment = "local"           # or "hardened" (see Deployment); serve's --deployment overrides it
 //	listen = "127.0.0.1:7142"
 //	reaudit_interval = "6h"        # 0 disables the scheduled re-audit
 //	hook_timeout = "10s"
@@ -94,6 +95,8 @@ func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
 // The embedded servers' shared secret is never in the file: palyra-host
 // reads it from $PALYRA_CLUSTER_TOKEN.
 type Config struct {
+	// Deployment is the deployment profile ("" is DeploymentLocal).
+	Deployment       Deployment      `toml:"deployment"`
 	Listen           string          `toml:"listen"`
 	TLS              TLS             `toml:"tls"`
 	ReauditInterval  *Duration       `toml:"reaudit_interval"`
@@ -187,6 +190,9 @@ func (c *Config) Validate() error {
 	case (c.TLS.CertFile == "") != (c.TLS.KeyFile == ""):
 		return fmt.Errorf("%w: tls needs both cert_file and key_file", ErrInvalidConfig)
 	}
+	if err := c.validateDeployment(); err != nil {
+		return err
+	}
 	if err := CheckListen(c.Listen, c.TLS.Enabled()); err != nil {
 		return err
 	}
@@ -200,6 +206,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: mcp: %w", ErrInvalidConfig, err)
 	}
 	c.MCP.ApprovalWithoutElicitation = fb
+	if c.Deployment == DeploymentHardened && fb == mcpserver.FallbackAllow {
+		return fmt.Errorf("%w: deployment \"hardened\" refuses [mcp] approval_without_elicitation = \"allow\": remove it (the default is deny)", ErrInvalidConfig)
+	}
 	specs, err := channels.ValidateSpecs(c.Channels)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)

@@ -81,6 +81,9 @@ type Daemon struct {
 	log      hclog.Logger
 	lock     *os.File
 
+	// posture is the security posture of the deployment profile.
+	posture Posture
+
 	// version is Options.Version: reported for this node by GET
 	// /v1/cluster when the service does not know it (a host that is not
 	// clustered).
@@ -143,6 +146,28 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
+	if cfg.Deployment == DeploymentHardened {
+		if opts.Cluster != nil && (opts.Cluster.TLS.CAFile == "" || opts.Cluster.TLS.CertFile == "") {
+			return nil, fmt.Errorf("%w: deployment \"hardened\" requires TLS on the cluster's NATS connections too: set [cluster.tls] ca_file, cert_file and key_file (or serve's --cluster-tls-* flags)", ErrInvalidConfig)
+		}
+		if err := checkHardenedHost(ctx, opts.Supervisor, opts.SidecarPath); err != nil {
+			return nil, err
+		}
+		prof, err := LoadProfile(opts.PolicyPath, state)
+		if err != nil {
+			return nil, fmt.Errorf("daemon: %w", err)
+		}
+		if err := StrictEgress(prof); err != nil {
+			return nil, err
+		}
+		ts := opts.TrustStore
+		if ts == "" {
+			ts = layout.TrustStore()
+		}
+		if err := checkAllowlistOnly(ctx, ts); err != nil {
+			return nil, err
+		}
+	}
 	lock, err := fsutil.LockExclusive(ctx, layout.DaemonLock(), -1)
 	if err != nil {
 		pid := ""
@@ -154,7 +179,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		}
 		return nil, fmt.Errorf("%w: %s%s: %v", ErrAlreadyRunning, state, pid, err)
 	}
-	d := &Daemon{cfg: cfg, stateDir: state, version: opts.Version, log: log, lock: lock, stopping: make(chan struct{}), mcpWake: &events.Bus{}}
+	d := &Daemon{cfg: cfg, stateDir: state, version: opts.Version, posture: cfg.Posture(opts.Supervisor.Hardening.Off), log: log, lock: lock, stopping: make(chan struct{}), mcpWake: &events.Bus{}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -215,6 +240,9 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		}
 		d.svc = d.node
 	}
+	if cfg.Deployment == DeploymentHardened {
+		d.svc = hardenedService{Service: d.svc}
+	}
 	if err := d.registerChannels(); err != nil {
 		d.closeHost(ctx)
 		return nil, err
@@ -254,6 +282,16 @@ func (d *Daemon) registerChannels() error {
 
 // Host returns the daemon's host (for embedding and tests).
 func (d *Daemon) Host() *host.Host { return d.host }
+
+// Posture returns the security posture the daemon runs with.
+// Under "local", AllowInline follows the profile the host judges by now.
+func (d *Daemon) Posture() Posture {
+	p := d.posture
+	if p.Deployment != DeploymentHardened && d.host != nil {
+		p.AllowInline = d.host.InlineAllowed()
+	}
+	return p
+}
 
 // StateDir returns the state directory the daemon owns.
 func (d *Daemon) StateDir() string { return d.stateDir }
@@ -358,7 +396,7 @@ func (d *Daemon) Serve(ctx context.Context, ln net.Listener) error {
 		go func() { serveErr <- srv.Serve(m.http) }()
 	}
 	d.ready.Store(true)
-	d.log.Info("palyra-host serving", "url", url, "state_dir", d.stateDir, "token_file", TokenPath(d.stateDir))
+	d.log.Info("palyra-host serving", "url", url, "state_dir", d.stateDir, "token_file", TokenPath(d.stateDir), "deployment", d.posture.Deployment)
 
 	var err error
 	select {

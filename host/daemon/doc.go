@@ -79,6 +79,18 @@
 // max_artifact_bytes) and the errors name the limit and the size seen.
 // x-palyra-principal names who acts and is recorded in status changes.
 //
+// Deployment profiles. The configuration's deployment key (serve's
+// --deployment) is "local" (the default: the configuration as written)
+// or "hardened" (Deployment): TLS required, the sidecar hardening
+// required and checked against the kernel before the host opens (the
+// sidecar reports the kernel's Landlock, seccomp and no_new_privs,
+// host.SidecarVersion), strict egress in the operator profile at start
+// and on every SetPolicy, the anomaly quarantine on, a trust store
+// without keys pinned on first use and every allow_tofu request refused
+// (deployment_refused, 403), no inline modules. The Posture is reported
+// by GET /readyz (without a token) and GET /v1/cluster, and checked by
+// `palyra doctor` (host/doctor).
+//
 // Events. The inventory's journal is the one source of events: the host
 // follows it (the daemon opens it with DispatchHooks) and publishes each
 // event once, in journal order, to the event streams and to the hooks

@@ -58,6 +58,7 @@ var statusByCode = map[string]struct {
 	"crashlooping":               {http.StatusServiceUnavailable, codes.Unavailable},
 	"capability_denied":          {http.StatusForbidden, codes.PermissionDenied},
 	"inline_not_allowed":         {http.StatusForbidden, codes.PermissionDenied},
+	"deployment_refused":         {http.StatusForbidden, codes.PermissionDenied},
 	"overloaded":                 {http.StatusTooManyRequests, codes.ResourceExhausted},
 	"host_closed":                {http.StatusServiceUnavailable, codes.Unavailable},
 	"timeout":                    {http.StatusGatewayTimeout, codes.DeadlineExceeded},

@@ -304,7 +304,7 @@ func (d *Daemon) httpCluster(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, st)
+	return writeJSON(w, http.StatusOK, clusterDoc{ClusterStatus: st, Posture: d.Posture()})
 }
 
 func (d *Daemon) httpHooks(w http.ResponseWriter, r *http.Request) error {

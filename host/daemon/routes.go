@@ -88,13 +88,13 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 			responses: ok(http.StatusOK, "Alive.", healthStatus{})}},
 		{pattern: "GET /readyz", public: true, h: func(w http.ResponseWriter, r *http.Request) error {
 			if !d.ready.Load() {
-				return writeJSON(w, http.StatusServiceUnavailable, healthStatus{Status: "not_ready"})
+				return writeJSON(w, http.StatusServiceUnavailable, readiness{Status: "not_ready", Posture: d.Posture()})
 			}
-			return writeJSON(w, http.StatusOK, healthStatus{Status: "ready"})
-		}, op: &apiOp{id: "ready", tag: "daemon", summary: "Readiness: the daemon serves its skills.",
+			return writeJSON(w, http.StatusOK, readiness{Status: "ready", Posture: d.Posture()})
+		}, op: &apiOp{id: "ready", tag: "daemon", summary: "Readiness: the daemon serves its skills, and the security posture it serves with.",
 			responses: []apiResponse{
-				{status: http.StatusOK, desc: "Ready.", json: healthStatus{}},
-				{status: http.StatusServiceUnavailable, desc: "Still starting, or shutting down.", json: healthStatus{}},
+				{status: http.StatusOK, desc: "Ready.", json: readiness{}},
+				{status: http.StatusServiceUnavailable, desc: "Still starting, or shutting down.", json: readiness{}},
 			}}},
 		{pattern: "GET /metrics", h: func(w http.ResponseWriter, r *http.Request) error {
 			d.metrics.Handler().ServeHTTP(w, r)
@@ -239,8 +239,8 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 			responses: ok(http.StatusOK, "The states.", sidecarList{}),
 		}},
 		{pattern: "GET /v1/cluster", h: d.httpCluster, op: &apiOp{
-			id: "cluster", tag: "daemon", summary: "This daemon's cluster membership and peers.",
-			responses: ok(http.StatusOK, "The cluster state.", host.ClusterStatus{}),
+			id: "cluster", tag: "daemon", summary: "This daemon's cluster membership and peers, and its security posture.",
+			responses: ok(http.StatusOK, "The cluster state.", clusterDoc{}),
 		}},
 		{pattern: "GET /v1/hooks", h: d.httpHooks, op: &apiOp{
 			id: "listHooks", tag: "hooks", summary: "The hook bindings.",
@@ -286,9 +286,23 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 	return routes
 }
 
-// healthStatus is the /healthz and /readyz document.
+// healthStatus is the /healthz document.
 type healthStatus struct {
 	Status string `json:"status"`
+}
+
+// readiness is the GET /readyz document: whether the daemon serves, and
+// the security posture it serves with.
+type readiness struct {
+	Status  string  `json:"status"`
+	Posture Posture `json:"posture"`
+}
+
+// clusterDoc is the GET /v1/cluster document: the service's cluster
+// status and the answering daemon's security posture.
+type clusterDoc struct {
+	*host.ClusterStatus
+	Posture Posture `json:"posture"`
 }
 
 // hookRemoved is the DELETE /v1/hooks/{id} document.

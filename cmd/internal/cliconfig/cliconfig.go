@@ -33,6 +33,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/audit"
 	"github.com/palyra-go/palyra/host/daemon/client"
+	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/source"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
@@ -51,6 +52,10 @@ const (
 	EnvDockerConfig    = "DOCKER_CONFIG"
 	EnvOCIPlainHTTP    = "PALYRA_OCI_PLAIN_HTTP"
 )
+
+// ErrUsage is a command line that cannot be run as given (an unknown
+// flag, a bad flag value), for both commands: exit status 2 in palyra.
+var ErrUsage = errcode.New("usage", "invalid usage")
 
 // StateDir returns the absolute state directory: flag, else
 // $PALYRA_STATE_DIR (set but empty is statedir.ErrInvalid), else
