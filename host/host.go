@@ -272,6 +272,7 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	var sup *supervisor.Supervisor // made below; installs (and so precompiles) run only after Open
 	if cfg.SidecarPath != "" {
 		icfg.Precompile = func(ctx context.Context, modulePath, sha string) error { return sup.Precompile(ctx, modulePath, sha) }
+		icfg.OnChange = func(ev events.Event) { stopRetired(sup, ev) }
 	}
 	in, err := install.Open(ctx, icfg)
 	if err != nil {

@@ -58,6 +58,13 @@ type Config struct {
 	// Bus receives an event after every change is committed. nil publishes
 	// nothing (the inventory journal still records every change).
 	Bus *events.Bus
+	// OnChange, when set, is called with every event Bus would receive,
+	// synchronously: after the change is committed, before it is
+	// published on Bus and before the verb that made it returns (with the
+	// skill's lock still held, so it must not call the Installer). The
+	// host stops the sidecars of a version disabled, quarantined or
+	// removed through it, so that they are gone when the verb returns.
+	OnChange func(events.Event)
 	// Now is the clock for install times, status changes and events.
 	// nil means time.Now.
 	Now func() time.Time
@@ -102,6 +109,7 @@ type Installer struct {
 	trust       *trust.File
 	profile     atomic.Pointer[policy.Profile] // swapped by SetPolicy
 	bus         *events.Bus
+	onChange    func(events.Event)
 	now         func() time.Time
 	lockTimeout time.Duration
 	recovered   *RecoverReport
@@ -165,6 +173,7 @@ func newInstaller(cfg Config) (*Installer, error) {
 		skillsDir:   layout.SkillsDir(),
 		trust:       trust.OpenFile(trustPath),
 		bus:         cfg.Bus,
+		onChange:    cfg.OnChange,
 		now:         cfg.Now,
 		lockTimeout: cfg.LockTimeout,
 		secretOK:    cfg.SecretPresent,
@@ -329,13 +338,16 @@ func decodeManifest(raw json.RawMessage) (*manifest.Manifest, error) {
 	return &m, nil
 }
 
-// publish sends ev to the bus, if any.
+// publish hands every event to Config.OnChange, then sends it to the bus,
+// if any.
 func (in *Installer) publish(evs ...events.Event) {
-	if in.bus == nil {
-		return
-	}
 	for _, ev := range evs {
-		in.bus.Publish(ev)
+		if in.onChange != nil {
+			in.onChange(ev)
+		}
+		if in.bus != nil {
+			in.bus.Publish(ev)
+		}
 	}
 }
 
