@@ -51,10 +51,6 @@ type Config struct {
 	// TrustStore is the trust store file. "" means the state directory's,
 	// <state>/skills/trust-store.json (statedir.Layout.TrustStore).
 	TrustStore string
-	// VulnFeedHook is passed to every audit (audit.Options.VulnFeedHook:
-	// Palyra's $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, which the commands
-	// read).
-	VulnFeedHook string
 	// Bus receives an event after every change is committed. nil publishes
 	// nothing (the inventory journal still records every change).
 	Bus *events.Bus
@@ -115,7 +111,6 @@ type Installer struct {
 	recovered   *RecoverReport
 	precompile  func(ctx context.Context, modulePath, sha256 string) error
 	secretOK    func(ctx context.Context, scope, key string) (bool, error)
-	vulnHook    string
 	// readOnly is set for the Installer inside a Reader: its database is
 	// open read-only and it takes no skill lock (taking one may create
 	// the lock file).
@@ -178,7 +173,6 @@ func newInstaller(cfg Config) (*Installer, error) {
 		lockTimeout: cfg.LockTimeout,
 		secretOK:    cfg.SecretPresent,
 		precompile:  cfg.Precompile,
-		vulnHook:    cfg.VulnFeedHook,
 	}
 	prof := cfg.Policy
 	if prof == nil {
