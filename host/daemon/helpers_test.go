@@ -158,7 +158,7 @@ func startDaemonTmp(t testing.TB, state, tmp, config string, args ...string) *pr
 }
 
 // stop sends SIGTERM and checks a clean exit: status 0, no error logged
-// from then on, no child process left, no socket left in the daemon's
+// from then on (but for failed requests), no child process left, no socket left in the daemon's
 // TMPDIR, no daemon.json left.
 func (p *proc) stop() {
 	t := p.t
@@ -177,7 +177,9 @@ func (p *proc) stop() {
 		t.Fatalf("palyra-host exit: %v\nstderr:\n%s", p.exitErr, p.err)
 	}
 	for _, ln := range strings.Split(p.err.String()[logged:], "\n") {
-		if strings.Contains(ln, "[ERROR]") {
+		// A request's own failure (a call that times out during the
+		// drain) is the request's log line, not the stop's.
+		if strings.Contains(ln, "[ERROR]") && !strings.Contains(ln, "api request:") {
 			t.Errorf("an orderly stop logged an error: %s", ln)
 		}
 	}
