@@ -1,5 +1,7 @@
 package host
 
+import "context"
+
 // Diagnostics: operations on the host's machinery that no operator verb
 // offers and no call path needs, for measurements and tests (the
 // benchmark's cold-start scenario). They are not part of Service.
@@ -13,7 +15,7 @@ func (h *Host) StopSidecar(skillID, version string) {
 	if h.sup == nil || h.open() != nil {
 		return
 	}
-	h.sup.Stop(skillID, version)
+	h.sup.Stop(context.Background(), skillID, version)
 }
 
 // ReadySpares returns how many spare sidecars (supervisor.Config's

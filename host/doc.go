@@ -36,6 +36,12 @@
 // sidecar cannot hand back unchecked output. Every failure carries a stable
 // code (errcode.Of).
 //
+// A version taken out of service (disabled, quarantined or removed, by any
+// path: an operator's verb, the anomaly policy, a re-audit, an apply, a
+// cluster op) has its sidecars, serving and standby, stopped before the
+// change's verb returns; the next enable starts them again on the first
+// call.
+//
 // # Capabilities
 //
 // Every capability operation of a guest (HTTP, secrets, storage, channels)

@@ -47,10 +47,6 @@ type Config struct {
 	// environment: palyra and palyra-host put $PALYRA_SKILLS_TRUST_STORE
 	// here.
 	TrustStore string
-	// VulnFeedHook is passed to every audit (install.Config.VulnFeedHook);
-	// palyra and palyra-host fill it from
-	// $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK.
-	VulnFeedHook string
 	// Logger receives the host's and sidecars' logs; nil discards them.
 	Logger hclog.Logger
 	// Sources configures fetching from registries (install from a source,
@@ -275,10 +271,11 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	if wake == nil {
 		wake = &events.Bus{}
 	}
-	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, VulnFeedHook: cfg.VulnFeedHook, SecretPresent: caps.secretPresent, Bus: wake}
+	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, SecretPresent: caps.secretPresent, Bus: wake}
 	var sup *supervisor.Supervisor // made below; installs (and so precompiles) run only after Open
 	if cfg.SidecarPath != "" {
 		icfg.Precompile = func(ctx context.Context, modulePath, sha string) error { return sup.Precompile(ctx, modulePath, sha) }
+		icfg.OnChange = func(ev events.Event) { stopRetired(sup, ev) }
 	}
 	in, err := install.Open(ctx, icfg)
 	if err != nil {

@@ -2,12 +2,43 @@ package host
 
 import (
 	"context"
+	"time"
 
+	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/supervisor"
 )
 
 // The lifecycle verbs of the Service on the local host: each one is the
-// installer's, with who acts taken from the context.
+// installer's, with who acts taken from the context. A change that takes a
+// version out of service (disable, quarantine, remove, by an operator, the
+// anomaly policy, a re-audit, a desired-state apply or a cluster op) stops
+// its sidecars before the verb returns (stopRetired).
+
+// retireStopTimeout bounds how long a lifecycle change waits for a start
+// of the version's sidecar under way before it stops the sidecars; their
+// graceful stop is bounded by supervisor.DefaultStopTimeout.
+const retireStopTimeout = 30 * time.Second
+
+// stopRetired stops the sidecars (serving and standby) of the version ev
+// takes out of service: disabled, quarantined or removed. The installer
+// calls it after the change is committed and before its verb returns
+// (install.Config.OnChange), so a disabled skill's sidecar is gone when
+// `skills disable` answers. Other events, and a host without sidecars
+// (sup nil), do nothing.
+func stopRetired(sup *supervisor.Supervisor, ev events.Event) {
+	if sup == nil {
+		return
+	}
+	switch ev.Kind {
+	case events.SkillDisabled, events.SkillQuarantined, events.SkillRemoved:
+	default:
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), retireStopTimeout)
+	defer cancel()
+	sup.Stop(ctx, ev.SkillID, ev.Version)
+}
 
 // Install implements Service.
 func (h *Host) Install(ctx context.Context, req InstallRequest) (*InstallResult, error) {

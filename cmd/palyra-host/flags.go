@@ -79,9 +79,8 @@ type hostSetup struct {
 	// trustStore is $PALYRA_SKILLS_TRUST_STORE, else the state
 	// directory's; vaultKey and vaultKeyCommand are $PALYRA_VAULT_KEY and
 	// $PALYRA_VAULT_KEY_COMMAND.
-	// vulnFeedHook is $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK.
-	trustStore, vaultKey, vaultKeyCommand, vulnFeedHook string
-	log                                                 hclog.Logger
+	trustStore, vaultKey, vaultKeyCommand string
+	log                                   hclog.Logger
 	// sup is the supervisor's config of --sidecar-user and
 	// --no-harden-sidecars.
 	sup supervisor.Config
@@ -111,7 +110,6 @@ func (h *hostFlags) resolve(stateDir string, stderr io.Writer) (hostSetup, error
 	}
 	s.state = layout.Dir()
 	s.vaultKey, s.vaultKeyCommand = cliconfig.VaultKey()
-	s.vulnFeedHook = cliconfig.VulnFeedHook()
 	s.sources = cliconfig.Sources()
 	s.log = hclog.New(&hclog.LoggerOptions{Name: "palyra-host", Level: hclog.LevelFromString(h.logLevel), Output: stderr, JSONFormat: h.logJSON})
 	return s, nil

@@ -114,7 +114,7 @@ func serveCommand(stateDir *string, stdout, stderr io.Writer) *cobra.Command {
 			ctx := cmd.Context()
 			d, err := daemon.Open(ctx, daemon.Options{
 				StateDir: state, Config: cfg, PolicyPath: hf.policyPath, SidecarPath: hs.sidecar, Logger: hs.log,
-				TrustStore: hs.trustStore, VaultKey: hs.vaultKey, VaultKeyCommand: hs.vaultKeyCommand, VulnFeedHook: hs.vulnFeedHook,
+				TrustStore: hs.trustStore, VaultKey: hs.vaultKey, VaultKeyCommand: hs.vaultKeyCommand,
 				Supervisor: hs.sup, Cluster: cc, Version: manifest.RuntimeVersion, Sources: hs.sources,
 			})
 			if err != nil {

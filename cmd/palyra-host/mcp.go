@@ -47,7 +47,7 @@ func mcpCommand(stateDir *string, stdin io.Reader, stdout, stderr io.Writer) *co
 			bus := &events.Bus{}
 			h, err := host.Open(ctx, host.Config{
 				StateDir: state, PolicyPath: hf.policyPath, SidecarPath: hs.sidecar, Logger: log, Bus: bus,
-				TrustStore: hs.trustStore, VaultKey: hs.vaultKey, VaultKeyCommand: hs.vaultKeyCommand, VulnFeedHook: hs.vulnFeedHook,
+				TrustStore: hs.trustStore, VaultKey: hs.vaultKey, VaultKeyCommand: hs.vaultKeyCommand,
 				Supervisor: hs.sup, Sources: hs.sources,
 			})
 			if err != nil {

@@ -93,7 +93,7 @@ func (a *app) service(cmd *cobra.Command, sf *stateFlags, localOnly ...string) (
 	ctx := cmd.Context()
 	h, err := host.Open(ctx, host.Config{
 		StateDir: layout.Dir(), TrustStore: ts, Policy: prof, SidecarPath: bin, ReadOnly: sf.readOnly,
-		VaultKey: vaultKey, VaultKeyCommand: vaultKeyCommand, VulnFeedHook: cliconfig.VulnFeedHook(),
+		VaultKey: vaultKey, VaultKeyCommand: vaultKeyCommand,
 		Supervisor: supervisor.Config{IdleTimeout: -1}, Sources: sources,
 	})
 	if err != nil {

@@ -102,7 +102,7 @@ func (a *app) installConfig(s *stateFlags) (install.Config, error) {
 	if err != nil {
 		return install.Config{}, err
 	}
-	return install.Config{StateDir: layout.Dir(), TrustStore: trustStore, Policy: prof, VulnFeedHook: cliconfig.VulnFeedHook()}, nil
+	return install.Config{StateDir: layout.Dir(), TrustStore: trustStore, Policy: prof}, nil
 }
 
 // registerSidecar adds --sidecar, for the verbs that run tools: the local

@@ -21,13 +21,6 @@ const (
 	DefaultMaxExportedFunctions = 128
 )
 
-// VulnFeedHookEnv is the environment variable Palyra reads for its
-// vulnerability feed hook, named in the vulnerability_feed_hook check. The
-// package reads no environment: palyra and palyra-host pass the variable's
-// value as Options.VulnFeedHook. Only its presence is checked: no feed is
-// ever consulted.
-const VulnFeedHookEnv = "PALYRA_SKILL_AUDIT_VULN_FEED_HOOK"
-
 // Input is what Audit examines: an artifact that already passed
 // verification, and the operator's policy.
 type Input struct {
@@ -60,11 +53,6 @@ type Options struct {
 	// ModuleLimits are the structural limits of the wasm_module_complexity
 	// check; zero fields take DefaultModuleLimits.
 	ModuleLimits ModuleLimits
-	// VulnFeedHook is the vulnerability feed hook (Palyra's
-	// $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, VulnFeedHookEnv); the
-	// vulnerability_feed_hook check passes when it is set, and warns
-	// otherwise.
-	VulnFeedHook string
 	// Now gives the report's generated_at_unix_ms; nil means time.Now.
 	// Fix it to get byte-identical reports.
 	Now func() time.Time
@@ -161,7 +149,7 @@ func Audit(ctx context.Context, in Input) (*Report, error) {
 	}
 	a.entrypointCheck(modules, parsed)
 
-	vuln := vulnerabilityFeedCheck(opts.VulnFeedHook)
+	vuln := vulnerabilityFeedCheck()
 	a.add(vuln)
 	a.report.VulnerabilityScan = cloneCheck(vuln)
 
@@ -232,15 +220,15 @@ func modulePaths(entries map[string][]byte) []string {
 	return out
 }
 
-func vulnerabilityFeedCheck(hook string) Check {
-	const id = "vulnerability_feed_hook"
-	details := map[string]any{"env": VulnFeedHookEnv, "feed_consulted": false}
-	if strings.TrimSpace(hook) != "" {
-		details["configured"] = true
-		return pass(id, "vulnerability feed hook is configured ("+VulnFeedHookEnv+
-			"), but no vulnerability feed is consulted: this audit does not scan for known vulnerabilities", details)
-	}
-	details["configured"] = false
-	return warn(id, "vulnerability feed hook is not configured (set "+VulnFeedHookEnv+
-		"); no vulnerability feed is consulted either way: this audit does not scan for known vulnerabilities", details)
+// vulnerabilityFeedCheck is the vulnerability_feed_hook check, kept (with
+// its copy in Report.VulnerabilityScan) so that the report has Palyra's
+// shape. No vulnerability feed exists yet, so the check is skipped and
+// says so; it warns about nothing, since nothing an operator sets would
+// change it (Palyra's $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK only silences
+// its warning and is not read here). See RATIONALE.md, "No vulnerability
+// feed yet".
+func vulnerabilityFeedCheck() Check {
+	return skipped("vulnerability_feed_hook",
+		"no vulnerability feed: this audit does not scan for known vulnerabilities",
+		map[string]any{"feed_consulted": false})
 }

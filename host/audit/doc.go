@@ -77,8 +77,9 @@
 //	                                       has an _initialize that is not () -> (), is a command module (_start
 //	                                       without _initialize), or imports pointer-taking host functions without
 //	                                       exporting "memory"; skipped when that module was not analysed
-//	vulnerability_feed_hook          warn unless PALYRA_SKILL_AUDIT_VULN_FEED_HOOK is set; either way no
-//	                                       vulnerability feed is consulted, and the message says so
+//	vulnerability_feed_hook          skipped: no vulnerability feed exists yet, and the message says so (Palyra
+//	                                       warns unless PALYRA_SKILL_AUDIT_VULN_FEED_HOOK is set, though it consults
+//	                                       nothing either; see RATIONALE.md, "No vulnerability feed yet")
 //
 // Per-module checks keep Palyra's convention: the check id is the same for
 // every module and details["module_path"] names the module (so

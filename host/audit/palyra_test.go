@@ -38,10 +38,25 @@ func TestPalyraBaselinePasses(t *testing.T) {
 	if len(r.ManifestWarnings) != 0 {
 		t.Errorf("manifest_warnings = %v, want none for the v2 sample", r.ManifestWarnings)
 	}
-	// Palyra warns about the vulnerability feed hook when it is not
-	// configured; that is the only warning.
-	if got := r.WarningChecks(); !slices.Equal(got, []string{"vulnerability_feed_hook"}) {
-		t.Errorf("warning checks = %v, want only vulnerability_feed_hook", got)
+	// Palyra warns about its vulnerability feed hook unless an
+	// environment variable is set, though it consults no feed either way;
+	// here the check is skipped and says there is no feed, and nothing
+	// warns (RATIONALE.md, "No vulnerability feed yet").
+	if got := r.WarningChecks(); len(got) != 0 {
+		t.Errorf("warning checks = %v, want none", got)
+	}
+	v := r.VulnerabilityScan
+	wantStatus(t, v, StatusSkipped, "no vulnerability feed")
+	if v.CheckID != "vulnerability_feed_hook" || v.Severity != SeverityInfo || v.Details["feed_consulted"] != false {
+		t.Errorf("vulnerability_scan = %+v", v)
+	}
+	if c := mustCheck(t, r, "vulnerability_feed_hook"); c.Status != StatusSkipped {
+		t.Errorf("vulnerability_feed_hook check = %+v", c)
+	}
+	// Palyra's variable changes nothing: the package reads no environment.
+	t.Setenv("PALYRA_SKILL_AUDIT_VULN_FEED_HOOK", "https://feed.example.com/hook")
+	if again := run(t, vr, Input{}); again.VulnerabilityScan.Status != StatusSkipped || len(again.WarningChecks()) != 0 {
+		t.Errorf("with PALYRA_SKILL_AUDIT_VULN_FEED_HOOK set: %+v", again.VulnerabilityScan)
 	}
 	got := make([]string, len(r.Checks))
 	for i, c := range r.Checks {
@@ -62,38 +77,6 @@ func TestPalyraBaselinePasses(t *testing.T) {
 	if r.Err() != nil {
 		t.Errorf("Err() = %v", r.Err())
 	}
-
-	// The package reads no environment: the variable alone changes
-	// nothing (palyra passes its value as Options.VulnFeedHook).
-	t.Setenv(VulnFeedHookEnv, "https://feed.example.com/hook")
-	if w := run(t, vr, Input{}).WarningChecks(); !slices.Equal(w, []string{"vulnerability_feed_hook"}) {
-		t.Errorf("warning checks with only the variable set = %v, want the hook's warning", w)
-	}
-
-	// With the hook configured, there is no warning at all, and the report
-	// still says no feed was consulted.
-	r = run(t, vr, Input{Options: Options{VulnFeedHook: "https://feed.example.com/hook"}})
-	if w := r.WarningChecks(); len(w) != 0 {
-		t.Errorf("warning checks with the hook set = %v", w)
-	}
-	v := r.VulnerabilityScan
-	wantStatus(t, v, StatusPass, "no vulnerability feed is consulted")
-	if v.Details["feed_consulted"] != false {
-		t.Errorf("vulnerability_scan details = %v", v.Details)
-	}
-	if strings.Contains(v.Message+strings.Join(keys(v.Details), ","), "feed.example.com") {
-		t.Errorf("the hook's value leaked into the report: %+v", v)
-	}
-}
-
-func keys(m map[string]any) []string {
-	var out []string
-	for k, v := range m {
-		if s, ok := v.(string); ok {
-			out = append(out, k+"="+s)
-		}
-	}
-	return out
 }
 
 // TestPalyraEmptyModule: Palyra's baseline test audits the 8-byte empty

@@ -211,6 +211,8 @@ func TestHTTPAPI(t *testing.T) {
 		t.Errorf("disable: %+v", sr)
 	}
 	p.must(http.StatusOK, http.MethodPost, "/v1/skills/test.probe_a/enable", map[string]any{"reason": "resume"}, &sr)
+	// The disable stopped the sidecar; a call starts it again.
+	p.must(http.StatusOK, http.MethodPost, "/v1/skills/test.probe_a/tools/test.probe/call", map[string]any{"input": map[string]any{}}, nil)
 
 	// Re-audit on demand, sidecars, metrics.
 	var rep install.ReauditReport

@@ -44,12 +44,11 @@ type Options struct {
 	// StateDir is the state directory. Required; a relative path is made
 	// absolute.
 	StateDir string
-	// TrustStore, VaultKey, VaultKeyCommand and VulnFeedHook are the
-	// host's (host.Config): the trust store file ("" = the state
-	// directory's), the vault key sources and the audit's vulnerability
-	// feed hook. The daemon reads no environment; palyra-host fills them
-	// from its own.
-	TrustStore, VaultKey, VaultKeyCommand, VulnFeedHook string
+	// TrustStore, VaultKey and VaultKeyCommand are the host's
+	// (host.Config): the trust store file ("" = the state directory's) and
+	// the vault key sources. The daemon reads no environment; palyra-host
+	// fills them from its own.
+	TrustStore, VaultKey, VaultKeyCommand string
 	// Sources configures fetching from registries (host.Config.Sources:
 	// the docker config file, plain HTTP to loopback OCI registries).
 	Sources source.Config
@@ -221,7 +220,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 	}()
 	hcfg := host.Config{
 		StateDir: state, PolicyPath: opts.PolicyPath, Logger: log, SidecarPath: opts.SidecarPath,
-		TrustStore: opts.TrustStore, VaultKey: opts.VaultKey, VaultKeyCommand: opts.VaultKeyCommand, VulnFeedHook: opts.VulnFeedHook,
+		TrustStore: opts.TrustStore, VaultKey: opts.VaultKey, VaultKeyCommand: opts.VaultKeyCommand,
 		Supervisor: opts.Supervisor, Anomaly: cfg.Anomaly, Sources: opts.Sources,
 		OnCall: d.observeCall, OnHook: d.observeHook,
 		DispatchHooks: d.link == nil, HookTimeout: cfg.HookTimeout.Duration,

@@ -157,12 +157,14 @@ func startDaemonTmp(t testing.TB, state, tmp, config string, args ...string) *pr
 	}
 }
 
-// stop sends SIGTERM and checks a clean exit: status 0, no child process
-// left, no socket left in the daemon's TMPDIR, no daemon.json left.
+// stop sends SIGTERM and checks a clean exit: status 0, no error logged
+// from then on (but for failed requests), no child process left, no socket left in the daemon's
+// TMPDIR, no daemon.json left.
 func (p *proc) stop() {
 	t := p.t
 	t.Helper()
 	kids := proctest.Children(p.cmd.Process.Pid)
+	logged := len(p.err.String())
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -173,6 +175,13 @@ func (p *proc) stop() {
 	}
 	if p.exitErr != nil {
 		t.Fatalf("palyra-host exit: %v\nstderr:\n%s", p.exitErr, p.err)
+	}
+	for _, ln := range strings.Split(p.err.String()[logged:], "\n") {
+		// A request's own failure (a call that times out during the
+		// drain) is the request's log line, not the stop's.
+		if strings.Contains(ln, "[ERROR]") && !strings.Contains(ln, "api request:") {
+			t.Errorf("an orderly stop logged an error: %s", ln)
+		}
 	}
 	proctest.WaitGone(t, kids, 5*time.Second)
 	var leftover []string

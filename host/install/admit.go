@@ -38,7 +38,7 @@ func (in *Installer) evaluate(ctx context.Context, vr *artifact.VerifyReport) (*
 		Inspection:    vr.Inspection,
 		TrustDecision: vr.TrustDecision,
 		Profile:       prof,
-		Options:       audit.Options{Now: in.now, VulnFeedHook: in.vulnHook},
+		Options:       audit.Options{Now: in.now},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)

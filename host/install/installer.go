@@ -51,13 +51,16 @@ type Config struct {
 	// TrustStore is the trust store file. "" means the state directory's,
 	// <state>/skills/trust-store.json (statedir.Layout.TrustStore).
 	TrustStore string
-	// VulnFeedHook is passed to every audit (audit.Options.VulnFeedHook:
-	// Palyra's $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, which the commands
-	// read).
-	VulnFeedHook string
 	// Bus receives an event after every change is committed. nil publishes
 	// nothing (the inventory journal still records every change).
 	Bus *events.Bus
+	// OnChange, when set, is called with every event Bus would receive,
+	// synchronously: after the change is committed, before it is
+	// published on Bus and before the verb that made it returns (with the
+	// skill's lock still held, so it must not call the Installer). The
+	// host stops the sidecars of a version disabled, quarantined or
+	// removed through it, so that they are gone when the verb returns.
+	OnChange func(events.Event)
 	// Now is the clock for install times, status changes and events.
 	// nil means time.Now.
 	Now func() time.Time
@@ -102,12 +105,12 @@ type Installer struct {
 	trust       *trust.File
 	profile     atomic.Pointer[policy.Profile] // swapped by SetPolicy
 	bus         *events.Bus
+	onChange    func(events.Event)
 	now         func() time.Time
 	lockTimeout time.Duration
 	recovered   *RecoverReport
 	precompile  func(ctx context.Context, modulePath, sha256 string) error
 	secretOK    func(ctx context.Context, scope, key string) (bool, error)
-	vulnHook    string
 	// readOnly is set for the Installer inside a Reader: its database is
 	// open read-only and it takes no skill lock (taking one may create
 	// the lock file).
@@ -165,11 +168,11 @@ func newInstaller(cfg Config) (*Installer, error) {
 		skillsDir:   layout.SkillsDir(),
 		trust:       trust.OpenFile(trustPath),
 		bus:         cfg.Bus,
+		onChange:    cfg.OnChange,
 		now:         cfg.Now,
 		lockTimeout: cfg.LockTimeout,
 		secretOK:    cfg.SecretPresent,
 		precompile:  cfg.Precompile,
-		vulnHook:    cfg.VulnFeedHook,
 	}
 	prof := cfg.Policy
 	if prof == nil {
@@ -329,13 +332,16 @@ func decodeManifest(raw json.RawMessage) (*manifest.Manifest, error) {
 	return &m, nil
 }
 
-// publish sends ev to the bus, if any.
+// publish hands every event to Config.OnChange, then sends it to the bus,
+// if any.
 func (in *Installer) publish(evs ...events.Event) {
-	if in.bus == nil {
-		return
-	}
 	for _, ev := range evs {
-		in.bus.Publish(ev)
+		if in.onChange != nil {
+			in.onChange(ev)
+		}
+		if in.bus != nil {
+			in.bus.Publish(ev)
+		}
 	}
 }
 

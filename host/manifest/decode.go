@@ -342,6 +342,7 @@ func (d *decoder) tool(t *table) Tool {
 		r.boolean("requires_approval", &tl.Risk.RequiresApproval, false)
 		r.done()
 	}
+	t.boolean("hooks_only", &tl.HooksOnly, false)
 	t.done()
 	return tl
 }

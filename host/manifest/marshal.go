@@ -74,6 +74,7 @@ type outTool struct {
 	InputSchema  map[string]any `toml:"input_schema"`
 	OutputSchema map[string]any `toml:"output_schema"`
 	Risk         Risk           `toml:"risk"`
+	HooksOnly    bool           `toml:"hooks_only,omitempty"`
 }
 
 type outCapabilities struct {

@@ -35,6 +35,19 @@ type Tool struct {
 	InputSchema  map[string]any `toml:"input_schema" json:"input_schema"`
 	OutputSchema map[string]any `toml:"output_schema" json:"output_schema"`
 	Risk         Risk           `toml:"risk" json:"risk"`
+	// HooksOnly (hooks_only = true) marks a tool meant to be run by hooks
+	// only, such as a skill's lifecycle-event handler. A Palyra-Go
+	// extension (Palyra's manifest has no such key, and Palyra refuses a
+	// manifest that has it); false by default. Such a tool can be bound
+	// to hook events and is called by the hooks dispatcher as usual, but
+	// the MCP server neither lists it nor runs it (an agent must not be
+	// able to forge the events it handles), and the tool catalog and a
+	// skill's info mark it ("hooks_only": true) so that the console
+	// leaves it out of its Run list. An operator may still call it
+	// directly over the HTTP or gRPC API or the CLI, to test it with a
+	// made-up event: those take the admin token, which may install and
+	// remove skills anyway. JSON leaves the key out when false.
+	HooksOnly bool `toml:"hooks_only" json:"hooks_only,omitempty"`
 }
 
 // Risk marks tools that need a human in the loop.

@@ -34,12 +34,16 @@ const methodCallTool = "tools/call"
 // unknownTool is a receiving middleware that answers a tools/call for a
 // name the server does not serve with a clear protocol error (JSON-RPC
 // -32602, as MCP asks for unknown tools), its message and data carrying
-// the code unknown_tool.
+// the code unknown_tool, or tool_hooks_only for the name a hooks_only tool
+// would have.
 func (s *Server) unknownTool(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == methodCallTool {
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && s.lookup(r.Params.Name) == nil {
 				err := fmt.Errorf("%w: %q (it may have been quarantined, disabled or removed: list the tools again)", ErrUnknownTool, r.Params.Name)
+				if ref, ok := s.hooksOnlyTool(r.Params.Name); ok {
+					err = fmt.Errorf("%w: tool %s of skill %s is marked hooks_only in its manifest; MCP clients cannot call it", ErrHooksOnly, ref.ToolID, ref.SkillID)
+				}
 				data, _ := json.Marshal(map[string]string{"code": errcode.Of(err)})
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: errcode.Of(err) + ": " + err.Error(), Data: data}
 			}

@@ -25,7 +25,10 @@
 // Quarantined, disabled, removed and crashlooping skills' tools are
 // absent. A tool whose input_schema declares a type other than "object"
 // cannot take MCP arguments (always a JSON object) and is left out, with a
-// warning in the log.
+// warning in the log. A tool its manifest marks hooks_only (a Palyra-Go
+// extension: a lifecycle-event handler, say) is left out too: hooks run
+// it, and an agent must not be able to forge the events it records. A call
+// of the name it would have is refused with tool_hooks_only (below).
 //
 // # Names
 //
@@ -83,7 +86,8 @@
 // against the tool's outputSchema never sees an error shape there. A name the server does not serve (never, or
 // no longer) is a protocol error (JSON-RPC -32602, as MCP asks for unknown
 // tools) whose message starts with "unknown_tool:" and whose data is
-// {"code": "unknown_tool"}.
+// {"code": "unknown_tool"}; for the name of a hooks_only tool the code is
+// tool_hooks_only instead.
 //
 // # Approval
 //

@@ -23,6 +23,9 @@ var (
 	// ErrUnknownTool is a call of a name the server does not serve: the
 	// shared unknown_tool sentinel, the one host.ErrUnknownTool is too.
 	ErrUnknownTool = errcode.ErrUnknownTool
+	// ErrHooksOnly is a call of a tool its manifest marks hooks_only: it
+	// runs from hooks only, and the server does not list it either.
+	ErrHooksOnly = errcode.New("tool_hooks_only", "the tool runs from hooks only")
 	// ErrClosed is a session started after Close.
 	ErrClosed = errcode.New("mcp_server_closed", "the MCP server is closed")
 	// ErrInvalidOption is an Options value New refuses.

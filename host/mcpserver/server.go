@@ -78,6 +78,10 @@ type Server struct {
 
 	mu     sync.Mutex
 	served map[string]*served // by MCP name
+	// hooksOnly are the tools of the catalog marked hooks_only (not
+	// served), by the MCP name each would have: a call of one is refused
+	// with ErrHooksOnly rather than as an unknown name.
+	hooksOnly map[string]ToolRef
 }
 
 // served is one tool as the server serves it.
@@ -150,10 +154,15 @@ func (s *Server) Sync(ctx context.Context, force bool) (bool, error) {
 	if s.synced && !force && gen == s.gen {
 		return false, nil
 	}
-	var refs []ToolRef
+	var refs, hidden []ToolRef
 	var usable []Tool
 	for _, ct := range cat.Tools {
 		t := Tool(ct)
+		if t.Tool.HooksOnly {
+			// Hooks run it; MCP clients must not see or call it.
+			hidden = append(hidden, t.Ref())
+			continue
+		}
 		if typ, ok := t.Tool.InputSchema["type"]; ok && typ != "object" {
 			s.log.Warn("tool left out: its input_schema is not an object schema, and MCP arguments are a JSON object",
 				"skill_id", t.SkillID, "skill_version", t.Version, "tool_id", t.Tool.ID, "type", fmt.Sprint(typ))
@@ -169,9 +178,18 @@ func (s *Server) Sync(ctx context.Context, force bool) (bool, error) {
 		def := t.MCPTool(name)
 		want[name] = &served{tool: t, def: def, fp: fingerprint(def)}
 	}
+	hooksOnly := map[string]ToolRef{}
+	for ref, name := range Names(append(slices.Clone(refs), hidden...)) {
+		if slices.Contains(hidden, ref) {
+			if _, ok := want[name]; !ok {
+				hooksOnly[name] = ref
+			}
+		}
+	}
 	s.mu.Lock()
 	prev := s.served
 	s.served = want
+	s.hooksOnly = hooksOnly
 	s.mu.Unlock()
 	var gone, added []string
 	for name := range prev {
@@ -219,6 +237,15 @@ func (s *Server) addTool(def *mcp.Tool) (err error) {
 	}()
 	s.mcp.AddTool(def, s.handle)
 	return nil
+}
+
+// hooksOnlyTool returns the hooks_only tool that would be served under
+// name, if there is one.
+func (s *Server) hooksOnlyTool(name string) (ToolRef, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ref, ok := s.hooksOnly[name]
+	return ref, ok
 }
 
 // lookup returns the tool served under name, nil when none is.

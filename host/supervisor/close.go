@@ -5,8 +5,9 @@ import (
 	"sync"
 )
 
-// Close stops every sidecar (graceful Stop bounded by ctx, then Kill of its
-// process group), ends every Precompile child, removes their private
+// Close stops every sidecar (graceful Stop and its exit bounded by ctx and
+// DefaultStopTimeout, then Kill of its process group; none of these exits
+// is logged as an error), ends every Precompile child, removes their private
 // directories and waits for the calls in progress and every goroutine of
 // the supervisor. ctx bounds only the graceful part: once it is done, the
 // remaining sidecars are SIGKILLed. Close returns nil once everything is
@@ -34,12 +35,7 @@ func (s *Supervisor) Close(ctx context.Context) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if ctx.Err() == nil && p.client != nil && !p.child.Exited() {
-					sctx, cancel := context.WithTimeout(ctx, DefaultStopTimeout)
-					_ = p.client.Stop(sctx)
-					cancel()
-				}
-				s.endProc(p, false)
+				s.endProcCtx(ctx, p, true)
 			}()
 		}
 		wg.Wait()

@@ -52,9 +52,14 @@
 // tests replace. Idle sidecars are stopped after Config.IdleTimeout by a
 // reaper goroutine; a health checker kills sidecars that stop answering.
 //
-// Close stops every sidecar (graceful Stop, then Kill), ends every
-// precompile child, removes their private directories and waits for every
-// goroutine the supervisor owns.
+// Stop ends a skill version's sidecars (serving and standby) gracefully
+// and returns once they are gone: the host calls it when a version is
+// disabled, quarantined or removed. Close stops every sidecar (graceful
+// Stop, then Kill), ends every precompile child, removes their private
+// directories and waits for every goroutine the supervisor owns. An exit
+// the supervisor causes (Stop, Close, an idle or replaced sidecar, a kill
+// after a missed deadline) is not an error in the log: go-plugin reports
+// it at info level; a sidecar that dies by itself is logged as an error.
 //
 // # Files
 //

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"context"
 	"math/rand/v2"
 	"sync"
 	"syscall"
@@ -114,7 +115,7 @@ func TestHammer(t *testing.T) {
 			kill(pids[rand.IntN(len(pids))])
 		}
 	})
-	chaos(40*time.Millisecond, func(tg Target) { s.Stop(tg.SkillID, tg.Version) })
+	chaos(40*time.Millisecond, func(tg Target) { s.Stop(context.Background(), tg.SkillID, tg.Version) })
 	chaos(25*time.Millisecond, func(tg Target) { s.Reset(tg.SkillID, "") })
 
 	callWG.Wait()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	goplugin "github.com/hashicorp/go-plugin"
@@ -35,22 +36,48 @@ func (s *Supervisor) Start(ctx context.Context, t Target) error {
 	return err
 }
 
-// Stop stops the sidecar of a skill version if it runs (graceful: its
-// in-flight calls finish first). The next call starts a new one.
-func (s *Supervisor) Stop(skillID, version string) {
+// Stop stops the sidecars of a skill version: the serving one and its
+// standby, both gracefully (in-flight calls finish first, bounded by
+// DefaultStopTimeout), and returns once they are gone. A start of the
+// version under way is waited for (bounded by ctx) and its sidecar stopped
+// too; a standby still being made is dropped when ready (a slot without a
+// serving sidecar keeps none). The host stops a version this way when it
+// is disabled, quarantined or removed. The next call starts a new one.
+func (s *Supervisor) Stop(ctx context.Context, skillID, version string) {
+	k := skey{skillID, version}
 	s.mu.Lock()
-	var p, sb *proc
-	if sl := s.sidecars[skey{skillID, version}]; sl != nil {
-		p, sl.proc = sl.proc, nil
-		sb, sl.standby = sl.standby, nil
+	sl := s.sidecars[k]
+	if sl == nil {
+		s.mu.Unlock()
+		return
+	}
+	if ch := sl.starting; ch != nil {
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		case <-s.stop:
+		}
+		s.mu.Lock()
+	}
+	var procs []*proc
+	for _, pp := range []**proc{&sl.standby, &sl.proc} {
+		if *pp != nil {
+			procs = append(procs, *pp)
+			*pp = nil
+		}
 	}
 	s.mu.Unlock()
-	if sb != nil {
-		s.endProc(sb, true)
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.log.Debug("stopping sidecar", "pid", p.pid)
+			s.endProc(p, true)
+		}()
 	}
-	if p != nil {
-		s.endProc(p, true)
-	}
+	wg.Wait()
 }
 
 // acquire returns the running sidecar of sl, starting one if needed (after
@@ -321,18 +348,30 @@ func (s *Supervisor) ended(sl *slot, p *proc, crash bool, cause error) {
 }
 
 // endProc ends a sidecar process: graceful asks it to Stop first (which
-// waits for its in-flight calls, bounded by DefaultStopTimeout); otherwise
-// its process group is SIGKILLed. It returns once the process is reaped,
-// go-plugin's goroutines are done and the private directory is removed.
-// It is idempotent: later calls wait for the first.
+// waits for its in-flight calls) and waits for it to exit, both bounded by
+// DefaultStopTimeout; otherwise, or when it is still there after that, its
+// process group is SIGKILLed. The exit is the supervisor's doing either
+// way, so it is not logged as an error (cmdRunner.Wait). It returns once
+// the process is reaped, go-plugin's goroutines are done and the private
+// directory is removed. It is idempotent: later calls wait for the first.
 func (s *Supervisor) endProc(p *proc, graceful bool) {
+	s.endProcCtx(context.Background(), p, graceful)
+}
+
+// endProcCtx is endProc whose graceful part ctx can also cut short.
+func (s *Supervisor) endProcCtx(ctx context.Context, p *proc, graceful bool) {
 	p.once.Do(func() {
 		defer close(p.dead)
-		if graceful && p.client != nil && !p.child.Exited() {
-			ctx, cancel := context.WithTimeout(context.Background(), DefaultStopTimeout)
-			_ = p.client.Stop(ctx)
+		p.runner.expectExit()
+		if graceful && ctx.Err() == nil && p.client != nil && !p.child.Exited() {
+			sctx, cancel := context.WithTimeout(ctx, DefaultStopTimeout)
+			if err := p.client.Stop(sctx); err == nil {
+				// The sidecar exits once its answer is out.
+				_ = p.child.Wait(sctx)
+			}
 			cancel()
-		} else if err := p.child.Kill(); err != nil {
+		}
+		if err := p.child.Kill(); err != nil {
 			p.log.Warn("killing the sidecar failed", "pid", p.pid, "error", err)
 		}
 		p.pc.Kill()

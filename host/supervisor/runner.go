@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin/runner"
@@ -33,6 +34,9 @@ type cmdRunner struct {
 	stdoutR, stdoutW *os.File
 	stderrR, stderrW *os.File
 	closeOnce        sync.Once
+	// expected is set once the supervisor ends the process (endProc): its
+	// exit, by Stop or by SIGKILL, is then no failure.
+	expected atomic.Bool
 }
 
 var _ runner.Runner = (*cmdRunner)(nil)
@@ -87,8 +91,20 @@ func (r *cmdRunner) Stderr() io.ReadCloser { return r.stderrR }
 // Name is the sidecar's path.
 func (r *cmdRunner) Name() string { return r.cmd.Path }
 
-// Wait waits for the process to end.
-func (r *cmdRunner) Wait(ctx context.Context) error { return r.child.Wait(ctx) }
+// expectExit records that the supervisor is ending the process.
+func (r *cmdRunner) expectExit() { r.expected.Store(true) }
+
+// Wait waits for the process to end. An exit the supervisor caused
+// (expectExit: a stop, Close, an idle or retired sidecar) is reported as
+// none, so that go-plugin logs it at info level rather than as an error
+// ("signal: killed"); a sidecar that dies by itself is still an error.
+func (r *cmdRunner) Wait(ctx context.Context) error {
+	err := r.child.Wait(ctx)
+	if err != nil && ctx.Err() == nil && r.expected.Load() {
+		return nil
+	}
+	return err
+}
 
 // Kill kills the process group; a process already gone is not an error.
 func (r *cmdRunner) Kill(context.Context) error { return r.child.Kill() }

@@ -96,7 +96,9 @@ func (s *Supervisor) makeStandby(sl *slot, t Target, lk string) {
 		return
 	}
 	s.mu.Lock()
-	if s.closed || sl.standbyStarting {
+	if s.closed || sl.standbyStarting || sl.proc == nil || sl.proc.loadKey != lk {
+		// Closed, being made, or the version stopped (Stop) or changed
+		// since the start: no standby for it.
 		s.mu.Unlock()
 		return
 	}

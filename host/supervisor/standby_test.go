@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"context"
 	"errors"
 	"syscall"
 	"testing"
@@ -99,7 +100,7 @@ func TestStandby(t *testing.T) {
 		s := newSup(t, Config{HealthInterval: -1, IdleTimeout: -1})
 		serving := callServed(t, s, tg)
 		sb := waitStandby(t, s, tg, 0)
-		s.Stop(tg.SkillID, tg.Version)
+		s.Stop(context.Background(), tg.SkillID, tg.Version)
 		waitGone(t, serving, "stopped sidecar")
 		waitGone(t, sb, "standby of a stopped skill")
 	})

@@ -13,7 +13,6 @@
 //	sidecar binary   --sidecar, $PALYRA_SIDECAR, next to the program, $PATH
 //	daemon URL       --url, $PALYRA_DAEMON_URL, none (local mode)
 //	admin token      --token, $PALYRA_ADMIN_TOKEN, <state>/daemon/admin-token
-//	audit feed hook  $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, none
 //	docker config    $DOCKER_CONFIG/config.json, ~/.docker/config.json when it exists, none (OCI registries anonymous)
 //	OCI plain HTTP   $PALYRA_OCI_PLAIN_HTTP=1 (loopback registries only), off
 //
@@ -31,7 +30,6 @@ import (
 	"path/filepath"
 
 	"github.com/palyra-go/palyra/host"
-	"github.com/palyra-go/palyra/host/audit"
 	"github.com/palyra-go/palyra/host/daemon/client"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/source"
@@ -48,7 +46,6 @@ const (
 	EnvSidecar         = "PALYRA_SIDECAR"
 	EnvDaemonURL       = client.EnvURL
 	EnvAdminToken      = client.EnvToken
-	EnvVulnFeedHook    = audit.VulnFeedHookEnv
 	EnvDockerConfig    = "DOCKER_CONFIG"
 	EnvOCIPlainHTTP    = "PALYRA_OCI_PLAIN_HTTP"
 )
@@ -147,10 +144,6 @@ func TrustStore(l statedir.Layout, flag string) (string, error) {
 func VaultKey() (encoded, command string) {
 	return os.Getenv(EnvVaultKey), os.Getenv(EnvVaultKeyCommand)
 }
-
-// VulnFeedHook returns $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, for
-// audit.Options.VulnFeedHook (install.Config, host.Config, daemon.Options).
-func VulnFeedHook() string { return os.Getenv(EnvVulnFeedHook) }
 
 // DockerConfig returns the docker credential file for OCI registries:
 // $DOCKER_CONFIG/config.json when $DOCKER_CONFIG is set, else

@@ -152,7 +152,6 @@ func TestPlainVariables(t *testing.T) {
 	t.Setenv(cliconfig.EnvAdminToken, "palyra_env_token")
 	t.Setenv(cliconfig.EnvVaultKey, "a2V5")
 	t.Setenv(cliconfig.EnvVaultKeyCommand, "printf key")
-	t.Setenv(cliconfig.EnvVulnFeedHook, "https://feed.example.com")
 	if got := cliconfig.DaemonURL(""); got != "http://127.0.0.1:1" {
 		t.Errorf("DaemonURL(\"\") = %q", got)
 	}
@@ -167,9 +166,6 @@ func TestPlainVariables(t *testing.T) {
 	}
 	if k, c := cliconfig.VaultKey(); k != "a2V5" || c != "printf key" {
 		t.Errorf("VaultKey() = %q, %q", k, c)
-	}
-	if got := cliconfig.VulnFeedHook(); got != "https://feed.example.com" {
-		t.Errorf("VulnFeedHook() = %q", got)
 	}
 }
 
