@@ -163,7 +163,7 @@ func (h *Host) RunInline(ctx context.Context, req InlineRunRequest) (*CallResult
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
 		defer cancel()
 	}
-	if err := h.placeInline(&p.t, req.Module); err != nil {
+	if err := h.placeInline(ctx, &p.t, req.Module); err != nil {
 		return nil, err
 	}
 	t, toolID := p.t, strings.TrimSpace(req.ToolID)
@@ -271,7 +271,7 @@ func (h *Host) checkInline(req InlineRunRequest) (*inlineRun, error) {
 // per sha256) and sets t.ModulePath; a module run before under the same
 // skill id and another sha256 has its sidecar stopped and its file
 // removed: the last module run wins.
-func (h *Host) placeInline(t *supervisor.Target, module []byte) error {
+func (h *Host) placeInline(ctx context.Context, t *supervisor.Target, module []byte) error {
 	h.inlineMu.Lock()
 	defer h.inlineMu.Unlock()
 	if h.inlineDir == "" {
@@ -313,7 +313,7 @@ func (h *Host) placeInline(t *supervisor.Target, module []byte) error {
 	prev, ok := h.inline[t.SkillID]
 	h.inline[t.SkillID] = inlineLoaded{version: t.Version, path: path}
 	if ok && prev.version != t.Version {
-		h.sup.Stop(t.SkillID, prev.version)
+		h.sup.Stop(context.WithoutCancel(ctx), t.SkillID, prev.version)
 		if err := os.Remove(prev.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			h.log.Warn("removing a replaced inline module failed", "path", prev.path, "error", err)
 		}

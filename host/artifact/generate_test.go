@@ -367,7 +367,6 @@ func TestGeneratedDocumentsPassVerifyAndAudit(t *testing.T) {
 	}
 	ar, err := audit.Audit(context.Background(), audit.Input{
 		Inspection: rep.Inspection, TrustDecision: rep.TrustDecision,
-		Options: audit.Options{VulnFeedHook: "configured"},
 	})
 	if err != nil {
 		t.Fatal(err)
