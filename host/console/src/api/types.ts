@@ -45,6 +45,14 @@ export interface ToolEntry {
   input_schema?: unknown;
   output_schema?: unknown;
   risk?: { default_sensitive?: boolean; requires_approval?: boolean };
+  /** The tool is for hooks only (the manifest's hooks_only): not offered to run from the console or to MCP clients. */
+  hooks_only?: boolean;
+  /**
+   * The manifest's order of each object schema's properties, by the JSON
+   * Pointer of the object schema in input_schema ("" for the root): the
+   * schemas themselves come with sorted keys.
+   */
+  input_property_order?: Record<string, string[]>;
 }
 
 export interface Manifest {
