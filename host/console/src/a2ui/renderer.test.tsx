@@ -1,6 +1,6 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { allIntegers, axisTicks, chartLabel, labelLines, niceMax, slicePath } from './Chart';
+import { allIntegers, axisTicks, Chart, chartLabel, labelLines, niceMax, slicePath } from './Chart';
 import { Markdown, parseInline, parseMarkdown, safeHref } from './markdown';
 import { normalizeDocument } from './normalize';
 import { A2uiSurface } from './Renderer';
@@ -225,6 +225,31 @@ describe('chart helpers', () => {
     ['palyra.kv_counter.increment', 12, ['palyra.kv_', 'counter.inc…'], true],
   ])('labelLines(%j, %d)', (label, width, lines, truncated) => {
     expect(labelLines(label, width)).toEqual({ lines, truncated });
+  });
+
+  it('draws counts with whole-number ticks, and a cut label with its whole text as a title', () => {
+    const long = 'palyra.kv_counter.increment_by_a_lot_of_steps';
+    const html = renderToStaticMarkup(
+      <Chart
+        title="Calls by tool"
+        kind="bar"
+        series={[
+          { label: 'palyra.echo', value: 3 },
+          { label: 'palyra.upper', value: 5 },
+          { label: long, value: 10 },
+          { label: 'd', value: 1 },
+          { label: 'e', value: 7 },
+          { label: 'f', value: 2 },
+        ]}
+      />,
+    );
+    const ticks = [...html.matchAll(/data-testid="chart-value-tick">([^<]*)</g)].map((m) => m[1]);
+    expect(ticks).toEqual(['0', '5', '10']);
+    expect(html).toContain(`<title>${long}</title>`);
+    // A label a bit wider than its bar goes on two lines, whole, without a title.
+    expect(html).toMatch(/>palyra\.<\/tspan><tspan [^>]*>echo<\/tspan>/);
+    expect(html).toContain('>d</tspan>');
+    expect(html.match(/<title>/g)).toHaveLength(1);
   });
 
   it('slicePath draws large arcs with the large-arc flag', () => {

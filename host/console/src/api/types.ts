@@ -47,12 +47,6 @@ export interface ToolEntry {
   risk?: { default_sensitive?: boolean; requires_approval?: boolean };
   /** The tool is for hooks only (the manifest's hooks_only): not offered to run from the console or to MCP clients. */
   hooks_only?: boolean;
-  /**
-   * The manifest's order of each object schema's properties, by the JSON
-   * Pointer of the object schema in input_schema ("" for the root): the
-   * schemas themselves come with sorted keys.
-   */
-  input_property_order?: Record<string, string[]>;
 }
 
 export interface Manifest {
@@ -101,6 +95,13 @@ export interface HistoryEvent {
 export interface SkillInfo {
   inventory: Listing;
   manifest: Manifest;
+  /**
+   * By tool id, the order in which skill.toml writes the properties of
+   * each object schema of the tool's input_schema, by the JSON Pointer of
+   * the object schema ("" for input_schema itself): the schemas in
+   * manifest come with sorted keys.
+   */
+  input_property_orders?: Record<string, Record<string, string[]>>;
   signature?: Record<string, unknown>;
   artifact_entries: { path: string; bytes: number; sha256: string }[];
   cached_artifact_path: string;

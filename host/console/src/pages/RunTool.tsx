@@ -60,8 +60,8 @@ function CallDetails({ r }: { r: CallResponse }) {
   );
 }
 
-function Runner({ skillId, tool }: { skillId: string; tool: ToolEntry }) {
-  const schema = useMemo(() => withPropertyOrder(tool.input_schema ?? {}, tool.input_property_order), [tool]);
+function Runner({ skillId, tool, order }: { skillId: string; tool: ToolEntry; order?: Record<string, string[]> }) {
+  const schema = useMemo(() => withPropertyOrder(tool.input_schema ?? {}, order), [tool, order]);
   const node = useMemo(() => buildModel(schema), [schema]);
   const canForm = formable(node);
   const [mode, setMode] = useState<'form' | 'json'>(canForm ? 'form' : 'json');
@@ -263,7 +263,7 @@ export function RunToolPage({ skillId, toolId }: { skillId: string; toolId: stri
       ) : tool ? (
         <>
           <p>{tool.description}</p>
-          <Runner skillId={skillId} tool={tool} />
+          <Runner skillId={skillId} tool={tool} order={info.data.input_property_orders?.[tool.id]} />
         </>
       ) : (
         <p className="field-error">The skill has no tool {toolId}.</p>

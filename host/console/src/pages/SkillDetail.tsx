@@ -116,7 +116,7 @@ function AuditSection({ report }: { report: AuditReport | undefined }) {
           </div>
         </div>
       ) : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="audit-checks">
           <caption>Audit checks</caption>
           <thead>
@@ -465,7 +465,7 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
       </Section>
 
       <Section title="Capabilities" id="capabilities">
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table className="data">
             <caption>Requested by the manifest and granted by policy</caption>
             <thead>
@@ -505,7 +505,7 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
       </Section>
 
       <Section title="Status history" id="history">
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table className="data" data-testid="history">
             <caption>{history.length} event{history.length === 1 ? '' : 's'}</caption>
             <thead>

@@ -180,7 +180,7 @@ export function InstallPreview({ result }: { result: InstallResult }) {
           {reasons.length ? ` ${reasons.join('; ')}` : ''}
         </dd>
       </dl>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="preview-grants">
           <caption>Requested capabilities, as policy grants them</caption>
           <tbody>

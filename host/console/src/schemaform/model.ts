@@ -68,7 +68,7 @@ export function branchLabel(b: Obj, i: number): string {
  * order given by order: a map from the JSON Pointer of an object schema
  * ("" for the root, "/properties/rows/items" for the items of rows) to its
  * property names in the manifest's order (the API's
- * input_property_order). Names the order does not list follow in the
+ * input_property_orders of a tool). Names the order does not list follow in the
  * schema's own order. Without an order, the schema is returned as is.
  */
 export function withPropertyOrder(schema: unknown, order: Record<string, string[]> | null | undefined): unknown {
