@@ -463,11 +463,9 @@ func TestRecover(t *testing.T) {
 	}
 }
 
-// Info gives the order in which the installed skill.toml writes each
-// input schema's properties, which the manifest it returns (a map) has
-// lost. artifact.Build writes skill.toml with manifest.Marshal, whose
-// tables have sorted keys, so for a built artifact that order is sorted
-// (zeta after alpha, y after x) whatever the author wrote.
+// Info gives the order in which skill.toml writes each input schema's
+// properties (artifact.Build keeps the author's), which the manifest it
+// returns (a map) has lost.
 func TestInfoInputPropertyOrders(t *testing.T) {
 	ctx := context.Background()
 	in := open(t, t.TempDir(), nil)
@@ -483,7 +481,7 @@ func TestInfoInputPropertyOrders(t *testing.T) {
 		id   string
 		want manifest.PropertyOrders
 	}{
-		{"acme.ordered", manifest.PropertyOrders{"acme.run": {"": {"alpha", "zeta"}, "/properties/alpha": {"x", "y"}}}},
+		{"acme.ordered", manifest.PropertyOrders{"acme.run": {"": {"zeta", "alpha"}, "/properties/alpha": {"y", "x"}}}},
 		{"acme.plain", manifest.PropertyOrders{"acme.run": {}}},
 	} {
 		info, err := in.Info(ctx, tt.id, "")
@@ -502,7 +500,7 @@ func TestInfoInputPropertyOrders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(data), `"input_property_orders":{"acme.run":{"":["alpha","zeta"],"/properties/alpha":["x","y"]}}`) {
-		t.Errorf("the JSON has no input_property_orders: %s", data)
+	if !strings.Contains(string(data), `"input_property_orders":{"acme.run":{"":["zeta","alpha"],"/properties/alpha":["y","x"]}}`) {
+		t.Errorf("the JSON has no input_property_orders in the author's order: %s", data)
 	}
 }

@@ -3,6 +3,10 @@ package manifest
 import (
 	"bytes"
 	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2/unstable"
 )
@@ -24,6 +28,26 @@ type PropertyOrders map[string]map[string][]string
 // document that does not parse as TOML is an error wrapping ErrParse; a
 // tool without an id or an input_schema table is left out.
 func InputPropertyOrders(data []byte) (PropertyOrders, error) {
+	tools, err := sourceTools(data)
+	if err != nil {
+		return nil, err
+	}
+	out := PropertyOrders{}
+	for id, t := range tools {
+		schema, _ := t.get("input_schema").(*otable)
+		if schema == nil {
+			continue
+		}
+		orders := map[string][]string{}
+		collectOrders(schema, "", orders, 0)
+		out[id] = orders
+	}
+	return out, nil
+}
+
+// sourceTools reads the [[entrypoints.tools]] tables of a skill.toml as
+// ordered trees, by tool id (a tool without an id is left out).
+func sourceTools(data []byte) (map[string]*otable, error) {
 	if len(data) > MaxManifestBytes {
 		return nil, fmt.Errorf("%w: skill.toml is %d bytes, above the limit of %d", ErrParse, len(data), MaxManifestBytes)
 	}
@@ -35,7 +59,7 @@ func InputPropertyOrders(data []byte) (PropertyOrders, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := PropertyOrders{}
+	out := map[string]*otable{}
 	ep, _ := root.get("entrypoints").(*otable)
 	if ep == nil {
 		return out, nil
@@ -49,16 +73,147 @@ func InputPropertyOrders(data []byte) (PropertyOrders, error) {
 		if t == nil {
 			continue
 		}
-		id, _ := t.get("id").(ostring)
-		schema, _ := t.get("input_schema").(*otable)
-		if id == "" || schema == nil {
-			continue
+		if id, _ := t.get("id").(ostring); id != "" {
+			if _, dup := out[string(id)]; !dup {
+				out[string(id)] = t
+			}
 		}
-		orders := map[string][]string{}
-		collectOrders(schema, "", orders, 0)
-		out[string(id)] = orders
 	}
 	return out, nil
+}
+
+// MarshalOrdered is Marshal, except that the tables of each tool's
+// input_schema and output_schema keep the key order of source, the
+// skill.toml m was parsed from (keys source does not have follow, sorted).
+// Marshal sorts them, which loses the order in which the author listed a
+// schema's properties: the order a form generated from the schema shows
+// its fields in (see InputPropertyOrders). The content is the same as
+// Marshal's: Parse(MarshalOrdered(m, source)) equals m. A source that does
+// not parse as TOML is an error wrapping ErrParse.
+func MarshalOrdered(m *Manifest, source []byte) ([]byte, error) {
+	tools, err := sourceTools(source)
+	if err != nil {
+		return nil, err
+	}
+	return marshal(m, func(out *outManifest) (any, error) {
+		return orderedManifest(out, tools), nil
+	})
+}
+
+// orderedManifest is out with each tool's schemas replaced by values that
+// encode in the source's key order. Go's TOML encoder sorts map keys but
+// writes struct fields in their order, so an ordered table is a struct
+// made at run time (reflect.StructOf) whose fields, in order, carry the
+// keys in their toml tags; the structs that hold the schemas are remade
+// the same way, with every other field (and tag) as it is.
+func orderedManifest(out *outManifest, src map[string]*otable) any {
+	tools := make([]any, len(out.Entrypoints.Tools))
+	for i, tl := range out.Entrypoints.Tools {
+		t := src[tl.ID]
+		in, _ := t.getOK("input_schema")
+		outSchema, _ := t.getOK("output_schema")
+		tools[i] = replaceFields(reflect.ValueOf(tl), map[string]any{
+			"InputSchema":  orderedValue(tl.InputSchema, in, 0),
+			"OutputSchema": orderedValue(tl.OutputSchema, outSchema, 0),
+		})
+	}
+	ep := replaceFields(reflect.ValueOf(out.Entrypoints), map[string]any{"Tools": tools})
+	return replaceFields(reflect.ValueOf(*out), map[string]any{"Entrypoints": ep})
+}
+
+// replaceFields copies the struct v into a new struct type whose fields
+// named in repl hold those values (with their types) instead.
+func replaceFields(v reflect.Value, repl map[string]any) any {
+	t := v.Type()
+	fields := make([]reflect.StructField, t.NumField())
+	for i := range fields {
+		f := t.Field(i)
+		fields[i] = reflect.StructField{Name: f.Name, PkgPath: f.PkgPath, Type: f.Type, Tag: f.Tag}
+		if r, ok := repl[f.Name]; ok && r != nil {
+			fields[i].Type = reflect.TypeOf(r)
+		}
+	}
+	nv := reflect.New(reflect.StructOf(fields)).Elem()
+	for i := range fields {
+		if r, ok := repl[t.Field(i).Name]; ok && r != nil {
+			nv.Field(i).Set(reflect.ValueOf(r))
+		} else {
+			nv.Field(i).Set(v.Field(i))
+		}
+	}
+	return nv.Interface()
+}
+
+// orderedValue returns v (a decoded schema value) in the key order of its
+// source node: maps become ordered structs, lists keep their elements in
+// order. A table with a key a struct tag cannot carry (empty, "-", or with
+// a comma, quote or backslash) stays a map, encoded sorted; the tables in
+// it keep their order.
+func orderedValue(v any, src any, depth int) any {
+	if depth > 2*MaxNesting {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		t, _ := src.(*otable)
+		keys := make([]string, 0, len(x))
+		if t != nil {
+			for _, k := range t.keys {
+				if _, ok := x[k]; ok {
+					keys = append(keys, k)
+				}
+			}
+		}
+		rest := make([]string, 0, len(x)-len(keys))
+		for k := range x {
+			if !slices.Contains(keys, k) {
+				rest = append(rest, k)
+			}
+		}
+		slices.Sort(rest)
+		keys = append(keys, rest...)
+		fields := make([]reflect.StructField, len(keys))
+		vals := make([]any, len(keys))
+		tagged := true
+		for i, k := range keys {
+			var sub any
+			if t != nil {
+				sub = t.vals[k]
+			}
+			vals[i] = orderedValue(x[k], sub, depth+1)
+			if k == "" || k == "-" || strings.ContainsAny(k, ",\"\\") || vals[i] == nil {
+				tagged = false
+				continue
+			}
+			fields[i] = reflect.StructField{Name: "F" + strconv.Itoa(i), Type: reflect.TypeOf(vals[i]), Tag: reflect.StructTag(`toml:"` + k + `"`)}
+		}
+		if !tagged {
+			// This table stays a map (sorted); what it holds keeps its order.
+			m := make(map[string]any, len(keys))
+			for i, k := range keys {
+				m[k] = vals[i]
+			}
+			return m
+		}
+		sv := reflect.New(reflect.StructOf(fields)).Elem()
+		for i := range vals {
+			sv.Field(i).Set(reflect.ValueOf(vals[i]))
+		}
+		return sv.Interface()
+	case []any:
+		a, _ := src.(*oarray)
+		out := make([]any, len(x))
+		for i, el := range x {
+			var sub any
+			if a != nil && i < len(a.items) {
+				sub = a.items[i]
+			}
+			out[i] = orderedValue(el, sub, depth+1)
+		}
+		return out
+	default:
+		return v
+	}
 }
 
 // collectOrders records the key order of every "properties" table under t,
@@ -101,6 +256,15 @@ type (
 func newTable() *otable { return &otable{vals: map[string]any{}} }
 
 func (t *otable) get(k string) any { return t.vals[k] }
+
+// getOK is get on a table that may be nil.
+func (t *otable) getOK(k string) (any, bool) {
+	if t == nil {
+		return nil, false
+	}
+	v, ok := t.vals[k]
+	return v, ok
+}
 
 func (t *otable) set(k string, v any) {
 	if _, ok := t.vals[k]; !ok {

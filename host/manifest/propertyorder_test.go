@@ -199,3 +199,91 @@ func propertySets(v any, ptr string, into map[string][]string) {
 		}
 	}
 }
+
+// MarshalOrdered writes what Marshal writes, with the schemas' keys in the
+// source's order: the example manifests and some odd ones read back equal,
+// with the source's property orders.
+func TestMarshalOrdered(t *testing.T) {
+	sources := map[string]string{}
+	files, err := filepath.Glob("../../sdk/examples/*/skill.toml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example manifests: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources[f] = string(data)
+	}
+	const head = "manifest_version = 2\nskill_id = \"acme.odd\"\nname = \"Odd\"\nversion = \"1.0.0\"\npublisher = \"acme\"\n\n[compat]\nrequired_protocol_major = 1\nmin_palyra_version = \"0.1.0\"\n\n"
+	sources["odd keys"] = head + `[[entrypoints.tools]]
+id = "acme.odd"
+name = "odd"
+description = "Odd keys."
+input_schema = { type = "object", required = ["z"], properties = { z = { type = "string", description = "Last letter, first field." }, "a,b" = { type = "string" }, "q\"uote" = { type = "integer" }, "" = {}, empty = {}, "-" = { type = "boolean" }, list = { type = "array", items = { properties = { y = {}, x = {} } } } } }
+output_schema = { type = "object", properties = { second = {}, first = {} } }
+`
+	for name, src := range sources {
+		t.Run(name, func(t *testing.T) {
+			m, err := manifest.Parse([]byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := manifest.MarshalOrdered(m, []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := manifest.Parse(out)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if !reflect.DeepEqual(back, m) {
+				t.Fatalf("read back %+v\nwant %+v\n%s", back, m, out)
+			}
+			want, err := manifest.InputPropertyOrders([]byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := manifest.InputPropertyOrders(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name == "odd keys" {
+				// The root's properties include keys no struct tag can
+				// carry: that table stays sorted; the others keep the
+				// source's order.
+				want["acme.odd"][""] = []string{"", "-", "a,b", "empty", "list", "q\"uote", "z"}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("orders %v, want %v\n%s", got, want, out)
+			}
+			plain, err := manifest.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(name, "report") && string(plain) == string(out) {
+				t.Error("the report's schemas came out sorted, as Marshal writes them")
+			}
+		})
+	}
+}
+
+func TestMarshalOrderedRefusesBadSource(t *testing.T) {
+	m, err := manifest.Parse(readExample(t, "echo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := manifest.MarshalOrdered(m, []byte("[[entrypoints.tools]\n")); !errors.Is(err, manifest.ErrParse) {
+		t.Fatalf("err = %v, want ErrParse", err)
+	}
+}
+
+func readExample(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("../../sdk/examples", name, "skill.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
