@@ -13,7 +13,8 @@
 # manifest allowlists api.example.com: an update with a capability diff),
 # passed as PALYRA_E2E_REGISTRY and PALYRA_E2E_PUBLISH_NEXT. Needs Go,
 # Node.js, `npm ci` run in host/console, and /usr/bin/chromium.
-# Screenshots go to $E2E_ARTIFACTS (default host/console/e2e/artifacts/).
+# The e2e runs axe-core on every page and saves each page at 1400 and 420 px
+# wide as screenshots in $E2E_ARTIFACTS (default host/console/e2e/artifacts/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

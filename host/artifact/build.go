@@ -184,7 +184,8 @@ func Build(in BuildInput) (*Built, error) {
 		files = append(files, manifest.IntegrityFile{Path: name, SHA256: sha256Hex(entries[name])})
 	}
 	m.Integrity.Files = files
-	toml, err := manifest.Marshal(m)
+	// The schemas keep the author's key order (the order of a form's fields).
+	toml, err := manifest.MarshalOrdered(m, in.Manifest)
 	if err != nil {
 		return nil, fmt.Errorf("artifact: serialize %s: %w", ManifestPath, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -302,5 +303,35 @@ func TestPayloadSHA256IgnoresSignature(t *testing.T) {
 	}
 	if h != "425a4fef84813a1ea319379b98c6e399d420b018249b79e3aa638fa037ca7915" {
 		t.Fatalf("framing example: %s", h)
+	}
+}
+
+// The skill.toml Build writes keeps the author's key order in the tool
+// schemas (the order a form shows their fields in), and the same bytes on
+// every build.
+func TestBuildKeepsSchemaKeyOrder(t *testing.T) {
+	t.Parallel()
+	in := sampleInput()
+	in.Manifest = []byte(strings.Replace(sampleManifest, `input_schema = { type = "object" }`,
+		`input_schema = { type = "object", properties = { zeta = { type = "string" }, alpha = { type = "object", properties = { y = {}, x = {} } } } }`, 1))
+	var first []byte
+	for range 2 {
+		b, err := Build(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		toml := entriesOf(t, b.Bytes)[ManifestPath]
+		orders, err := manifest.InputPropertyOrders(toml)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := manifest.PropertyOrders{"acme.echo": {"": {"zeta", "alpha"}, "/properties/alpha": {"y", "x"}}}
+		if !reflect.DeepEqual(orders, want) {
+			t.Fatalf("orders %v, want %v\n%s", orders, want, toml)
+		}
+		if first != nil && !bytes.Equal(first, b.Bytes) {
+			t.Fatal("two builds differ")
+		}
+		first = b.Bytes
 	}
 }

@@ -31,7 +31,7 @@
 //
 //	npm ci && npm run build   # writes dist/ (reproducible: same bytes every time)
 //	npm test                  # unit tests (Vitest)
-//	npm run e2e               # Playwright against a running daemon; see scripts/console-e2e.sh
+//	npm run e2e               # Playwright against a running daemon, axe-core on every page, screenshots at 420 and 1400 px; see scripts/console-e2e.sh
 //
 // The package has no state and starts no goroutines.
 package console

@@ -48,6 +48,7 @@ type skillSpec struct {
 	key         ed25519.PrivateKey
 	signedAt    time.Time
 	asset       []byte // an extra assets/data.bin when set
+	inputSchema string // the tool's input_schema as a TOML value; default { type = "object" }
 }
 
 func (s skillSpec) manifest() string {
@@ -57,7 +58,11 @@ func (s skillSpec) manifest() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "manifest_version = 2\nskill_id = %q\nname = \"Test skill\"\nversion = %q\npublisher = %q\n\n", s.id, s.version, pub)
-	fmt.Fprintf(&b, "[[entrypoints.tools]]\nid = \"%s.run\"\nname = \"run\"\ndescription = \"Runs.\"\ninput_schema = { type = \"object\" }\noutput_schema = { type = \"object\" }\n\n", pub)
+	in := s.inputSchema
+	if in == "" {
+		in = `{ type = "object" }`
+	}
+	fmt.Fprintf(&b, "[[entrypoints.tools]]\nid = \"%s.run\"\nname = \"run\"\ndescription = \"Runs.\"\ninput_schema = %s\noutput_schema = { type = \"object\" }\n\n", pub, in)
 	b.WriteString("[capabilities]\nhttp_egress_allowlist = [")
 	for i, h := range s.hosts {
 		if i > 0 {

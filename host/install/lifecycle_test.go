@@ -2,9 +2,11 @@ package install
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/trust"
 )
 
@@ -457,5 +460,47 @@ func TestRecover(t *testing.T) {
 	ra, err := in2.Reaudit(ctx)
 	if err != nil || ra.Quarantined != 1 {
 		t.Fatalf("reaudit %+v, %v", ra, err)
+	}
+}
+
+// Info gives the order in which skill.toml writes each input schema's
+// properties (artifact.Build keeps the author's), which the manifest it
+// returns (a map) has lost.
+func TestInfoInputPropertyOrders(t *testing.T) {
+	ctx := context.Background()
+	in := open(t, t.TempDir(), nil)
+	for _, s := range []skillSpec{
+		{id: "acme.ordered", version: "1.0.0", inputSchema: `{ type = "object", properties = { zeta = { type = "string" }, alpha = { type = "object", properties = { y = { type = "string" }, x = { type = "string" } } } } }`},
+		{id: "acme.plain", version: "1.0.0"},
+	} {
+		if _, err := in.Install(ctx, build(t, s), InstallOptions{AllowTOFU: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		id   string
+		want manifest.PropertyOrders
+	}{
+		{"acme.ordered", manifest.PropertyOrders{"acme.run": {"": {"zeta", "alpha"}, "/properties/alpha": {"y", "x"}}}},
+		{"acme.plain", manifest.PropertyOrders{"acme.run": {}}},
+	} {
+		info, err := in.Info(ctx, tt.id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(info.InputPropertyOrders, tt.want) {
+			t.Errorf("%s: orders %#v, want %#v", tt.id, info.InputPropertyOrders, tt.want)
+		}
+	}
+	info, err := in.Info(ctx, "acme.ordered", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"input_property_orders":{"acme.run":{"":["zeta","alpha"],"/properties/alpha":["y","x"]}}`) {
+		t.Errorf("the JSON has no input_property_orders in the author's order: %s", data)
 	}
 }

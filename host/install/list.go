@@ -188,6 +188,12 @@ type Info struct {
 	// code and message of why. Enable of such a version by name is the
 	// one way to make it current. Empty when there is none.
 	HeldBack []HeldBackVersion `json:"held_back"`
+	// InputPropertyOrders is, by tool id, the order in which the
+	// installed skill.toml writes the properties of each object schema of
+	// the tool's input_schema (see manifest.InputPropertyOrders): Manifest
+	// has them sorted, and a form shows the fields in the author's order.
+	// Empty when the artifact could not be read.
+	InputPropertyOrders manifest.PropertyOrders `json:"input_property_orders,omitempty"`
 }
 
 // HeldBackVersion is one held-back version of a skill, in Info.
@@ -258,6 +264,11 @@ func (in *Installer) Info(ctx context.Context, id, version string) (*Info, error
 	}
 	sig := ins.Signature
 	info.Signature = &sig
+	// The manifest parsed when the artifact was inspected, so its TOML
+	// parses too; a failure only leaves the orders out.
+	if orders, err := manifest.InputPropertyOrders(ins.Entries[artifact.ManifestPath]); err == nil {
+		info.InputPropertyOrders = orders
+	}
 	for _, name := range slices.Sorted(maps.Keys(ins.Entries)) {
 		sum := sha256.Sum256(ins.Entries[name])
 		info.ArtifactEntries = append(info.ArtifactEntries, EntryInfo{Path: name, Bytes: len(ins.Entries[name]), SHA256: hex.EncodeToString(sum[:])})

@@ -56,4 +56,13 @@
 // A Manifest is plain data: it may be read from several goroutines, and two
 // manifests can be compared with reflect.DeepEqual. ToolSchemas values are
 // immutable and safe for concurrent use.
+//
+// # Key order
+//
+// A Manifest holds the tool schemas as maps, so the order in which the
+// author listed a schema's properties (the order a generated form shows
+// its fields in) is not in it, and Marshal writes the keys sorted.
+// MarshalOrdered, which the artifact builder uses, writes the schemas in
+// the key order of the skill.toml they were parsed from, and
+// InputPropertyOrders reads that order back from a skill.toml for the API.
 package manifest

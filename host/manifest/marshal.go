@@ -20,6 +20,12 @@ import (
 // rather than text that would not load. For a manifest returned by Parse,
 // Parse(Marshal(m)) equals m.
 func Marshal(m *Manifest) ([]byte, error) {
+	return marshal(m, nil)
+}
+
+// marshal is Marshal; order, when set, turns the encodable form into the
+// value to encode (MarshalOrdered).
+func marshal(m *Manifest, order func(*outManifest) (any, error)) ([]byte, error) {
 	if m == nil {
 		return nil, &FieldError{Reason: "nil manifest", Err: ErrValidation}
 	}
@@ -32,8 +38,15 @@ func Marshal(m *Manifest) ([]byte, error) {
 			return nil, &FieldError{Path: p + ".output_schema", Reason: "must be a table (a JSON Schema object)", Err: ErrValidation}
 		}
 	}
+	var v any = encodable(m)
+	if order != nil {
+		var err error
+		if v, err = order(v.(*outManifest)); err != nil {
+			return nil, err
+		}
+	}
 	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(encodable(m)); err != nil {
+	if err := toml.NewEncoder(&buf).Encode(v); err != nil {
 		return nil, &FieldError{Reason: "cannot encode as TOML: " + err.Error(), Err: ErrValidation, Cause: err}
 	}
 	if _, err := Parse(buf.Bytes()); err != nil {

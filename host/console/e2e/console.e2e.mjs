@@ -13,17 +13,34 @@
 // program that publishes 1.1.0 there, granted one more HTTP host), it also
 // installs that skill from the registry (the dry run's preview, then the
 // confirm), publishes 1.1.0, sees "update available" on the skills list,
-// and takes the update after its capability diff. Each page is saved as a screenshot in $E2E_ARTIFACTS
-// (default e2e/artifacts/). Any console error, page error or
-// request to another host than the daemon fails the run.
+// and takes the update after its capability diff.
+//
+// Every page and view (dialogs, the raw JSON editor, the A2UI result) is
+// looked at twice, at 1400 px and at 420 px wide: axe-core (injected into
+// the page) audits it, a serious or critical violation fails the run and
+// is printed with its elements, and the counts by impact are printed per
+// page at the end; our own checks (labels, landmarks, contrast, no inline
+// style, and at 420 px nothing wider than the screen and "Sign out" on
+// it) run too; and a full-page screenshot is saved in $E2E_ARTIFACTS
+// (default e2e/artifacts/) as NN-name-1400.png and NN-name-420.png. Any
+// console error, page error or request to another host than the daemon
+// fails the run.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
+// axe-core's browser bundle, evaluated in the page through the DevTools
+// protocol (the console's Content-Security-Policy forbids inline scripts,
+// and it stays on: the audit is of the console as it is served).
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** The widths every page is audited and photographed at (px). */
+const WIDTHS = [1400, 420];
+const HEIGHT = 900;
 const BASE = (process.env.PALYRA_URL ?? '').replace(/\/+$/, '');
 const TOKEN = (process.env.PALYRA_TOKEN ?? '').trim();
 const ARTIFACTS = resolve(process.env.E2E_ARTIFACTS || join(here, 'artifacts'));
@@ -44,13 +61,14 @@ const started = performance.now();
 const profile = mkdtempSync(join(tmpdir(), 'palyra-console-e2e-'));
 const problems = [];
 const screenshots = [];
+const axeCounts = []; // { page, width, critical, serious, moderate, minor }
 let allowedErrors = null; // a RegExp of console errors a step expects
 
 const context = await chromium.launchPersistentContext(profile, {
   executablePath: CHROMIUM,
   headless: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'],
-  viewport: { width: 1280, height: 900 },
+  viewport: { width: WIDTHS[0], height: HEIGHT },
 });
 context.setDefaultTimeout(TIMEOUT);
 context.on('request', (req) => {
@@ -118,11 +136,71 @@ async function checkA11y(name) {
   if (issues.length) problems.push(`${name}: accessibility: ${[...new Set(issues)].slice(0, 10).join('; ')}`);
 }
 
+/**
+ * Runs axe-core on the page as it is (WCAG 2.x A and AA rules and axe's
+ * best practices). Records the counts by impact; a serious or critical
+ * violation is a problem, printed with the elements it concerns.
+ */
+async function checkAxe(name, width) {
+  const injected = await page.evaluate(() => typeof window.axe === 'object');
+  if (!injected) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1, 2).join('').trim() ?? ''}`) }));
+  });
+  const count = { page: name, width, critical: 0, serious: 0, moderate: 0, minor: 0 };
+  for (const v of violations) count[v.impact in count ? v.impact : 'minor'] += v.nodes.length;
+  axeCounts.push(count);
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  if (bad.length) {
+    problems.push(
+      `${name} at ${width} px: axe-core: ${bad.length} serious or critical rule${bad.length === 1 ? '' : 's'} broken:\n` +
+        bad.map((v) => `    [${v.impact}] ${v.id}: ${v.help}\n${v.nodes.slice(0, 5).map((n) => `      - ${n}`).join('\n')}`).join('\n'),
+    );
+  }
+}
+
+/** At a narrow width: nothing is wider than the screen, and "Sign out" is on it. */
+async function checkNarrow(name, width) {
+  const issues = await page.evaluate((w) => {
+    const out = [];
+    if (document.documentElement.scrollWidth > w + 1) {
+      // A wide table scrolls in its own box (.table-wrap); the page itself must not.
+      const wide = [];
+      for (const el of document.querySelectorAll('body *')) {
+        if (el.closest('.table-wrap, .visually-hidden') && !el.matches('.table-wrap')) continue;
+        const r = el.getBoundingClientRect();
+        if (r.right > w + 1 && wide.length < 3) wide.push(`${el.tagName.toLowerCase()}${el.className && typeof el.className === 'string' ? '.' + el.className.split(' ').join('.') : ''}${el.dataset.testid ? `[${el.dataset.testid}]` : ''} (${Math.round(r.right)} px)`);
+      }
+      out.push(`the page is ${document.documentElement.scrollWidth} px wide: ${wide.join(', ')}`);
+    }
+    const logout = document.querySelector('[data-testid="logout"]');
+    if (logout) {
+      const r = logout.getBoundingClientRect();
+      if (r.width === 0 || r.left < 0 || r.right > w) out.push(`"Sign out" is at ${Math.round(r.left)}..${Math.round(r.right)} px, off the screen`);
+    }
+    return out;
+  }, width);
+  if (issues.length) problems.push(`${name} at ${width} px: ${issues.join('; ')}`);
+}
+
+/** Audits and photographs the page at each width, then goes back to the first. */
 async function shot(name) {
-  await checkA11y(name);
-  const file = join(ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  screenshots.push(file);
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: HEIGHT });
+    // Let the layout settle at the new width before looking.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await checkA11y(`${name} at ${width} px`);
+    await checkAxe(name, width);
+    if (width < 600) await checkNarrow(name, width);
+    const file = join(ARTIFACTS, `${name}-${width}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    screenshots.push(file);
+  }
+  await page.setViewportSize({ width: WIDTHS[0], height: HEIGHT });
 }
 
 async function expectText(locator, re, what) {
@@ -201,6 +279,11 @@ const steps = [
       await tid('audit-check').first().waitFor();
       await tid('history-row').first().waitFor();
       await tid('section-metrics').waitFor();
+      // Each action only where it applies: the active version offers
+      // Quarantine and Disable, not Enable.
+      await tid('action-quarantine').waitFor();
+      await tid('action-disable').waitFor();
+      await expectCount(tid('action-enable'), 0, 'Enable buttons on an active skill');
       await shot('03-skill-detail');
     },
   ],
@@ -208,11 +291,20 @@ const steps = [
     'run echo from the generated form',
     async () => {
       await go('run-palyra.echo', '/skills/palyra.echo/tools/palyra.echo');
+      // The Form / Raw JSON toggle says which is on.
+      await expectText(page.locator('[data-testid="mode-form"][aria-pressed="true"]'), /Form/, 'the pressed Form button');
+      await tid('mode-json').click();
+      await page.locator('[data-testid="mode-json"][aria-pressed="true"]').waitFor();
+      await page.locator('[data-testid="mode-form"][aria-pressed="false"]').waitFor();
+      await tid('raw-json').waitFor();
+      await shot('04-run-echo-raw-json');
+      await tid('mode-form').click();
+      await page.locator('[data-testid="mode-form"][aria-pressed="true"]').waitFor();
       await tid('field-text').fill('hello from the console');
       await tid('run-submit').click();
       await expectText(tid('result-json'), /"echo": "hello from the console"/, 'the echo result');
       await expectText(tid('exit-code'), /^0$/, 'the exit code');
-      await shot('04-run-echo');
+      await shot('05-run-echo');
     },
   ],
   [
@@ -236,7 +328,10 @@ const steps = [
       await tid('a2ui-chart').waitFor();
       await expectCount(tid('a2ui-chart').locator('svg[role="img"]'), 1, 'chart images');
       await expectCount(tid('chart-data').locator('tbody tr'), 2, 'chart data rows');
-      await shot('05-run-report');
+      // Whole numbers: whole-number ticks.
+      const ticks = await tid('chart-value-tick').allTextContents();
+      if (ticks.length < 2 || !ticks.every((t) => /^\d+$/.test(t))) throw new Error(`chart ticks ${JSON.stringify(ticks)}, want whole numbers`);
+      await shot('06-run-report');
     },
   ],
   [
@@ -256,7 +351,7 @@ const steps = [
       await expectCount(tid('chart-data').locator('tbody tr'), 3, 'chart points after the submit');
       if (hasKind) await page.locator('[data-testid="a2ui-chart"][data-kind="pie"]').waitFor();
       await expectText(tid('banner'), /sent/, 'the submit banner');
-      await shot('06-a2ui-submit');
+      await shot('07-a2ui-submit');
     },
   ],
   [
@@ -270,12 +365,16 @@ const steps = [
       await expectCount(tid('confirm-dialog'), 0, 'dialogs after Escape');
       await tid('action-quarantine').click();
       if (!(await tid('confirm-ok').isDisabled())) throw new Error('quarantine can be confirmed without a reason');
+      // The disabled Quarantine button of the dialog, audited for contrast.
+      await shot('08-quarantine-dialog');
       await tid('confirm-reason').fill('e2e: checking the quarantine flow');
       await tid('confirm-ok').click();
       await expectText(tid('banner'), /Quarantine: done/, 'the result banner');
       await expectText(tid('skill-status'), /^quarantined$/, 'the status');
       await expectText(tid('history'), /e2e: checking the quarantine flow/, 'the status history');
-      await shot('07-quarantined');
+      await tid('action-enable').waitFor();
+      await expectCount(tid('action-quarantine'), 0, 'Quarantine buttons on a quarantined skill');
+      await shot('09-quarantined');
     },
   ],
   [
@@ -287,7 +386,12 @@ const steps = [
       await expectText(tid('banner'), /Enable: done/, 'the result banner');
       await expectText(tid('skill-status'), /^active$/, 'the status');
       await expectText(tid('live-feed'), /skill:(enabled|quarantined)/, 'the live feed');
-      await shot('08-enabled');
+      await expectCount(tid('action-enable'), 0, 'Enable buttons once enabled');
+      // The echo run counted in the metrics; a success is no error.
+      await expectText(tid('metrics-calls'), /^[1-9]\d*$/, 'the calls');
+      const byCode = (await tid('metrics-errors-by-code').textContent()) ?? '';
+      if (/\bok\b/.test(byCode)) throw new Error(`"Errors by code" lists ok: ${byCode}`);
+      await shot('10-enabled');
     },
   ],
   [
@@ -297,7 +401,7 @@ const steps = [
       await page.locator('[data-testid="event-row"][data-kind="skill:quarantined"][data-skill-id="palyra.echo"]').first().waitFor();
       await page.locator('[data-testid="event-row"][data-kind="skill:enabled"][data-skill-id="palyra.echo"]').first().waitFor();
       await expectText(tid('events-status'), /open/, 'the stream status');
-      await shot('09-events');
+      await shot('11-events');
     },
   ],
   [
@@ -305,10 +409,10 @@ const steps = [
     async () => {
       await go('nav-hooks', '/hooks');
       await page.locator('[data-testid="hook-row"][data-hook-id="event-log.quarantined"]').waitFor();
-      await shot('10-hooks');
+      await shot('12-hooks');
       await go('nav-install', '/install');
       await tid('install-form').waitFor();
-      await shot('11-install');
+      await shot('13-install');
     },
   ],
   [
@@ -323,11 +427,38 @@ const steps = [
       await expectCount(tid('cluster-node'), 1, 'nodes');
       await expectText(tid('cluster-summary'), /cluster of one/, 'the summary');
       await expectText(row, /this node.*live.*\d+\.\d+\.\d+.*palyra\.echo/s, 'the node row');
-      await shot('12-cluster');
+      await shot('14-cluster');
+    },
+  ],
+  [
+    'a page that does not exist',
+    async () => {
+      await page.goto(`${BASE}/no-such-page`);
+      await expectText(page.locator('h1'), /Page not found/, 'the heading');
+      await shot('15-not-found');
     },
   ],
   ...(REGISTRY
     ? [
+        [
+          'install from a file: the confirmation shows what the dry run found',
+          async () => {
+            await go('nav-install', '/install');
+            await tid('install-file').setInputFiles(join(REGISTRY, 'registry-echo-1.0.0.palyra-skill'));
+            await tid('install-submit').click();
+            await tid('confirm-dialog').waitFor();
+            await expectText(tid('preview-skill'), new RegExp(`^${escapeRe(REG_SKILL)}$`), 'the skill');
+            await expectText(tid('preview-version'), /^1\.0\.0$/, 'the version');
+            await expectText(tid('preview-publisher'), /^palyra$/, 'the publisher');
+            await expectText(tid('preview-grants'), /HTTP hosts/, 'the requested capabilities');
+            await expectText(tid('install-file-size'), /^\d+(\.\d)? (KiB|MiB)$/, 'the size');
+            await shot('16-install-file-confirm');
+            await tid('confirm-cancel').click();
+            await expectCount(tid('confirm-dialog'), 0, 'dialogs after Cancel');
+            const after = await apiGet(`/v1/skills?skill_id=${encodeURIComponent(REG_SKILL)}`);
+            if (after.count !== 0) throw new Error(`the file's dry run installed something: ${JSON.stringify(after.entries)}`);
+          },
+        ],
         [
           'install from a registry: the dry run first, then the confirm',
           async () => {
@@ -346,7 +477,7 @@ const steps = [
             await expectText(tid('preview-grants'), /HTTP hosts\s*none/, 'the previewed grants');
             const before = await apiGet(`/v1/skills?skill_id=${encodeURIComponent(REG_SKILL)}`);
             if (before.count !== 0) throw new Error(`the dry run installed something: ${JSON.stringify(before.entries)}`);
-            await shot('13-registry-preview');
+            await shot('17-registry-preview');
             await tid('registry-install').click();
             await expectText(tid('banner'), /Installed from the registry as .* 1\.0\.0/, 'the install banner');
             const after = await apiGet(`/v1/skills?skill_id=${encodeURIComponent(REG_SKILL)}`);
@@ -360,7 +491,7 @@ const steps = [
             execFileSync(PUBLISH_NEXT, { stdio: ['ignore', 'inherit', 'inherit'] });
             await go('nav-skills', '/skills');
             await expectText(tid(`update-available-${REG_SKILL}`), /1\.0\.0 → 1\.1\.0/, 'the update mark');
-            await shot('14-update-available');
+            await shot('18-update-available');
             // The dry run of an escalating update is answered 422
             // capability_escalation with the plan in its details; Chromium
             // logs every 4xx answer as a console error.
@@ -370,7 +501,7 @@ const steps = [
             await expectText(tid('update-versions'), /^1\.0\.0 → 1\.1\.0$/, 'the version change');
             await expectText(tid('capability-diff'), /\+ http host api\.example\.com/, 'the capability diff');
             if (!(await tid('confirm-ok').isDisabled())) throw new Error('an escalating update can be confirmed without accepting it');
-            await shot('15-update-diff');
+            await shot('19-update-diff');
             await tid('update-accept').check();
             await tid('confirm-ok').click();
             await expectText(tid('banner'), /Updated .* from 1\.0\.0 to 1\.1\.0/, 'the update banner');
@@ -417,6 +548,13 @@ try {
 }
 
 const secs = ((performance.now() - started) / 1000).toFixed(1);
+console.log('axe-core violations (elements) per page and width:');
+console.log(`  ${'page'.padEnd(28)} ${'width'.padStart(5)} critical serious moderate minor`);
+for (const c of axeCounts) {
+  console.log(`  ${c.page.padEnd(28)} ${String(c.width).padStart(5)} ${String(c.critical).padStart(8)} ${String(c.serious).padStart(7)} ${String(c.moderate).padStart(8)} ${String(c.minor).padStart(5)}`);
+}
+const total = (k) => axeCounts.reduce((n, c) => n + c[k], 0);
+console.log(`axe-core: ${axeCounts.length} audits, critical ${total('critical')}, serious ${total('serious')}, moderate ${total('moderate')}, minor ${total('minor')}`);
 console.log('screenshots:');
 for (const f of screenshots) console.log(`  ${f}`);
 console.log(`e2e: ${passed} passed, ${failed} failed`);

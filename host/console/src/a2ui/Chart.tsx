@@ -27,22 +27,88 @@ export function niceMax(max: number): number {
   return 10 * p;
 }
 
+/**
+ * The ticks of a value axis from 0 up to at least max: at most about five
+ * steps of 1, 2 or 5 × 10^k. With integer set (counts: every value is a
+ * whole number) the step is a whole number too, so the axis never reads
+ * 2.5 or 7.5 calls.
+ */
+export function axisTicks(max: number, integer: boolean): number[] {
+  const m = Number.isFinite(max) && max > 0 ? max : 1;
+  const raw = m / 4;
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  let step = 10 * p;
+  for (const k of [1, 2, 5, 10]) {
+    if (k * p >= raw) {
+      step = k * p;
+      break;
+    }
+  }
+  if (integer) step = Math.max(1, Math.round(step));
+  const n = Math.max(1, Math.ceil(m / step - 1e-9));
+  return Array.from({ length: n + 1 }, (_, i) => Number((i * step).toPrecision(12)));
+}
+
+/** Whether every value is a whole number (then the axis is of counts). */
+export function allIntegers(series: ChartPoint[]): boolean {
+  return series.every((p) => Number.isInteger(p.value));
+}
+
+/**
+ * A category label in at most two lines of width characters, broken after
+ * a space, dot, dash, underscore or slash where it can be; cut with an
+ * ellipsis only when two lines are not enough (truncated tells, and the
+ * label then gets a <title> with the whole text).
+ */
+export function labelLines(label: string, width: number): { lines: string[]; truncated: boolean } {
+  const w = Math.max(3, Math.floor(width));
+  if (label.length <= w) return { lines: [label], truncated: false };
+  let cut = -1;
+  for (let i = Math.min(w, label.length - 1); i > 0; i--) {
+    if (/[\s./_-]/.test(label[i - 1])) {
+      cut = i;
+      break;
+    }
+  }
+  if (cut <= 0) cut = w;
+  const first = label.slice(0, cut).trimEnd();
+  const rest = label.slice(cut).trimStart();
+  if (rest.length <= w) return { lines: [first, rest], truncated: false };
+  return { lines: [first, rest.slice(0, w - 1) + '…'], truncated: true };
+}
+
 function short(s: string, n = 12): string {
   return s.length > n ? s.slice(0, n - 1) + '…' : s;
 }
 
-function Axes({ top }: { top: number }) {
-  const ticks = [0, 0.25, 0.5, 0.75, 1];
+/** The label under a bar or point: up to two lines, the whole text as its <title> when cut. */
+function CategoryLabel({ x, label, slot }: { x: number; label: string; slot: number }) {
+  // 11px text is about 6.2 user units a character.
+  const { lines, truncated } = labelLines(label, slot / 6.2);
+  return (
+    <text x={x} y={H - PAD.bottom + 16} textAnchor="middle" className="chart-tick" data-testid="chart-label">
+      {truncated ? <title>{label}</title> : null}
+      {lines.map((l, i) => (
+        <tspan key={i} x={x} dy={i === 0 ? 0 : 13}>
+          {l}
+        </tspan>
+      ))}
+    </text>
+  );
+}
+
+function Axes({ ticks }: { ticks: number[] }) {
+  const top = ticks[ticks.length - 1];
   const ih = H - PAD.top - PAD.bottom;
   return (
     <g className="chart-axes">
       {ticks.map((t) => {
-        const y = PAD.top + ih * (1 - t);
+        const y = PAD.top + ih * (1 - t / top);
         return (
           <g key={t}>
             <line x1={PAD.left} x2={W - PAD.right} y1={y} y2={y} className="chart-grid" />
-            <text x={PAD.left - 6} y={y + 4} textAnchor="end" className="chart-tick">
-              {fmt(top * t)}
+            <text x={PAD.left - 6} y={y + 4} textAnchor="end" className="chart-tick" data-testid="chart-value-tick">
+              {fmt(t)}
             </text>
           </g>
         );
@@ -54,23 +120,22 @@ function Axes({ top }: { top: number }) {
 }
 
 function Bars({ series }: { series: ChartPoint[] }) {
-  const top = niceMax(Math.max(0, ...series.map((p) => p.value)));
+  const ticks = axisTicks(Math.max(0, ...series.map((p) => p.value)), allIntegers(series));
+  const top = ticks[ticks.length - 1];
   const iw = W - PAD.left - PAD.right;
   const ih = H - PAD.top - PAD.bottom;
   const slot = iw / Math.max(1, series.length);
   const bw = Math.max(2, slot * 0.7);
   return (
     <>
-      <Axes top={top} />
+      <Axes ticks={ticks} />
       {series.map((p, i) => {
         const h = (p.value / top) * ih;
         const x = PAD.left + slot * i + (slot - bw) / 2;
         return (
           <g key={i} data-testid="chart-bar">
             <rect x={x} y={PAD.top + ih - h} width={bw} height={h} fill={PALETTE[i % PALETTE.length]} />
-            <text x={x + bw / 2} y={H - PAD.bottom + 16} textAnchor="middle" className="chart-tick">
-              {short(p.label)}
-            </text>
+            <CategoryLabel x={x + bw / 2} label={p.label} slot={slot} />
           </g>
         );
       })}
@@ -79,21 +144,20 @@ function Bars({ series }: { series: ChartPoint[] }) {
 }
 
 function Line({ series }: { series: ChartPoint[] }) {
-  const top = niceMax(Math.max(0, ...series.map((p) => p.value)));
+  const ticks = axisTicks(Math.max(0, ...series.map((p) => p.value)), allIntegers(series));
+  const top = ticks[ticks.length - 1];
   const iw = W - PAD.left - PAD.right;
   const ih = H - PAD.top - PAD.bottom;
   const step = series.length > 1 ? iw / (series.length - 1) : 0;
   const pts = series.map((p, i) => [PAD.left + (series.length > 1 ? step * i : iw / 2), PAD.top + ih - (p.value / top) * ih] as const);
   return (
     <>
-      <Axes top={top} />
+      <Axes ticks={ticks} />
       <polyline points={pts.map(([x, y]) => `${x},${y}`).join(' ')} fill="none" stroke={PALETTE[0]} strokeWidth={2} data-testid="chart-line" />
       {pts.map(([x, y], i) => (
         <g key={i}>
           <circle cx={x} cy={y} r={4} fill={PALETTE[0]} data-testid="chart-point" />
-          <text x={x} y={H - PAD.bottom + 16} textAnchor="middle" className="chart-tick">
-            {short(series[i].label)}
-          </text>
+          <CategoryLabel x={x} label={series[i].label} slot={series.length > 1 ? step : iw} />
         </g>
       ))}
     </>
@@ -138,7 +202,8 @@ function Pie({ series }: { series: ChartPoint[] }) {
         <g key={`l${i}`}>
           <rect x={250} y={20 + i * 20} width={12} height={12} fill={PALETTE[i % PALETTE.length]} />
           <text x={268} y={31 + i * 20} className="chart-tick">
-            {short(p.label, 20)} ({total > 0 ? Math.round((p.value / total) * 100) : 0}%)
+            {p.label.length > 26 ? <title>{p.label}</title> : null}
+            {short(p.label, 26)} ({total > 0 ? Math.round((p.value / total) * 100) : 0}%)
           </text>
         </g>
       ))}

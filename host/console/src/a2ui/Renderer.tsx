@@ -74,7 +74,7 @@ export function A2uiComponent({ c, onSubmit }: { c: Component; onSubmit?: Submit
     }
     case 'table':
       return (
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table className="a2ui-table" data-testid="a2ui-table">
             <thead>
               <tr>

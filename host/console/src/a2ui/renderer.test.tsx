@@ -1,6 +1,6 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { chartLabel, niceMax, slicePath } from './Chart';
+import { allIntegers, axisTicks, Chart, chartLabel, labelLines, niceMax, slicePath } from './Chart';
 import { Markdown, parseInline, parseMarkdown, safeHref } from './markdown';
 import { normalizeDocument } from './normalize';
 import { A2uiSurface } from './Renderer';
@@ -186,6 +186,70 @@ describe('chart helpers', () => {
     [1_000_000, 1_000_000],
   ])('niceMax(%d) = %d', (n, want) => {
     expect(niceMax(n)).toBe(want);
+  });
+
+  it.each([
+    [0, true, [0, 1]],
+    [1, true, [0, 1]],
+    [3, true, [0, 1, 2, 3]],
+    [4, true, [0, 1, 2, 3, 4]],
+    [5, true, [0, 2, 4, 6]],
+    [7, true, [0, 2, 4, 6, 8]],
+    [10, true, [0, 5, 10]],
+    [450, true, [0, 200, 400, 600]],
+    [1, false, [0, 0.5, 1]],
+    [0.3, false, [0, 0.1, 0.2, 0.3]],
+    [2.5, false, [0, 1, 2, 3]],
+  ])('axisTicks(%d, integer %s) = %j', (max, integer, want) => {
+    expect(axisTicks(max, integer)).toEqual(want);
+  });
+
+  it('axisTicks gives counts whole-number ticks that reach the highest value', () => {
+    for (let max = 1; max <= 1000; max++) {
+      const t = axisTicks(max, true);
+      expect(t.every(Number.isInteger), `max ${max}: ${t}`).toBe(true);
+      expect(t[t.length - 1]).toBeGreaterThanOrEqual(max);
+      expect(t.length).toBeLessThanOrEqual(6);
+    }
+  });
+
+  it('allIntegers tells counts from measures', () => {
+    expect(allIntegers([{ label: 'a', value: 3 }, { label: 'b', value: 0 }])).toBe(true);
+    expect(allIntegers([{ label: 'a', value: 3 }, { label: 'b', value: 2.5 }])).toBe(false);
+  });
+
+  it.each([
+    ['palyra.echo', 20, ['palyra.echo'], false],
+    ['palyra.echo', 8, ['palyra.', 'echo'], false],
+    ['abcdefghijklmnop', 10, ['abcdefghij', 'klmnop'], false],
+    ['palyra.kv_counter.increment', 12, ['palyra.kv_', 'counter.inc…'], true],
+  ])('labelLines(%j, %d)', (label, width, lines, truncated) => {
+    expect(labelLines(label, width)).toEqual({ lines, truncated });
+  });
+
+  it('draws counts with whole-number ticks, and a cut label with its whole text as a title', () => {
+    const long = 'palyra.kv_counter.increment_by_a_lot_of_steps';
+    const html = renderToStaticMarkup(
+      <Chart
+        title="Calls by tool"
+        kind="bar"
+        series={[
+          { label: 'palyra.echo', value: 3 },
+          { label: 'palyra.upper', value: 5 },
+          { label: long, value: 10 },
+          { label: 'd', value: 1 },
+          { label: 'e', value: 7 },
+          { label: 'f', value: 2 },
+        ]}
+      />,
+    );
+    const ticks = [...html.matchAll(/data-testid="chart-value-tick">([^<]*)</g)].map((m) => m[1]);
+    expect(ticks).toEqual(['0', '5', '10']);
+    expect(html).toContain(`<title>${long}</title>`);
+    // A label a bit wider than its bar goes on two lines, whole, without a title.
+    expect(html).toMatch(/>palyra\.<\/tspan><tspan [^>]*>echo<\/tspan>/);
+    expect(html).toContain('>d</tspan>');
+    expect(html.match(/<title>/g)).toHaveLength(1);
   });
 
   it('slicePath draws large arcs with the large-arc flag', () => {

@@ -128,8 +128,8 @@ export const api = {
   sidecars: (signal?: AbortSignal) => request<{ sidecars: import('./types').SidecarState[] | null }>('/v1/sidecars', { signal }),
   cluster: (signal?: AbortSignal) => request<import('./types').ClusterStatus>('/v1/cluster', { signal }),
   metrics: (id: string, signal?: AbortSignal) => request<import('./types').SkillMetrics>(`/v1/skills/${enc(id)}/metrics`, { signal }),
-  install: (artifact: Blob, flags: { allow_tofu: boolean; accept_capabilities: boolean; force: boolean }) =>
-    request<unknown>(`/v1/skills${query(flags)}`, { method: 'POST', raw: artifact }),
+  install: (artifact: Blob, flags: { allow_tofu: boolean; accept_capabilities: boolean; force: boolean; dry_run?: boolean }) =>
+    request<import('./types').InstallResult>(`/v1/skills${query(flags)}`, { method: 'POST', raw: artifact }),
   /** Installs (or, with dry_run, checks) an artifact fetched from a registry: POST /v1/skills with a JSON body. */
   installFrom: (ref: import('./types').SourceRef, flags: { allow_tofu: boolean; accept_capabilities: boolean; force: boolean; dry_run: boolean }) =>
     request<import('./types').InstallResult>('/v1/skills', { method: 'POST', body: { ...ref, ...flags } }),

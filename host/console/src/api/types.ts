@@ -45,6 +45,8 @@ export interface ToolEntry {
   input_schema?: unknown;
   output_schema?: unknown;
   risk?: { default_sensitive?: boolean; requires_approval?: boolean };
+  /** The tool is for hooks only (the manifest's hooks_only): not offered to run from the console or to MCP clients. */
+  hooks_only?: boolean;
 }
 
 export interface Manifest {
@@ -93,6 +95,13 @@ export interface HistoryEvent {
 export interface SkillInfo {
   inventory: Listing;
   manifest: Manifest;
+  /**
+   * By tool id, the order in which skill.toml writes the properties of
+   * each object schema of the tool's input_schema, by the JSON Pointer of
+   * the object schema ("" for input_schema itself): the schemas in
+   * manifest come with sorted keys.
+   */
+  input_property_orders?: Record<string, Record<string, string[]>>;
   signature?: Record<string, unknown>;
   artifact_entries: { path: string; bytes: number; sha256: string }[];
   cached_artifact_path: string;

@@ -74,6 +74,23 @@ export function Badge({ value }: { value: string | undefined }) {
   return <span className={`badge badge-${tone}`}>{v}</span>;
 }
 
+/**
+ * A size for people: bytes below 1 KiB, else KiB, MiB or GiB (powers of
+ * 1024) with one decimal unless the size is a whole number of the unit.
+ */
+export function humanBytes(n: number | undefined | null): string {
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return '—';
+  if (n < 1024) return `${n} byte${n === 1 ? '' : 's'}`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[u]}`;
+}
+
 export function time(v: string | number | undefined): string {
   if (v === undefined || v === '' || v === 0) return '—';
   const d = new Date(v);

@@ -26,7 +26,7 @@ export function clusterSummary(st: ClusterStatus): string {
 export function ClusterTable({ status, now }: { status: ClusterStatus; now: number }) {
   const nodes = status.nodes ?? [];
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" tabIndex={0}>
       <table className="data" data-testid="cluster-table">
         <caption data-testid="cluster-summary">{clusterSummary(status)}</caption>
         <thead>

@@ -49,7 +49,7 @@ export function EventsPage() {
           Clear
         </button>
       </form>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="events-table">
           <caption>
             {shown.length} event{shown.length === 1 ? '' : 's'}, newest first

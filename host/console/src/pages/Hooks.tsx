@@ -101,7 +101,7 @@ export function HooksPage() {
       <h1>Hook bindings</h1>
       <Banner banner={banner} onClose={() => setBanner(null)} />
       {hooks.error ? <LoadError error={hooks.error} what="the hooks" /> : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="hooks-table">
           <caption>{hooks.loading ? 'Loading…' : `${bindings.length} binding${bindings.length === 1 ? '' : 's'}`}</caption>
           <thead>

@@ -1,7 +1,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { api } from '../api/client';
 import type { InstallResult } from '../api/types';
-import { Banner, ConfirmDialog, errorBanner, type BannerState } from '../components/common';
+import { Banner, ConfirmDialog, errorBanner, humanBytes, type BannerState } from '../components/common';
 import { Link } from '../router';
 import { diffLines, emptySourceForm, InstallPreview, refusedResult, sourceRefOf, type SourceErrors, type SourceForm } from './registry';
 
@@ -79,31 +79,56 @@ interface Part {
   onFail: (what: string, e: unknown) => void;
 }
 
+/**
+ * Install from a file: Install… sends the artifact as a dry run first (every
+ * check, nothing written) and the confirmation shows what it would install
+ * (skill, version, publisher, signer, trust decision, the capabilities it
+ * would be granted, the size); Install sends it again for real.
+ */
 function FileInstall({ options, flags, onDone, onFail }: Part) {
   const [file, setFile] = useState<File | null>(null);
   const [confirm, setConfirm] = useState(false);
   const [fileError, setFileError] = useState('');
+  const [checking, setChecking] = useState(false);
+  const [preview, setPreview] = useState<{ result: InstallResult; escalates: boolean } | null>(null);
+  const [checkError, setCheckError] = useState<BannerState | null>(null);
 
-  const ask = (e: FormEvent) => {
+  const ask = async (e: FormEvent) => {
     e.preventDefault();
     if (!file) {
       setFileError('Choose a .palyra-skill file.');
       return;
     }
     setFileError('');
+    setPreview(null);
+    setCheckError(null);
+    setChecking(true);
+    try {
+      setPreview({ result: await api.install(file, { ...flags, dry_run: true }), escalates: false });
+    } catch (err) {
+      const refused = refusedResult<InstallResult>(err, 'skill_id');
+      if (refused) setPreview({ result: refused, escalates: true });
+      else setCheckError(errorBanner('The check of the artifact failed', err));
+    }
+    setChecking(false);
     setConfirm(true);
   };
 
   const install = async () => {
     if (!file) return;
     try {
-      const res = (await api.install(file, flags)) as { skill_id?: string; version?: string; inventory?: { skill_id?: string } };
+      const res = (await api.install(file, flags)) as InstallResult & { inventory?: { skill_id?: string } };
       onDone({ ...res, skill_id: res?.skill_id ?? res?.inventory?.skill_id }, file.name);
     } catch (e) {
       onFail(file.name, e);
     }
     setConfirm(false);
   };
+
+  const needsAccept = !!preview?.escalates && !flags.accept_capabilities;
+  const ticked = Object.entries(flags)
+    .filter(([, v]) => v)
+    .map(([k]) => k);
 
   return (
     <>
@@ -126,15 +151,36 @@ function FileInstall({ options, flags, onDone, onFail }: Part) {
           ) : null}
         </div>
         {options}
-        <button type="submit" data-testid="install-submit">
-          Install…
+        <button type="submit" disabled={checking} data-testid="install-submit">
+          {checking ? 'Checking…' : 'Install…'}
         </button>
       </form>
       {confirm && file ? (
-        <ConfirmDialog title={`Install ${file.name}?`} confirmLabel="Install" onClose={() => setConfirm(false)} onConfirm={install}>
-          <p>
-            {file.size} bytes. Options: {Object.entries(flags).filter(([, v]) => v).map(([k]) => k).join(', ') || 'none'}.
+        <ConfirmDialog
+          title={preview ? `Install ${preview.result.skill_id} ${preview.result.version}?` : `Install ${file.name}?`}
+          confirmLabel="Install"
+          canConfirm={!!preview && !needsAccept}
+          onClose={() => setConfirm(false)}
+          onConfirm={install}
+        >
+          <p data-testid="install-file-summary">
+            <code className="wrap">{file.name}</code>, <span data-testid="install-file-size">{humanBytes(file.size)}</span>. Options: {ticked.join(', ') || 'none'}.
           </p>
+          {checkError ? (
+            <div className="banner banner-error" role="alert" data-testid="install-check-error">
+              <div className="banner-body">
+                <strong>{checkError.title}</strong>
+                <p>{checkError.message}</p>
+                <p>Nothing was installed. Change the options and choose Install… again.</p>
+              </div>
+            </div>
+          ) : null}
+          {preview ? <InstallPreview result={preview.result} /> : null}
+          {needsAccept ? (
+            <p className="field-error" data-testid="install-escalation">
+              This version is granted more than the installed one: tick “Accept the requested capabilities” first.
+            </p>
+          ) : null}
         </ConfirmDialog>
       ) : null}
     </>

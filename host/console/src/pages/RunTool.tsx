@@ -6,7 +6,7 @@ import { api, ApiError } from '../api/client';
 import type { CallResponse, ToolEntry } from '../api/types';
 import { Banner, errorBanner, JsonView, LoadError, useLoad, type BannerState } from '../components/common';
 import { checkInput } from '../schemaform/check';
-import { buildModel, collect, formable, initialState, stateFromValue, type InputError, type State } from '../schemaform/model';
+import { buildModel, collect, formable, initialState, stateFromValue, withPropertyOrder, type InputError, type State } from '../schemaform/model';
 import { SchemaForm, testKey, type Errors } from '../schemaform/SchemaForm';
 import { validateSchema } from '../schemaform/validate';
 import { Link } from '../router';
@@ -60,8 +60,8 @@ function CallDetails({ r }: { r: CallResponse }) {
   );
 }
 
-function Runner({ skillId, tool }: { skillId: string; tool: ToolEntry }) {
-  const schema = tool.input_schema ?? {};
+function Runner({ skillId, tool, order }: { skillId: string; tool: ToolEntry; order?: Record<string, string[]> }) {
+  const schema = useMemo(() => withPropertyOrder(tool.input_schema ?? {}, order), [tool, order]);
   const node = useMemo(() => buildModel(schema), [schema]);
   const canForm = formable(node);
   const [mode, setMode] = useState<'form' | 'json'>(canForm ? 'form' : 'json');
@@ -162,11 +162,19 @@ function Runner({ skillId, tool }: { skillId: string; tool: ToolEntry }) {
       <form onSubmit={run} noValidate className="card run-form" aria-labelledby="input-h" data-testid="run-form">
         <div className="page-head">
           <h2 id="input-h">Input</h2>
-          <div className="toolbar">
-            <button type="button" className="secondary small" disabled={!canForm || mode === 'form'} onClick={toForm} data-testid="mode-form" aria-pressed={mode === 'form'}>
+          <div className="toolbar segmented" role="group" aria-label="Edit the input as">
+            <button
+              type="button"
+              className="secondary small"
+              disabled={!canForm}
+              onClick={() => mode !== 'form' && toForm()}
+              data-testid="mode-form"
+              aria-pressed={mode === 'form'}
+              title={canForm ? undefined : 'The input schema cannot be shown as a form'}
+            >
               Form
             </button>
-            <button type="button" className="secondary small" disabled={mode === 'json'} onClick={toJSON} data-testid="mode-json" aria-pressed={mode === 'json'}>
+            <button type="button" className="secondary small" onClick={() => mode !== 'json' && toJSON()} data-testid="mode-json" aria-pressed={mode === 'json'}>
               Raw JSON
             </button>
           </div>
@@ -245,10 +253,17 @@ export function RunToolPage({ skillId, toolId }: { skillId: string; toolId: stri
       <h1 data-testid="run-title">
         Run {tool?.name ?? toolId} <span className="muted">{info.data.inventory.version}</span>
       </h1>
-      {tool ? (
+      {tool?.hooks_only ? (
         <>
           <p>{tool.description}</p>
-          <Runner skillId={skillId} tool={tool} />
+          <p className="banner banner-info" data-testid="hooks-only">
+            {tool.name} is for hooks only: the daemon calls it for the events it is bound to, and it is not run from the console.
+          </p>
+        </>
+      ) : tool ? (
+        <>
+          <p>{tool.description}</p>
+          <Runner skillId={skillId} tool={tool} order={info.data.input_property_orders?.[tool.id]} />
         </>
       ) : (
         <p className="field-error">The skill has no tool {toolId}.</p>

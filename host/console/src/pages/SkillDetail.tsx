@@ -10,7 +10,7 @@ import { UpdateAvailable, UpdateDialog } from './registry';
 /** The source kinds (inventory) an update can come from. */
 const REGISTRY_KINDS = new Set(['local_registry', 'remote_registry', 'oci']);
 
-type Action = 'verify' | 'audit' | 'quarantine' | 'enable' | 'disable' | 'remove';
+export type Action = 'verify' | 'audit' | 'quarantine' | 'enable' | 'disable' | 'remove';
 
 const ACTIONS: { a: Action; label: string; danger?: boolean }[] = [
   { a: 'verify', label: 'Verify' },
@@ -20,6 +20,35 @@ const ACTIONS: { a: Action; label: string; danger?: boolean }[] = [
   { a: 'disable', label: 'Disable', danger: true },
   { a: 'remove', label: 'Remove', danger: true },
 ];
+
+/**
+ * The actions that apply to a version in this state: Verify, Audit and
+ * Remove always; Quarantine unless it is quarantined; Enable only when it
+ * is not active (disabled, quarantined, or held by a runtime quarantine);
+ * Disable unless it is disabled.
+ */
+export function availableActions(inv: { status: string; runtime_status?: { quarantine_status?: string } }): Action[] {
+  const quarantined = inv.status === 'quarantined' || inv.runtime_status?.quarantine_status === 'quarantined';
+  return ACTIONS.map((x) => x.a).filter((a) => {
+    switch (a) {
+      case 'quarantine':
+        return !quarantined;
+      case 'enable':
+        return inv.status !== 'active' || quarantined;
+      case 'disable':
+        return inv.status !== 'disabled';
+      default:
+        return true;
+    }
+  });
+}
+
+/** The "Errors by code" entries of a skill's metrics: every code but ok (a success is not an error), most frequent first. */
+export function errorCodes(byCode: Record<string, number> | undefined | null): [string, number][] {
+  return Object.entries(byCode ?? {})
+    .filter(([k, v]) => k !== 'ok' && k !== '' && v > 0)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -87,7 +116,7 @@ function AuditSection({ report }: { report: AuditReport | undefined }) {
           </div>
         </div>
       ) : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="audit-checks">
           <caption>Audit checks</caption>
           <thead>
@@ -147,7 +176,7 @@ function MetricsSection({ skillId, refresh }: { skillId: string; refresh: number
   }
   const d = m.data as SkillMetrics;
   const byTool = Object.entries(d.by_tool ?? {});
-  const byCode = Object.entries(d.by_code ?? {});
+  const byCode = errorCodes(d.by_code);
   return (
     <>
       <dl className="kv" data-testid="metrics">
@@ -170,7 +199,7 @@ function MetricsSection({ skillId, refresh }: { skillId: string; refresh: number
         <dt>Last call</dt>
         <dd>{time(d.last_call_at)}</dd>
         <dt>Errors by code</dt>
-        <dd>{byCode.length ? byCode.map(([k, v]) => `${k}: ${v}`).join(', ') : 'none'}</dd>
+        <dd data-testid="metrics-errors-by-code">{byCode.length ? byCode.map(([k, v]) => `${k}: ${v}`).join(', ') : 'none'}</dd>
       </dl>
       {byTool.length ? <Chart title="Calls by tool" kind="bar" series={byTool.map(([label, value]) => ({ label, value }))} /> : null}
       {d.capabilities ? (
@@ -285,7 +314,8 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
           out = await api.quarantine(skillId, v, reason.trim());
           break;
         case 'enable':
-          out = await api.enable(skillId, v, reason.trim(), override);
+          // The override is of a quarantine: only sent when there is one.
+          out = await api.enable(skillId, v, reason.trim(), override && (inv.status === 'quarantined' || inv.runtime_status.quarantine_status === 'quarantined'));
           break;
         case 'disable':
           out = await api.disable(skillId, v, reason.trim());
@@ -345,7 +375,7 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
         ) : null}
       </div>
       <div className="toolbar" role="group" aria-label="Actions">
-        {ACTIONS.map((x) => (
+        {ACTIONS.filter((x) => availableActions(inv).includes(x.a)).map((x) => (
           <button key={x.a} type="button" className={x.danger ? 'danger-outline' : 'secondary'} onClick={() => open(x.a)} data-testid={`action-${x.a}`}>
             {x.label}
           </button>
@@ -411,11 +441,17 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
               {t.risk?.requires_approval ? 'Requires approval. ' : ''}
               {t.risk?.default_sensitive ? 'Sensitive by default.' : ''}
             </p>
-            <p>
-              <Link className="button" to={`/skills/${encodeURIComponent(skillId)}/tools/${encodeURIComponent(t.id)}`} data-testid={`run-${t.id}`}>
-                Run {t.name}
-              </Link>
-            </p>
+            {t.hooks_only ? (
+              <p className="muted" data-testid={`hooks-only-${t.id}`}>
+                For hooks only: events call it; it is not offered to run here or to MCP clients.
+              </p>
+            ) : (
+              <p>
+                <Link className="button" to={`/skills/${encodeURIComponent(skillId)}/tools/${encodeURIComponent(t.id)}`} data-testid={`run-${t.id}`}>
+                  Run {t.name}
+                </Link>
+              </p>
+            )}
             <details>
               <summary>Input schema</summary>
               <JsonView value={t.input_schema ?? null} />
@@ -429,7 +465,7 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
       </Section>
 
       <Section title="Capabilities" id="capabilities">
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table className="data">
             <caption>Requested by the manifest and granted by policy</caption>
             <thead>
@@ -469,7 +505,7 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
       </Section>
 
       <Section title="Status history" id="history">
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table className="data" data-testid="history">
             <caption>{history.length} event{history.length === 1 ? '' : 's'}</caption>
             <thead>
@@ -582,7 +618,7 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
               </label>
             </>
           ) : null}
-          {action === 'enable' ? (
+          {action === 'enable' && (inv.status === 'quarantined' || inv.runtime_status.quarantine_status === 'quarantined') ? (
             <label className="check" htmlFor="override">
               <input id="override" type="checkbox" checked={override} onChange={(e) => setOverride(e.target.checked)} data-testid="confirm-override" /> Override
               a quarantine (an operator decision, recorded with the reason)

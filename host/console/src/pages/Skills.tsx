@@ -99,7 +99,7 @@ export function SkillsPage() {
       {list.error ? <LoadError error={list.error} what="the skills" /> : null}
       {sidecars.error ? <LoadError error={sidecars.error} what="the sidecars" /> : null}
       {outdated.error ? <LoadError error={outdated.error} what="the available updates" /> : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="skills-table" aria-busy={list.loading}>
           <caption>
             {list.loading ? 'Loading…' : `${shown.length} of ${entries.length} installed version${entries.length === 1 ? '' : 's'}`}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, ApiError } from '../api/client';
 import type { Escalation, Grants, InstallResult, Limits, OutdatedSkill, SourceRef, UpdateResult } from '../api/types';
-import { Badge, ConfirmDialog, errorBanner } from '../components/common';
+import { Badge, ConfirmDialog, errorBanner, humanBytes } from '../components/common';
 
 // The pieces of installing from a registry and updating: the source form's
 // check, the view of a dry run's result (what the skill is, who signed it,
@@ -117,9 +117,7 @@ export function CapabilityDiff({ lines }: { lines: string[] }) {
 const list = (xs: (string | number)[] | null | undefined) => (xs && xs.length ? xs.join(', ') : 'none');
 
 function bytes(n: number | undefined): string {
-  if (!n) return '—';
-  if (n >= 1 << 20 && n % (1 << 20) === 0) return `${n / (1 << 20)} MiB`;
-  return `${n} bytes`;
+  return n ? humanBytes(n) : '—';
 }
 
 /** The requested capabilities as rows: what the skill would be granted, and its quotas. */
@@ -182,7 +180,7 @@ export function InstallPreview({ result }: { result: InstallResult }) {
           {reasons.length ? ` ${reasons.join('; ')}` : ''}
         </dd>
       </dl>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="preview-grants">
           <caption>Requested capabilities, as policy grants them</caption>
           <tbody>

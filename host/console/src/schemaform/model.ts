@@ -63,15 +63,32 @@ export function branchLabel(b: Obj, i: number): string {
   return `Option ${i + 1}`;
 }
 
-const COMPLEX = new Set(['object', 'array', 'choice', 'raw']);
-
 /**
- * Orders properties for the form: simple fields first, then nested
- * objects, arrays and JSON boxes, each group in schema order (the API
- * serves schemas with sorted keys, so schema order is alphabetical).
+ * A copy of schema whose `properties` objects list their keys in the
+ * order given by order: a map from the JSON Pointer of an object schema
+ * ("" for the root, "/properties/rows/items" for the items of rows) to its
+ * property names in the manifest's order (the API's
+ * input_property_orders of a tool). Names the order does not list follow in the
+ * schema's own order. Without an order, the schema is returned as is.
  */
-export function orderProps(props: Prop[]): Prop[] {
-  return [...props.filter((p) => !COMPLEX.has(p.node.kind)), ...props.filter((p) => COMPLEX.has(p.node.kind))];
+export function withPropertyOrder(schema: unknown, order: Record<string, string[]> | null | undefined): unknown {
+  if (!order || Object.keys(order).length === 0) return schema;
+  const walk = (v: unknown, ptr: string, depth: number): unknown => {
+    if (depth > MAX_DEPTH * 4) return v;
+    if (Array.isArray(v)) return v.map((x, i) => walk(x, `${ptr}/${i}`, depth + 1));
+    if (!isObj(v)) return v;
+    const out: Obj = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, `${ptr}/${escapeToken(k)}`, depth + 1)]));
+    const want = order[ptr];
+    if (isObj(out.properties) && Array.isArray(want)) {
+      const own = new Map(Object.entries(out.properties));
+      const sorted = new Map<string, unknown>();
+      for (const k of want) if (typeof k === 'string' && own.has(k)) sorted.set(k, own.get(k));
+      for (const [k, x] of own) if (!sorted.has(k)) sorted.set(k, x);
+      out.properties = Object.fromEntries(sorted);
+    }
+    return out;
+  };
+  return walk(schema, '', 0);
 }
 
 /** Builds the form model of schema (name labels it when it has no title). */
@@ -131,7 +148,9 @@ export function buildModel(schema: unknown, name = 'Input', root: unknown = sche
       return {
         ...b,
         kind: 'object',
-        props: orderProps(Object.entries(props).map(([k, ps]) => ({ name: k, required: req.has(k), node: buildModel(ps, k, root, depth + 1) }))),
+        // The fields keep the schema's order: the manifest's, when the API
+        // gives it (withPropertyOrder).
+        props: Object.entries(props).map(([k, ps]) => ({ name: k, required: req.has(k), node: buildModel(ps, k, root, depth + 1) })),
       };
     }
     case 'string': {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkInput } from './check';
-import { buildModel, collect, initialState, stateFromValue, type InputError, type Node, type State } from './model';
+import { buildModel, collect, initialState, stateFromValue, withPropertyOrder, type InputError, type Node, type State } from './model';
 import { validateSchema } from './validate';
 
 // The input schemas of the example skills (as the API serves them).
@@ -71,9 +71,47 @@ describe('buildModel: schema to form', () => {
     expect(kinds(buildModel(schema))).toEqual(want);
   });
 
-  it('puts simple fields before nested ones, each in schema order', () => {
+  it('keeps the fields in schema order, nested ones included', () => {
     const n = buildModel({ type: 'object', properties: { a: { type: 'array', items: { type: 'string' } }, b: { type: 'string' }, c: { type: 'object', properties: {} }, d: { type: 'number' } } });
-    expect(n.kind === 'object' && n.props.map((p) => p.name)).toEqual(['b', 'd', 'a', 'c']);
+    expect(n.kind === 'object' && n.props.map((p) => p.name)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('keeps the description of every field', () => {
+    const n = buildModel({ type: 'object', properties: { text: { type: 'string', description: 'What to echo.' }, n: { type: 'integer', description: 'How often.' } } });
+    expect(n.kind === 'object' && n.props.map((p) => [p.name, p.node.description])).toEqual([
+      ['text', 'What to echo.'],
+      ['n', 'How often.'],
+    ]);
+  });
+
+  it('orders the fields as the manifest does (input_property_order), nested objects and branches too', () => {
+    const schema = {
+      type: 'object',
+      properties: { alpha: { type: 'string' }, rows: { type: 'array', items: { type: 'object', properties: { label: { type: 'string' }, value: { type: 'number' } } } }, title: { type: 'string' } },
+      oneOf: [{ type: 'object', properties: { b: { type: 'string' }, a: { type: 'string' } } }],
+    };
+    const ordered = withPropertyOrder(schema, { '': ['title', 'rows'], '/properties/rows/items': ['value', 'label'], '/oneOf/0': ['b', 'a'] });
+    const top = ordered as { properties: Record<string, { items: { properties: object } }>; oneOf: { properties: object }[] };
+    // Names the order leaves out follow in schema order.
+    expect(Object.keys(top.properties)).toEqual(['title', 'rows', 'alpha']);
+    expect(Object.keys(top.properties.rows.items.properties)).toEqual(['value', 'label']);
+    expect(Object.keys(top.oneOf[0].properties)).toEqual(['b', 'a']);
+    // The original is not changed.
+    expect(Object.keys(schema.properties)).toEqual(['alpha', 'rows', 'title']);
+  });
+
+  it.each([
+    ['no order', undefined],
+    ['an empty order', {}],
+  ])('withPropertyOrder with %s returns the schema as it is', (_, order) => {
+    const schema = { type: 'object', properties: { b: {}, a: {} } };
+    expect(withPropertyOrder(schema, order)).toBe(schema);
+  });
+
+  it('withPropertyOrder ignores names the schema does not have and keeps odd names as own properties', () => {
+    const schema = { type: 'object', properties: { constructor: { type: 'string' }, x: { type: 'string' } } };
+    const out = withPropertyOrder(schema, { '': ['nope', 'x', 'constructor', '__proto__'] }) as { properties: object };
+    expect(Object.keys(out.properties)).toEqual(['x', 'constructor']);
   });
 
   it('merges the base properties into each branch', () => {
@@ -134,10 +172,11 @@ describe('collect and validate: form to input', () => {
       const st = obj({ title: { k: 'string', v: '' }, rows: { k: 'array', items: [obj({ label: { k: 'string', v: 'a' }, value: { k: 'number', v: '-1' } }), obj({ label: { k: 'string', v: 'b' }, value: { k: 'number', v: '' } })] } });
       return { ...s, states: [st, s.states[1]] };
     });
+    // In the fields' order: the schema's (rows before title here).
     expect(r.errors).toEqual([
-      { path: '/title', message: 'Must not be empty.' },
       { path: '/rows/0/value', message: 'Must be at least 0.' },
       { path: '/rows/1/value', message: 'Required.' },
+      { path: '/title', message: 'Must not be empty.' },
     ]);
   });
 
