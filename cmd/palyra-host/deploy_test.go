@@ -34,6 +34,9 @@ func TestDeployConfigIsValid(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("deploy/palyra-host.toml does not validate: %v", err)
 	}
+	if cfg.Deployment != daemon.DeploymentHardened {
+		t.Errorf("deploy/palyra-host.toml: deployment %q, want hardened for production", cfg.Deployment)
+	}
 	if !cfg.TLS.Enabled() {
 		t.Fatalf("deploy/palyra-host.toml listens on %q without [tls]", cfg.Listen)
 	}
