@@ -291,3 +291,17 @@ func TestPolicyShowIsAProfile(t *testing.T) {
 		t.Errorf("policy check of the shown profile: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestToolsTableMarksHooksOnly: a hooks-only tool says so in skills info,
+// since MCP and the console do not offer it.
+func TestToolsTableMarksHooksOnly(t *testing.T) {
+	raw := json.RawMessage(`{"entrypoints":{"tools":[` +
+		`{"id":"acme.on_event","name":"on_event","description":"Records an event.","hooks_only":true},` +
+		`{"id":"acme.recent","name":"recent","description":"Lists events."}]}}`)
+	got := toolsTable(raw, "acme.log")
+	for _, want := range []string{"(hooks only) Records an event.", "acme.recent    no        no         Lists events.\n", "palyra skills run acme.log acme.recent --input JSON"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("tools table lacks %q:\n%s", want, got)
+		}
+	}
+}

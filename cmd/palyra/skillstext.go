@@ -168,9 +168,21 @@ func toolsTable(raw json.RawMessage, skillID string) string {
 	}
 	t := output.NewTable(output.Column{Header: "tool"}, output.Column{Header: "approval"}, output.Column{Header: "sensitive"}, output.Column{Header: "description"})
 	for _, tl := range m.Entrypoints.Tools {
-		t.Row(tl.ID, yesNo(tl.Risk.RequiresApproval), yesNo(tl.Risk.DefaultSensitive), tl.Description)
+		desc := tl.Description
+		if tl.HooksOnly {
+			// Not offered over MCP nor in the console's Run list.
+			desc = "(hooks only) " + desc
+		}
+		t.Row(tl.ID, yesNo(tl.Risk.RequiresApproval), yesNo(tl.Risk.DefaultSensitive), desc)
 	}
-	return t.String(false) + fmt.Sprintf("run one with: palyra skills run %s %s --input JSON", skillID, m.Entrypoints.Tools[0].ID)
+	first := m.Entrypoints.Tools[0].ID
+	for _, tl := range m.Entrypoints.Tools {
+		if !tl.HooksOnly {
+			first = tl.ID
+			break
+		}
+	}
+	return t.String(false) + fmt.Sprintf("run one with: palyra skills run %s %s --input JSON", skillID, first)
 }
 
 func yesNo(b bool) string {
