@@ -19,7 +19,6 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/manifest"
-	"github.com/palyra-go/palyra/host/supervisor"
 )
 
 // errBuild is a module build (go build, wat2wasm) that failed or could not
@@ -109,25 +108,14 @@ func (a *app) devRunOnce(ctx context.Context, sv *service, p *devProject, req ho
 		return err
 	}
 	res, err := sv.RunInline(ctx, req)
-	if err != nil && errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("%w: %v", supervisor.ErrTimeout, err)
-	}
+	rep := devRunReport{runReport: runReport{SkillID: p.skillID, ToolID: req.ToolID}, Module: p.module}
 	if res == nil {
 		res = host.CallResultOf(err)
 	}
-	rep := devRunReport{runReport: runReport{SkillID: p.skillID, ToolID: req.ToolID}, Module: p.module}
-	ran := res != nil
-	if ran {
+	if res != nil {
 		rep.SkillID, rep.Version = res.SkillID, res.Version
-		rep.InvocationID, rep.Output, rep.Stats, rep.Logs, rep.ToolError = res.InvocationID, res.Output, res.Stats, res.Logs, res.ToolError
 	}
-	if err != nil {
-		if ran {
-			if !a.structured() && rep.ToolError != nil {
-				fmt.Fprintf(a.stderr, "tool error %s: %q\n", rep.ToolError.Code, rep.ToolError.Message)
-			}
-			return &detailedError{err: err, details: rep}
-		}
+	if err := a.callOutcome(res, err, &rep.runReport, &rep); err != nil {
 		return err
 	}
 	if !a.structured() {

@@ -33,6 +33,33 @@ type runReport struct {
 	ToolError    *supervisor.ToolError  `json:"tool_error,omitempty"`
 }
 
+// callOutcome fills rep from a call's result and turns its error into the
+// command's: a deadline becomes timeout, and a failure the sidecar
+// reported (a result came with the error) prints its tool error in text
+// mode and carries details (the command's report, holding rep) in the
+// error report. It returns nil when the call succeeded.
+func (a *app) callOutcome(res *host.CallResult, err error, rep *runReport, details any) error {
+	if err != nil && errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("%w: %v", supervisor.ErrTimeout, err)
+	}
+	if res == nil {
+		res = host.CallResultOf(err)
+	}
+	if res != nil { // the sidecar reported: rep holds its result
+		rep.InvocationID, rep.Output, rep.Stats, rep.Logs, rep.ToolError = res.InvocationID, res.Output, res.Stats, res.Logs, res.ToolError
+	}
+	if err == nil {
+		return nil
+	}
+	if res == nil {
+		return err
+	}
+	if !a.structured() && rep.ToolError != nil {
+		fmt.Fprintf(a.stderr, "tool error %s: %q\n", rep.ToolError.Code, rep.ToolError.Message)
+	}
+	return &detailedError{err: err, details: details}
+}
+
 func (a *app) runCommand() *cobra.Command {
 	var (
 		s       stateFlags
@@ -60,24 +87,8 @@ func (a *app) runCommand() *cobra.Command {
 			}
 			defer sv.Close()
 			res, err := sv.Call(cmd.Context(), host.CallRequest{SkillID: args[0], ToolID: args[1], Input: in, Timeout: timeout})
-			if err != nil && errors.Is(err, context.DeadlineExceeded) {
-				err = fmt.Errorf("%w: %v", supervisor.ErrTimeout, err)
-			}
-			if res == nil {
-				res = host.CallResultOf(err)
-			}
 			rep := runReport{SkillID: args[0], ToolID: args[1]}
-			ran := res != nil // the sidecar reported: rep holds its result
-			if ran {
-				rep.InvocationID, rep.Output, rep.Stats, rep.Logs, rep.ToolError = res.InvocationID, res.Output, res.Stats, res.Logs, res.ToolError
-			}
-			if err != nil {
-				if ran {
-					if !a.structured() && rep.ToolError != nil {
-						fmt.Fprintf(a.stderr, "tool error %s: %q\n", rep.ToolError.Code, rep.ToolError.Message)
-					}
-					return &detailedError{err: err, details: rep}
-				}
+			if err := a.callOutcome(res, err, &rep, &rep); err != nil {
 				return err
 			}
 			if a.structured() {
