@@ -82,7 +82,7 @@ publisher skills push "$work/http-fetch-1.1.0.palyra-skill" "$repo" --plain-http
 step "outdated: the registry has a newer version"
 out=$(operator skills outdated --plain-http)
 echo "$out"
-grep -q 'palyra.http_fetch 1.0.0 -> 1.1.0' <<<"$out" || fail "outdated does not show 1.0.0 -> 1.1.0"
+grep -Eq 'palyra\.http_fetch +1\.0\.0 +1\.1\.0 +outdated' <<<"$out" || fail "outdated does not show 1.0.0 -> 1.1.0"
 
 step "update --dry-run: the version change and the capability diff; nothing changes, and the escalation is refused (exit 1) without --accept-capabilities"
 if out=$(operator skills update palyra.http_fetch --dry-run --plain-http 2>&1); then fail "an escalating update was not refused"; fi
