@@ -21,6 +21,7 @@ import (
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/host/vault"
+	"github.com/palyra-go/palyra/internal/buildinfo"
 )
 
 // codeStateDirMissing is the code of a state directory that does not
@@ -84,7 +85,7 @@ func (r *run) sidecar(ctx context.Context) Check {
 		c.Fix = "rebuild palyra-sidecar from the same tree as " + self.Program
 		return c
 	}
-	if info.Version != self.Version || (info.Commit != self.Commit && info.Commit != "unknown" && self.Commit != "unknown") {
+	if buildsDiffer(self, *info) {
 		c.Status, c.Found = StatusWarn, fmt.Sprintf("%s; this %s is %s, commit %s", desc, self.Program, self.Version, self.ShortCommit())
 		c.Fix = "the ABI and protocol match, but the builds differ: build all three binaries from one tree"
 		return c
@@ -478,4 +479,18 @@ func describePosture(p daemon.Posture) string {
 	add(p.StrictEgress, "strict egress", "")
 	add(p.AllowInline, "inline modules allowed", "no inline modules")
 	return strings.Join(parts, ", ")
+}
+
+// buildsDiffer reports whether two binaries were built from different
+// trees, as far as their stamps tell: their commits when both have one,
+// else their versions when neither is a development build. An unstamped
+// build (a test binary, go build with -buildvcs=false) tells nothing.
+func buildsDiffer(a, b buildinfo.Info) bool {
+	if a.Commit != buildinfo.Unknown && b.Commit != buildinfo.Unknown {
+		return a.Commit != b.Commit
+	}
+	if a.Version == buildinfo.Devel || b.Version == buildinfo.Devel {
+		return false
+	}
+	return a.Version != b.Version
 }

@@ -111,10 +111,19 @@ func TestSidecar(t *testing.T) {
 		b, _ := json.Marshal(in)
 		return writeScript(t, "palyra-sidecar", "#!/bin/sh\ncat <<'EOF'\n"+string(b)+"\nEOF\n")
 	}
+	// A sidecar stamped by another build than a stamped palyra: a warning.
+	self := cfg.Self
+	cfg.Self.Version, cfg.Self.Commit = "v1.0.0", "aaaaaaaaaaaa"
 	other := side
-	other.Version = "v9.9.9"
+	other.Version, other.Commit = "v9.9.9", "bbbbbbbbbbbb"
 	cfg.Sidecar = script(other)
 	want(t, check(t, cfg, doctor.CheckSidecar), doctor.StatusWarn, "v9.9.9", "build all three binaries from one tree")
+	// Beside an unstamped palyra (go test, -buildvcs=false) nothing can be
+	// compared: ok.
+	cfg.Self = self
+	cfg.Self.Version, cfg.Self.Commit = buildinfo.Devel, buildinfo.Unknown
+	want(t, check(t, cfg, doctor.CheckSidecar), doctor.StatusOK, "v9.9.9")
+	cfg.Self = self
 
 	abi := side
 	abi.ABI = "palyra.skills.abi.v2"
