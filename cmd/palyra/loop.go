@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/palyra-go/palyra/cmd/palyra/internal/output"
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
 )
@@ -46,12 +48,14 @@ func (a *app) loopCommand() *cobra.Command {
 		timeout  time.Duration
 	)
 	c := &cobra.Command{
-		Use:     "loop --call SKILL:TOOL:INPUT_JSON... [--count N] [--interval D] [--sidecar PATH]",
-		Example: "  palyra skills loop --call 'acme.echo:echo:{\"text\":\"hi\"}' --count 100 --interval 50ms",
-		Short:   "Call tools round-robin in one host, printing one line per call",
+		Use: "loop --call SKILL:TOOL:INPUT_JSON... [--count N] [--interval D] [--sidecar PATH]",
+		Example: "  palyra skills loop --call 'acme.echo:echo:{\"text\":\"hi\"}' --count 100 --interval 50ms\n" +
+			"  palyra skills loop --call 'acme.echo:echo:{}' --count 10 -o json | jq -c 'select(.ok | not)'",
+		Short: "Call tools round-robin in one host, printing one line per call",
 		Long: "loop opens the host once and calls each --call target in turn, --count calls in all (0: until interrupted), waiting --interval between calls.\n\n" +
 			"It prints one line per call:\n  call=N skill=S tool=T ok=true|false code=C sidecar_pid=P ms=D\n" +
 			"and a line `sidecar skill=S pid=P` whenever a skill's sidecar is first seen or replaced. " +
+			"With -o json (or --json) it prints one JSON object per call instead, one per line (JSON lines: call, skill, tool, ok, code, sidecar_pid, new_sidecar, ms, and error when the call failed); with -o yaml one YAML document per call. " +
 			"It is the tool of the crash demo (scripts/crash-demo.sh): kill one skill's sidecar and watch only that skill's calls fail and recover. " +
 			"It exits 0 when interrupted or done, whatever the calls' outcomes. It is local-only: it owns the sidecars it watches, so it refuses --url.",
 		Args: noArgs,
@@ -98,20 +102,20 @@ func (a *app) loopCommand() *cobra.Command {
 				} else {
 					pid = loopPID(ctx, sv, t.skill)
 				}
+				line := loopLine{Call: n, Skill: t.skill, Tool: t.tool, OK: err == nil, Code: "ok", MS: ms}
 				if pid != 0 && pid != t.pid && err == nil {
-					fmt.Fprintf(a.stdout, "sidecar skill=%s pid=%d\n", t.skill, pid)
+					line.NewSidecar = true
 					t.pid = pid
 				}
 				if pid == 0 {
 					pid = t.pid
 				}
-				code := "ok"
+				line.SidecarPID = pid
 				if err != nil {
-					code = errcode.Of(err)
+					line.Code, line.Error = errcode.Of(err), err.Error()
 				}
-				fmt.Fprintf(a.stdout, "call=%d skill=%s tool=%s ok=%t code=%s sidecar_pid=%d ms=%d\n", n, t.skill, t.tool, err == nil, code, pid, ms)
-				if err != nil && !a.structured() {
-					fmt.Fprintf(a.stderr, "call=%d error: %v\n", n, err)
+				if err := a.loopPrint(line); err != nil {
+					return err
 				}
 				if interval > 0 && (count <= 0 || n < count) {
 					select {
@@ -132,6 +136,48 @@ func (a *app) loopCommand() *cobra.Command {
 	f.DurationVar(&interval, "interval", 100*time.Millisecond, "the pause between two calls")
 	f.DurationVar(&timeout, "timeout", 30*time.Second, "each call's timeout")
 	return c
+}
+
+// loopLine is what skills loop reports of one call: with -o json one
+// compact JSON object per line (JSON lines), with -o yaml one YAML
+// document per call, else the text lines its Long text describes.
+type loopLine struct {
+	Call  int    `json:"call"`
+	Skill string `json:"skill"`
+	Tool  string `json:"tool"`
+	OK    bool   `json:"ok"`
+	// Code is "ok" or the error code.
+	Code       string `json:"code"`
+	SidecarPID int    `json:"sidecar_pid"`
+	// NewSidecar is true when this call saw the skill's sidecar for the
+	// first time or a replacement of it (a new pid).
+	NewSidecar bool  `json:"new_sidecar"`
+	MS         int64 `json:"ms"`
+	// Error is the error message of a failed call.
+	Error string `json:"error,omitempty"`
+}
+
+// loopPrint prints one call's line in the output format.
+func (a *app) loopPrint(l loopLine) error {
+	switch f := a.outputFormat(); f {
+	case output.JSON:
+		enc := json.NewEncoder(a.stdout)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(l)
+	case output.YAML:
+		if _, err := io.WriteString(a.stdout, "---\n"); err != nil {
+			return err
+		}
+		return output.WriteValue(a.stdout, f, l)
+	}
+	if l.NewSidecar {
+		fmt.Fprintf(a.stdout, "sidecar skill=%s pid=%d\n", l.Skill, l.SidecarPID)
+	}
+	_, err := fmt.Fprintf(a.stdout, "call=%d skill=%s tool=%s ok=%t code=%s sidecar_pid=%d ms=%d\n", l.Call, l.Skill, l.Tool, l.OK, l.Code, l.SidecarPID, l.MS)
+	if l.Error != "" {
+		fmt.Fprintf(a.stderr, "call=%d error: %s\n", l.Call, l.Error)
+	}
+	return err
 }
 
 // loopPID is the pid of a running sidecar of skill (any version), 0 if

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"regexp"
 	"strings"
@@ -76,6 +77,43 @@ func TestSkillsLoop(t *testing.T) {
 	}
 	if calls != 5 || sidecars != 2 || pids["acme.one"] == pids["acme.two"] {
 		t.Errorf("calls %d, sidecar lines %d, pids %v:\n%s", calls, sidecars, pids, r.stdout)
+	}
+
+	// --json and -o json: one JSON object per call, one per line, and
+	// nothing else on stdout.
+	for _, flag := range [][]string{{"--json"}, {"-o", "json"}} {
+		args := append([]string{"skills", "loop"}, flag...)
+		args = append(args, "--sidecar", bin, "--count", "3", "--interval", "0",
+			"--call", `acme.one:acme.t:{"msg":"a"}`, "--call", `acme.none:acme.t`)
+		r := cli(t, state, "", args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d: %s %s", flag, r.code, r.stdout, r.stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		if len(lines) != 3 {
+			t.Fatalf("%v: %d lines, want one per call:\n%s", flag, len(lines), r.stdout)
+		}
+		for i, l := range lines {
+			var got loopLine
+			dec := json.NewDecoder(strings.NewReader(l))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&got); err != nil {
+				t.Fatalf("%v: line %q is not a call object: %v", flag, l, err)
+			}
+			want := loopLine{Call: i + 1, Skill: "acme.one", Tool: "acme.t", OK: true, Code: "ok", NewSidecar: i == 0}
+			if i == 1 {
+				want = loopLine{Call: 2, Skill: "acme.none", Tool: "acme.t", Code: "skill_not_found"}
+			}
+			if got.Call != want.Call || got.Skill != want.Skill || got.Tool != want.Tool || got.OK != want.OK ||
+				got.Code != want.Code || got.NewSidecar != want.NewSidecar || (want.OK && got.SidecarPID == 0) ||
+				(!want.OK && got.Error == "") || (want.OK && got.Error != "") {
+				t.Errorf("%v: line %d = %+v, want %+v", flag, i, got, want)
+			}
+		}
+	}
+	if r := cli(t, state, "", "skills", "loop", "-o", "yaml", "--sidecar", bin, "--count", "2", "--interval", "0",
+		"--call", `acme.one:acme.t:{}`); r.code != 0 || strings.Count(r.stdout, "---\n") != 2 || !strings.Contains(r.stdout, "call: 2") {
+		t.Errorf("-o yaml: exit %d:\n%s", r.code, r.stdout)
 	}
 	if r := cli(t, state, "", "skills", "loop", "--json", "--sidecar", bin, "--call", "nope"); r.errorCode(t) != "usage" {
 		t.Errorf("bad --call: %s", r.stdout)

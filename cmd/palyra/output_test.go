@@ -102,6 +102,41 @@ func TestInfoListsTools(t *testing.T) {
 			t.Errorf("info lacks %q:\n%s", want, r.stdout)
 		}
 	}
+	if strings.Contains(r.stdout, "Grants changed") || strings.Contains(r.stdout, "Refused by") {
+		t.Errorf("grants reported changed under the install's profile:\n%s", r.stdout)
+	}
+
+	// After a profile change, info shows the grants a call gets now and
+	// says that they differ from the install's, in text and in JSON.
+	profile := filepath.Join(dir, "strict.toml")
+	if err := os.WriteFile(profile, []byte("[secrets]\nallow_read = true\n[http]\nmax_redirects = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := cli(t, state, "", "policy", "set", "--profile", profile); r.code != 0 {
+		t.Fatalf("policy set: exit %d %s", r.code, r.stderr)
+	}
+	r = cli(t, state, "", "skills", "info", "acme.web")
+	if r.code != 0 || !strings.Contains(r.stdout, "Grants changed since install") || !strings.Contains(r.stdout, "- http_max_redirects") {
+		t.Errorf("info after a profile change: exit %d\n%s", r.code, r.stdout)
+	}
+	var info struct {
+		Grants struct {
+			HTTP struct {
+				MaxRedirects int64 `json:"max_redirects"`
+			} `json:"http"`
+		} `json:"grants"`
+		InstallGrants struct {
+			HTTP struct {
+				MaxRedirects int64 `json:"max_redirects"`
+			} `json:"http"`
+		} `json:"install_grants"`
+		GrantsChanged bool     `json:"grants_changed"`
+		GrantsChanges []string `json:"grants_changes"`
+	}
+	cli(t, state, "", "skills", "info", "acme.web", "--json").decode(t, &info)
+	if !info.GrantsChanged || len(info.GrantsChanges) == 0 || info.Grants.HTTP.MaxRedirects != 1 || info.InstallGrants.HTTP.MaxRedirects <= 1 {
+		t.Errorf("info JSON after a profile change: %+v", info)
+	}
 }
 
 // TestStateDirMissing: a command that only reads refuses a state

@@ -110,6 +110,12 @@ func infoText(info *host.SkillInfo, sidecars []host.SidecarState, wide bool) str
 
 	bl.Section("Tools", toolsTable(info.Manifest, l.SkillID))
 	bl.Section("Grants", grantsText(info.Grants))
+	if info.GrantsChanged {
+		bl.Section("Grants changed since install (the current policy profile differs)", strings.Join(info.GrantsChanges, "\n"))
+	}
+	if len(info.GrantsRefused) > 0 {
+		bl.Section("Refused by the current policy profile (calls fail until it allows them)", strings.Join(info.GrantsRefused, "\n"))
+	}
 
 	if len(info.HeldBack) > 0 {
 		t := output.NewTable(output.Column{Header: "version"}, output.Column{Header: "status"}, output.Column{Header: "code"}, output.Column{Header: "message"})
@@ -192,7 +198,8 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// grantsText is what the version is granted, one line per kind it has.
+// grantsText is what the version is granted, one line per kind it has:
+// under the current profile, as skills info reports it.
 func grantsText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""

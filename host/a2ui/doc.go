@@ -91,7 +91,10 @@
 // A submit's values are checked by field type (see ValidateSubmit). A
 // required checkbox must be present but may be false: Palyra does not give
 // the required flag to checkboxes, so the console cannot enforce "must be
-// checked"; a tool that needs consent checks for true itself.
+// checked"; a tool that needs consent checks for true itself. A select
+// the submit omits takes the default its field declares (the choice the
+// form showed), before the required check; other omitted fields stay
+// absent.
 //
 // The package has no state and starts no goroutines; its functions are safe
 // for concurrent use.

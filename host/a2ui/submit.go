@@ -88,8 +88,9 @@ func sortedKeys(m map[string]any) []string {
 
 // ValidateSubmit checks a submit against the form it names and returns the
 // values to hand to the tool: the submitted values of the form's fields,
-// checked and normalized (numbers as float64); an optional field that was
-// not submitted is absent (no default is filled in).
+// checked and normalized (numbers as float64). A select field that was not
+// submitted takes its declared default (the choice the form showed); any
+// other field that was not submitted is absent (no default is filled in).
 //
 // The component must exist and be a form; every value must belong to one
 // of its fields; a text or email value is a string of at most MaxString
@@ -129,6 +130,14 @@ func (d *Document) ValidateSubmit(s *Submit) (map[string]any, error) {
 			return nil, err
 		}
 		out[k] = v
+	}
+	// A select always shows a choice: the one it declares as its default
+	// until the user picks another. An omitted select therefore submits
+	// that default, as Palyra's renderer does, before the required check.
+	for _, f := range form.Fields {
+		if _, ok := out[f.ID]; !ok && f.Type == FieldSelect && f.Default != nil {
+			out[f.ID] = f.Default
+		}
 	}
 	for _, f := range form.Fields {
 		if !f.Required {

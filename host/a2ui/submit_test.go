@@ -167,3 +167,52 @@ func TestValidateSubmitHandBuilt(t *testing.T) {
 	_, err = d.ValidateSubmit(&a2ui.Submit{ComponentID: "f", Values: many})
 	checkErr(t, err, want{a2ui.ErrLimit, "/values", "value count", 11, 12}, a2ui.ErrInvalidSubmit)
 }
+
+// TestValidateSubmitSelectDefault: a select the submit omits takes the
+// default the form declares, before the required check; a submitted
+// value wins over the default; a select without a default and other
+// field types stay absent.
+func TestValidateSubmitSelectDefault(t *testing.T) {
+	d, err := a2ui.Validate([]byte(doc(comp("f", "form", `{"fields":[`+
+		`{"id":"ship","type":"select","required":true,"default":"std","options":[{"label":"Standard","value":"std"},{"label":"Express","value":"exp"}]},`+
+		`{"id":"gift","type":"select","default":"no","options":[{"label":"No","value":"no"},{"label":"Yes","value":"yes"}]},`+
+		`{"id":"color","type":"select","options":[{"label":"Red","value":"red"}]},`+
+		`{"id":"note","type":"text","default":"hello"},`+
+		`{"id":"news","type":"checkbox","default":true}]}`))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		values string
+		want   map[string]any
+	}{
+		{"nothing submitted", `{}`, map[string]any{"ship": "std", "gift": "no"}},
+		{"a submitted choice wins", `{"ship":"exp","color":"red"}`, map[string]any{"ship": "exp", "gift": "no", "color": "red"}},
+		{"every field", `{"ship":"exp","gift":"yes","color":"red","note":"x","news":false}`,
+			map[string]any{"ship": "exp", "gift": "yes", "color": "red", "note": "x", "news": false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := a2ui.ParseSubmit([]byte(`{"componentId":"f","values":` + tt.values + `}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := d.ValidateSubmit(s)
+			if err != nil {
+				t.Fatalf("ValidateSubmit: %v", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("values = %#v\nwant %#v", got, tt.want)
+			}
+		})
+	}
+	// A submitted value that is not an option is still refused, default
+	// or not.
+	s, err := a2ui.ParseSubmit([]byte(`{"componentId":"f","values":{"ship":"drone"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.ValidateSubmit(s)
+	checkErr(t, err, want{a2ui.ErrInvalidSubmit, "/values/ship", `"drone" is not an option value of field "ship"`, 0, 0}, a2ui.ErrInvalidSubmit)
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -160,8 +161,18 @@ func Read(r io.ReaderAt, size int64) (*Archive, error) {
 	// (BenchmarkVerify4MiB, BenchmarkInstall4MiB in host/install).
 	zr.RegisterDecompressor(zip.Deflate, flate.NewReader)
 	a := &Archive{entries: make(map[string][]byte, len(zr.File))}
+	// after[i] is the uncompressed size the entries from i on declare:
+	// with the bytes already read, the size an artifact over the total
+	// limit would reach, for the error to name (not the limit itself).
+	after := make([]int64, len(zr.File)+1)
+	for i := len(zr.File) - 1; i >= 0; i-- {
+		after[i] = after[i+1]
+		if f := zr.File[i]; !isDirName(f.Name) {
+			after[i] = min(after[i], math.MaxInt64/2) + min(clampInt64(f.UncompressedSize64), math.MaxInt64/2)
+		}
+	}
 	var total int64
-	for _, f := range zr.File {
+	for i, f := range zr.File {
 		if err := checkHeader(f); err != nil {
 			return nil, err
 		}
@@ -178,7 +189,7 @@ func Read(r io.ReaderAt, size int64) (*Archive, error) {
 		if _, dup := a.entries[name]; dup {
 			return nil, &Error{Err: ErrDuplicateEntry, Path: name}
 		}
-		data, err := readEntry(f, name, total)
+		data, err := readEntry(f, name, total, after[i])
 		if err != nil {
 			return nil, err
 		}
@@ -281,14 +292,18 @@ func isASCII(s string) bool {
 // already read from earlier entries. The declared size is only a hint for
 // early rejection and preallocation; the limits are enforced on the bytes
 // read (archive/zip also fails when they differ from the declared size).
-func readEntry(f *zip.File, name string, total int64) ([]byte, error) {
+// declaredRest is the uncompressed size this entry and the ones after it
+// declare, named by the error when the total is already spent.
+func readEntry(f *zip.File, name string, total, declaredRest int64) ([]byte, error) {
 	remaining := MaxArtifactBytes - total
 	declared := f.UncompressedSize64
 	if declared > MaxEntryBytes {
 		return nil, limitErr(ErrEntryTooLarge, name, MaxEntryBytes, clampInt64(declared))
 	}
 	if remaining <= 0 { // as Palyra: no entry, even an empty one, once the total is spent
-		return nil, limitErr(ErrArtifactTooLarge, name, MaxArtifactBytes, total)
+		e := limitErr(ErrArtifactTooLarge, name, MaxArtifactBytes, total+declaredRest)
+		e.Detail = fmt.Sprintf("the entries before this one already hold %d bytes uncompressed", total)
+		return nil, e
 	}
 	if int64(declared) > remaining {
 		return nil, limitErr(ErrArtifactTooLarge, name, MaxArtifactBytes, total+int64(declared))

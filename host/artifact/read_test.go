@@ -35,6 +35,7 @@ func TestReadContainer(t *testing.T) {
 		limit   int64  // want Error.Limit, when set
 		actual  int64  // want Error.Actual, when set
 		atLeast bool   // Actual is a lower bound
+		msg     string // the error text holds it, when set
 	}{
 		{name: "not a zip", data: func(*testing.T) []byte { return []byte("this is not a zip file at all, sorry") }, want: ErrInvalidZip},
 		{name: "empty", data: func(*testing.T) []byte { return nil }, want: ErrInvalidZip},
@@ -141,7 +142,18 @@ func TestReadContainer(t *testing.T) {
 				es = append(es, rawEntry{name: fmt.Sprintf("assets/zero%02d.bin", i), data: mib, method: zip.Deflate})
 			}
 			return rawZip(t, es)
-		}, want: ErrArtifactTooLarge, limit: MaxArtifactBytes, actual: MaxArtifactBytes}, // Palyra reports the total so far
+		}, want: ErrArtifactTooLarge, path: "assets/zero64.bin", limit: MaxArtifactBytes, actual: 65 << 20,
+			// the size the artifact declares, not the limit (Palyra reports the total so far)
+			msg: ": 68157440 (limit 67108864)"},
+		{name: "empty entry once the total is spent", data: func(t *testing.T) []byte {
+			var es []rawEntry
+			for i := 0; i < 64; i++ {
+				es = append(es, rawEntry{name: fmt.Sprintf("assets/zero%02d.bin", i), data: mib, method: zip.Deflate})
+			}
+			es = append(es, rawEntry{name: "assets/empty.bin", method: zip.Deflate})
+			return rawZip(t, es)
+		}, want: ErrArtifactTooLarge, path: "assets/empty.bin", limit: MaxArtifactBytes, actual: MaxArtifactBytes,
+			msg: "the entries before this one already hold 67108864 bytes uncompressed"},
 		{name: "declared size above the remaining total", data: func(t *testing.T) []byte {
 			var es []rawEntry
 			for i := 0; i < 63; i++ {
@@ -166,6 +178,9 @@ func TestReadContainer(t *testing.T) {
 			}
 			if !strings.HasPrefix(err.Error(), "artifact: ") {
 				t.Errorf("error %q lacks the artifact: prefix", err)
+			}
+			if tt.msg != "" && !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("error %q does not say %q", err, tt.msg)
 			}
 			var ae *Error
 			if tt.path == "" && tt.limit == 0 {

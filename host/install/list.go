@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,12 +10,14 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/audit"
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/inventory"
 	"github.com/palyra-go/palyra/host/manifest"
+	"github.com/palyra-go/palyra/host/policy"
 )
 
 // StatusMissing is the status a listing shows for a version without a
@@ -178,11 +181,28 @@ type Info struct {
 	CachedArtifactPath string              `json:"cached_artifact_path"`
 	// ArtifactError says why the installed artifact could not be read or
 	// inspected ("" when it could), and ArtifactErrorCode its code.
-	ArtifactError     string            `json:"artifact_error,omitempty"`
-	ArtifactErrorCode string            `json:"artifact_error_code,omitempty"`
-	Grants            json.RawMessage   `json:"grants,omitempty"`
-	AuditReport       json.RawMessage   `json:"audit_report,omitempty"`
-	StatusHistory     []inventory.Event `json:"status_history"`
+	ArtifactError     string `json:"artifact_error,omitempty"`
+	ArtifactErrorCode string `json:"artifact_error_code,omitempty"`
+	// Grants are what a call of the version is granted now: the
+	// manifest's requests that the current policy profile allows (as
+	// policy.Grants JSON), recomputed on every Info as on every call. The
+	// install-time record when the manifest cannot be evaluated.
+	Grants json.RawMessage `json:"grants,omitempty"`
+	// InstallGrants are the grants recorded at install: what the operator
+	// accepted then. They differ from Grants when the profile changed.
+	InstallGrants json.RawMessage `json:"install_grants,omitempty"`
+	// GrantsChanged is true when Grants differ from InstallGrants, and
+	// GrantsChanges then lists how, one line per difference: "+ <what>"
+	// granted now and not at install, "- <what>" granted at install and no
+	// longer (in policy.Escalation.Lines' words).
+	GrantsChanged bool     `json:"grants_changed"`
+	GrantsChanges []string `json:"grants_changes,omitempty"`
+	// GrantsRefused lists the manifest's requests that the current profile
+	// refuses (policy violations): while there is one, calls of the
+	// version fail. Empty when the profile allows the manifest.
+	GrantsRefused []string          `json:"grants_refused,omitempty"`
+	AuditReport   json.RawMessage   `json:"audit_report,omitempty"`
+	StatusHistory []inventory.Event `json:"status_history"`
 	// HeldBack lists the versions of the skill that upgrades held back:
 	// installed, quarantined (or disabled), not current, each with the
 	// code and message of why. Enable of such a version by name is the
@@ -226,10 +246,11 @@ func (in *Installer) Info(ctx context.Context, id, version string) (*Info, error
 		return nil, err
 	}
 	info := &Info{
-		Inventory: in.listing(e), Manifest: e.Manifest, Grants: e.Grants, AuditReport: e.AuditReport,
+		Inventory: in.listing(e), Manifest: e.Manifest, Grants: e.Grants, InstallGrants: e.Grants, AuditReport: e.AuditReport,
 		ArtifactEntries:    []EntryInfo{},
 		CachedArtifactPath: filepath.Join(in.VersionDir(e.SkillID, e.Version), ArtifactFile),
 	}
+	in.currentGrants(info, e)
 	hist, err := in.db.StatusHistory(ctx, e.SkillID)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
@@ -372,4 +393,57 @@ func (in *Installer) checkOne(ctx context.Context, e inventory.Entry) (CheckResu
 		r.CheckStatus = CheckBlocked
 	}
 	return r, nil
+}
+
+// currentGrants sets info's Grants to what the current profile grants the
+// manifest of e (as a call would get them), and says how that differs from
+// the grants recorded at install. It leaves the install-time record in
+// Grants when the manifest cannot be evaluated.
+func (in *Installer) currentGrants(info *Info, e inventory.Entry) {
+	cur := in.decisionOf(e.Manifest)
+	if cur == nil {
+		return
+	}
+	now, err := json.Marshal(cur.Grants)
+	if err != nil {
+		return
+	}
+	info.Grants = now
+	info.GrantsRefused = cur.Reasons()
+	if len(e.Grants) == 0 || string(e.Grants) == "null" {
+		return // nothing recorded to compare with
+	}
+	var then policy.Grants
+	if err := json.Unmarshal(e.Grants, &then); err != nil {
+		info.GrantsChanged = true
+		info.GrantsChanges = []string{"the grants recorded at install cannot be read: " + err.Error()}
+		return
+	}
+	// Compared in the canonical encoding, so a record written by an
+	// older build with other spacing compares by value.
+	if thenJSON, err := json.Marshal(then); err == nil && bytes.Equal(thenJSON, now) {
+		return
+	}
+	info.GrantsChanged = true
+	// Limits are not recorded at install: both sides take the current
+	// ones, so only grants are compared.
+	prev := &policy.Decision{Grants: then, Limits: cur.Limits}
+	changes := policy.Diff(prev, cur).Lines()
+	// What the install had beyond now: the grants taken back, and the
+	// bounds lowered (printed from the install-time value to today's).
+	lost := policy.Diff(cur, prev)
+	lowered := lost.Raised
+	lost.Raised = nil
+	for _, l := range lost.Lines() {
+		changes = append(changes, "-"+strings.TrimPrefix(l, "+"))
+	}
+	for _, r := range lowered {
+		changes = append(changes, fmt.Sprintf("- %s %d -> %d", r.Name, r.New, r.Old))
+	}
+	if len(changes) == 0 {
+		// A difference Diff does not list (a narrowed HTTP bound, a
+		// read-only flag): still a change.
+		changes = []string{"the grants differ from those recorded at install"}
+	}
+	info.GrantsChanges = changes
 }

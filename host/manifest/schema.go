@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // maxReasonBytes bounds the reason of an InstanceError, which may quote
@@ -70,8 +71,8 @@ func compileReason(err error) string {
 	if errors.As(err, &sve) {
 		var ve *jsonschema.ValidationError
 		if errors.As(sve.Err, &ve) {
-			leaf := firstLeaf(ve)
-			return fmt.Sprintf("at %q: %s", jsonPointer(leaf.InstanceLocation), leafMessage(leaf))
+			loc, why := describe(ve)
+			return fmt.Sprintf("at %q: %s", loc, why)
 		}
 	}
 	return truncate(oneLine(err.Error()), maxReasonBytes)
@@ -140,11 +141,61 @@ func toJSON(c *collector, path string, v any, depth int) any {
 	return nil
 }
 
-func firstLeaf(ve *jsonschema.ValidationError) *jsonschema.ValidationError {
-	for len(ve.Causes) > 0 {
+// describe renders a validation failure as the JSON pointer of the failing
+// value and one line saying why. It follows the first cause down to a
+// leaf, except at a oneOf or anyOf that no branch matched: there every
+// branch's own failure is named ("branch 0: ...; branch 1: ..."), since
+// the first alone sends the author after the wrong branch.
+func describe(ve *jsonschema.ValidationError) (location, reason string) {
+	for {
+		var word string
+		switch ve.ErrorKind.(type) {
+		case *kind.OneOf:
+			word = "oneOf"
+		case *kind.AnyOf:
+			word = "anyOf"
+		}
+		if word != "" && len(ve.Causes) > 0 {
+			parts := make([]string, len(ve.Causes))
+			for i, c := range ve.Causes {
+				loc, why := describe(c)
+				if loc != jsonPointer(ve.InstanceLocation) {
+					why = fmt.Sprintf("at %q: %s", loc, why)
+				}
+				parts[i] = fmt.Sprintf("branch %d: %s", branchIndex(c.SchemaURL, word, i), why)
+			}
+			return jsonPointer(ve.InstanceLocation), truncate(fmt.Sprintf("'%s' failed, no branch matched: %s", word, strings.Join(parts, "; ")), maxBranchesReasonBytes)
+		}
+		if len(ve.Causes) == 0 {
+			return jsonPointer(ve.InstanceLocation), leafMessage(ve)
+		}
 		ve = ve.Causes[0]
 	}
-	return ve
+}
+
+// maxBranchesReasonBytes bounds a reason that names every branch of a
+// oneOf or anyOf (each branch's own reason is bounded by maxReasonBytes).
+const maxBranchesReasonBytes = 4 * maxReasonBytes
+
+// branchIndex reads the branch number from a cause's schema location
+// ("...#/oneOf/2" or "...#/oneOf/2/properties/..."), or returns i.
+func branchIndex(schemaURL, word string, i int) int {
+	_, frag, ok := strings.Cut(schemaURL, "#")
+	if !ok {
+		return i
+	}
+	at := strings.LastIndex(frag, "/"+word+"/")
+	if at < 0 {
+		return i
+	}
+	rest := frag[at+len(word)+2:]
+	if j := strings.IndexByte(rest, '/'); j >= 0 {
+		rest = rest[:j]
+	}
+	if n, err := strconv.Atoi(rest); err == nil {
+		return n
+	}
+	return i
 }
 
 func leafMessage(leaf *jsonschema.ValidationError) string {
@@ -329,9 +380,7 @@ func (s *ToolSchemas) validate(sch *jsonschema.Schema, v any, which string, sent
 	ie := &InstanceError{ToolID: s.toolID, Which: which, Err: sentinel, Cause: verr}
 	var ve *jsonschema.ValidationError
 	if errors.As(verr, &ve) {
-		leaf := firstLeaf(ve)
-		ie.Location = jsonPointer(leaf.InstanceLocation)
-		ie.Reason = leafMessage(leaf)
+		ie.Location, ie.Reason = describe(ve)
 	} else {
 		ie.Reason = truncate(oneLine(verr.Error()), maxReasonBytes)
 	}
@@ -346,7 +395,8 @@ type InstanceError struct {
 	// Which is "input" or "output".
 	Which string
 	// Location is the JSON pointer (RFC 6901) of the first failing value in
-	// the instance; "" is the whole value.
+	// the instance, or of the value no oneOf/anyOf branch matched (Reason
+	// then names each branch's failure); "" is the whole value.
 	Location string
 	// Reason says what is wrong, bounded in length because it may quote
 	// part of the instance.

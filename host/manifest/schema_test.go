@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -225,5 +226,64 @@ func TestFastCheck(t *testing.T) {
 				t.Errorf("%s, input %q: %v; the full validator: %v", tc.schema, in, fast, slow)
 			}
 		}
+	}
+}
+
+// TestToolSchemasEveryBranch: a value no branch of a oneOf or anyOf
+// accepts is reported with every branch's own failure, not the first
+// branch's alone; a failure outside such a keyword still names one leaf.
+func TestToolSchemasEveryBranch(t *testing.T) {
+	target := func(word string) map[string]any {
+		return map[string]any{"type": "object", "properties": map[string]any{
+			"target": map[string]any{word: []any{
+				map[string]any{"type": "string", "pattern": "^https://"},
+				map[string]any{"type": "object", "required": []any{"host"}, "properties": map[string]any{
+					"host": map[string]any{"type": "string"}, "port": map[string]any{"type": "integer", "maximum": int64(65535)}}},
+				map[string]any{"type": "integer", "minimum": int64(1)},
+			}},
+		}}
+	}
+	m := &manifest.Manifest{Entrypoints: manifest.Entrypoints{Tools: []manifest.Tool{
+		{ID: "acme.one", InputSchema: target("oneOf"), OutputSchema: map[string]any{}},
+		{ID: "acme.any", InputSchema: target("anyOf"), OutputSchema: map[string]any{}},
+	}}}
+	tests := []struct {
+		tool, value, location string
+		want                  []string // the reason holds each
+	}{
+		{"acme.one", `{"target": "http://x"}`, "/target", []string{"'oneOf' failed", "branch 0:", "https", "branch 1:", "object", "branch 2:", "integer"}},
+		{"acme.one", `{"target": {"host": "x", "port": 70000}}`, "/target", []string{"branch 0:", "branch 1: at \"/target/port\": maximum", "branch 2:"}},
+		{"acme.any", `{"target": 0}`, "/target", []string{"'anyOf' failed", "branch 0:", "branch 1:", "branch 2:", "minimum"}},
+		{"acme.one", `{"target": "https://x"}`, "-", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+" "+tt.value, func(t *testing.T) {
+			s, err := m.ToolSchemas(tt.tool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.ValidateInputJSON([]byte(tt.value))
+			if tt.location == "-" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			var ie *manifest.InstanceError
+			if !errors.As(err, &ie) || !errors.Is(err, manifest.ErrInputSchema) {
+				t.Fatalf("error %v is not an input *InstanceError", err)
+			}
+			if ie.Location != tt.location {
+				t.Errorf("Location = %q, want %q", ie.Location, tt.location)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(ie.Reason, w) {
+					t.Errorf("reason %q does not name %q", ie.Reason, w)
+				}
+			}
+			if !strings.Contains(err.Error(), "branch 2:") {
+				t.Errorf("error text %q does not carry the branches", err)
+			}
+		})
 	}
 }
