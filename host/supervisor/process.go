@@ -366,7 +366,14 @@ func (s *Supervisor) endProcCtx(ctx context.Context, p *proc, graceful bool) {
 		if graceful && ctx.Err() == nil && p.client != nil && !p.child.Exited() {
 			sctx, cancel := context.WithTimeout(ctx, DefaultStopTimeout)
 			if err := p.client.Stop(sctx); err == nil {
-				// The sidecar exits once its answer is out.
+				// The sidecar has answered and drains its gRPC server,
+				// which ends once this side's connection is gone: close
+				// the calls stream, then the connection (go-plugin's
+				// Kill, which waits for the exit, bounded). Waiting for
+				// the exit with the connection open would wait out the
+				// sidecar's StopGrace on every stop.
+				p.client.Close()
+				p.pc.Kill()
 				_ = p.child.Wait(sctx)
 			}
 			cancel()
