@@ -118,6 +118,14 @@ func (h *Host) Enable(ctx context.Context, req EnableRequest) (*StatusResult, er
 	return h.in.Enable(ctx, req.SkillID, req.Version, install.EnableOptions{Override: req.Override, Reason: req.Reason, Principal: PrincipalFrom(ctx)})
 }
 
+// ApproveReview implements Service.
+func (h *Host) ApproveReview(ctx context.Context, req ReviewRequest) (*StatusResult, error) {
+	if err := h.writable(); err != nil {
+		return nil, err
+	}
+	return h.in.ApproveReview(ctx, req.SkillID, req.Version, req.Reason, PrincipalFrom(ctx))
+}
+
 // Disable implements Service.
 func (h *Host) Disable(ctx context.Context, req StatusRequest) (*StatusResult, error) {
 	if err := h.writable(); err != nil {

@@ -43,6 +43,13 @@ type Service interface {
 	// Enable makes a version active after re-running verify, audit and
 	// policy (Override lifts an audit-only quarantine).
 	Enable(ctx context.Context, req EnableRequest) (*StatusResult, error)
+	// ApproveReview approves the review of a version installed from
+	// builder output awaiting review (quarantined with review_pending):
+	// it records the principal and the reason (required) in the journal,
+	// clears the review hold, then enables the version with Enable's
+	// checks (verify, audit, policy). Enable alone refuses such a version
+	// with ErrReviewPending.
+	ApproveReview(ctx context.Context, req ReviewRequest) (*StatusResult, error)
 	// Disable disables a version.
 	Disable(ctx context.Context, req StatusRequest) (*StatusResult, error)
 	// Quarantine quarantines a version with a reason.
@@ -232,6 +239,14 @@ type EnableRequest struct {
 	Version  string `json:"version,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 	Override bool   `json:"override,omitempty"`
+}
+
+// ReviewRequest is a review approval: which version ("" = current) and
+// why (required).
+type ReviewRequest struct {
+	SkillID string `json:"skill_id"`
+	Version string `json:"version,omitempty"`
+	Reason  string `json:"reason"`
 }
 
 // RemoveRequest is a remove: which version ("" = every version) and

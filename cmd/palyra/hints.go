@@ -24,6 +24,7 @@ var cliHints = map[string]string{
 	"registry_insecure_url":          "use an https:// --registry-url, or --registry-dir for a local index",
 	"key_exists":                     "choose another --out (an existing key is never overwritten)",
 	"skill_quarantined":              "see why with palyra skills info SKILL_ID; once fixed, palyra skills enable SKILL_ID --override --reason R",
+	"review_pending":                 "the version is builder output awaiting review; approve it with palyra skills review approve SKILL_ID --version V --reason R",
 	"skill_disabled":                 "palyra skills enable SKILL_ID --reason R",
 	"trusted_publisher_key_mismatch": "the artifact is signed by another key than the allowlisted one; if the publisher rotated it, apply its statement with palyra trust rotate --statement FILE",
 	"tofu_key_mismatch":              "the publisher's key changed since it was pinned; if it rotated it, apply its statement with palyra trust rotate --statement FILE",

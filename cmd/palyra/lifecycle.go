@@ -28,6 +28,7 @@ func (a *app) lifecycleCommands() []*cobra.Command {
 		a.installCommand(), a.listCommand(), a.infoCommand(), a.checkCommand(), a.verifyCommand(),
 		a.auditCommand(), a.quarantineCommand(), a.enableCommand(), a.disableCommand(),
 		a.removeCommand(), a.reauditCommand(), a.outdatedCommand(), a.updateCommand(),
+		a.reviewCommand(),
 	}
 }
 
@@ -765,7 +766,7 @@ func (a *app) enableCommand() *cobra.Command {
 		Example: "  palyra skills enable acme.echo --reason \"reviewed\"\n\n  # a quarantined version\n  palyra skills enable acme.echo --override --reason \"false positive, reviewed\"",
 		Short:   "Let an installed skill version run again, after re-checking it",
 		Long: "enable first re-verifies the installed artifact (no trust on first use), audits it and judges it against the profile; if any fails it refuses with that code (audit_failed, policy_violation, untrusted_publisher, ...) and nothing changes. " +
-			"A quarantined version also needs --override (else override_required).\n\n" +
+			"A quarantined version also needs --override (else override_required). A version installed from builder output awaiting review is refused (review_pending), even with --override: approve it with palyra skills review approve.\n\n" +
 			"A version an upgrade held back (it failed its checks while an active version was current; skills info lists it) is made current only this way: enable --version V, once its checks pass, makes it active and current in one step.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

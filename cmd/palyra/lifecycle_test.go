@@ -22,6 +22,9 @@ const installFixtures = "../../testdata/audit"
 type skillArtifact struct {
 	id, version, module string
 	hosts, writeRoots   []string
+	// review, when set, makes the skill dynamic tool builder output with
+	// this review_status.
+	review string
 }
 
 // write builds the artifact and writes it to dir; it returns the path.
@@ -60,6 +63,21 @@ min_palyra_version = "0.1.0"
 [operator]
 display_name = "Test"
 `, s.id, s.version, quote(s.hosts), quote(s.writeRoots))
+	if s.review != "" {
+		manifest += fmt.Sprintf(`
+[builder]
+experimental = true
+source_kind = "prompt"
+source_ref = "test"
+rollout_flag = "test_flag"
+review_status = %q
+
+[builder.checklist]
+capability_declaration_path = "skill.toml"
+provenance_path = "provenance.json"
+test_harness_path = "tests/harness.json"
+`, s.review)
+	}
 	mod, err := os.ReadFile(filepath.Join(installFixtures, s.module+".wasm"))
 	if err != nil {
 		t.Fatal(err)

@@ -384,6 +384,11 @@ func (n *Node) applyOp(ctx context.Context, seq uint64, op Op) outcome {
 			return missing("enable")
 		}
 		return wrap(h.Enable(actx, *op.Enable))
+	case OpReviewApprove:
+		if op.Review == nil {
+			return missing("review")
+		}
+		return wrap(h.ApproveReview(actx, *op.Review))
 	case OpDisable:
 		if op.Status == nil {
 			return missing("status")

@@ -36,6 +36,8 @@ const (
 	OpInstall = "install"
 	// OpEnable is Enable: Op.Enable.
 	OpEnable = "enable"
+	// OpReviewApprove is ApproveReview: Op.Review.
+	OpReviewApprove = "review_approve"
 	// OpDisable is Disable: Op.Status.
 	OpDisable = "disable"
 	// OpQuarantine is Quarantine: Op.Status.
@@ -123,6 +125,8 @@ type Op struct {
 	// enable, disable, quarantine.
 	Enable *host.EnableRequest `json:"enable,omitempty"`
 	Status *host.StatusRequest `json:"status,omitempty"`
+	// review_approve.
+	Review *host.ReviewRequest `json:"review,omitempty"`
 	// remove.
 	Remove *host.RemoveRequest `json:"remove,omitempty"`
 	// hook_bind: the binding, its hook_id fixed by the origin.
@@ -352,6 +356,15 @@ func (n *Node) Enable(ctx context.Context, req host.EnableRequest) (*host.Status
 		return nil, err
 	}
 	return result[host.StatusResult](n.submit(ctx, Op{Kind: OpEnable, Enable: &req}))
+}
+
+// ApproveReview implements host.Service through the ops stream: every
+// node clears the review hold of its copy and enables it.
+func (n *Node) ApproveReview(ctx context.Context, req host.ReviewRequest) (*host.StatusResult, error) {
+	if err := needSkill(req.SkillID); err != nil {
+		return nil, err
+	}
+	return result[host.StatusResult](n.submit(ctx, Op{Kind: OpReviewApprove, Review: &req}))
 }
 
 // Disable implements host.Service through the ops stream.

@@ -16,6 +16,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/testskill"
 )
 
 // status is skill id's current version's status on m ("" when m does not
@@ -127,6 +128,60 @@ func TestReplicatedTruth(t *testing.T) {
 				hs, err := m.node.Hooks(ctx)
 				return err == nil && len(hs) == 0
 			})
+		}
+	})
+
+	t.Run("a review approved on n1 is approved on every node", func(t *testing.T) {
+		const gen = "acme.gen"
+		wasm, err := os.ReadFile(filepath.Join("..", "..", "testdata", "wasm", "echo.wasm"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := testskill.OneToolManifest(gen, "1.0.0", "") + `
+[builder]
+experimental = true
+source_kind = "prompt"
+source_ref = "cluster"
+rollout_flag = "cluster_builder"
+review_status = "pending"
+
+[builder.checklist]
+capability_declaration_path = "skill.toml"
+provenance_path = "provenance.json"
+test_harness_path = "tests/harness.json"
+`
+		if _, err := ms[0].node.Install(ctx, host.InstallRequest{Artifact: testskill.Build(t, m, wasm, testKey)}); errcode.Of(err) != "review_pending" {
+			t.Fatalf("install of pending builder output: %v, want review_pending", err)
+		}
+		for _, m := range ms {
+			eventually(t, m.cfg.NodeName+" has "+gen+" quarantined", func() bool { return status(t, m, gen) == "quarantined" })
+		}
+		if _, err := ms[2].node.Enable(ctx, host.EnableRequest{SkillID: gen, Reason: "try", Override: true}); errcode.Of(err) != "review_pending" {
+			t.Fatalf("enable: %v, want review_pending", err)
+		}
+		if _, err := ms[1].node.ApproveReview(host.WithPrincipal(ctx, "bob"), host.ReviewRequest{SkillID: gen, Reason: "read it"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			eventually(t, m.cfg.NodeName+" has "+gen+" active", func() bool { return status(t, m, gen) == "active" })
+		}
+		var by string
+		if err := ms[0].host.Events(ctx, host.EventsRequest{After: 0}, func(ev host.Event) error {
+			if ev.Kind == "skill:review_approved" && ev.SkillID == gen {
+				by = ev.Principal + ": " + ev.Reason
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if by != "bob: read it" {
+			t.Fatalf("n0 journaled the approval as %q, want bob: read it", by)
+		}
+		if _, err := ms[0].node.Remove(ctx, host.RemoveRequest{SkillID: gen}); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			eventually(t, m.cfg.NodeName+" has no "+gen, func() bool { return status(t, m, gen) == "" })
 		}
 	})
 
@@ -374,6 +429,7 @@ func TestValidateBeforeAppend(t *testing.T) {
 			return err
 		}, "invalid_zip"},
 		{"enable of no skill", func() error { _, err := m.node.Enable(ctx, host.EnableRequest{}); return err }, "install_invalid_argument"},
+		{"review approval of no skill", func() error { _, err := m.node.ApproveReview(ctx, host.ReviewRequest{Reason: "x"}); return err }, "install_invalid_argument"},
 		{"quarantine of no skill", func() error { _, err := m.node.Quarantine(ctx, host.StatusRequest{SkillID: " "}); return err }, "install_invalid_argument"},
 		{"remove of no skill", func() error { _, err := m.node.Remove(ctx, host.RemoveRequest{}); return err }, "install_invalid_argument"},
 		{"hook without plugin", func() error { _, err := m.node.BindHook(ctx, host.HookBinding{Event: "skill:enabled"}); return err }, "invalid_hook_binding"},

@@ -53,6 +53,8 @@ var statusByCode = map[string]struct {
 	"hook_timeout":               {http.StatusGatewayTimeout, codes.DeadlineExceeded},
 	"skill_locked":               {http.StatusConflict, codes.Aborted},
 	"skill_quarantined":          {http.StatusForbidden, codes.FailedPrecondition},
+	"review_pending":             {http.StatusConflict, codes.FailedPrecondition},
+	"review_not_pending":         {http.StatusConflict, codes.FailedPrecondition},
 	"skill_disabled":             {http.StatusForbidden, codes.FailedPrecondition},
 	"skill_status_missing":       {http.StatusForbidden, codes.FailedPrecondition},
 	"crashlooping":               {http.StatusServiceUnavailable, codes.Unavailable},

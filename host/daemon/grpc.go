@@ -150,7 +150,7 @@ func skillProto(l host.SkillListing) *hostv1.Skill {
 		Status: l.Status, Reason: l.RuntimeStatus.Reason, OperatorPrincipal: l.RuntimeStatus.Principal,
 		DetectedAtUnixMs: l.RuntimeStatus.DetectedAtMS, TrustDecision: l.TrustDecision, ToolCount: int32(l.ToolCount),
 		Eligibility: string(l.Eligibility.Status), EligibilityReasons: l.Eligibility.Reasons,
-		PayloadSha256: l.PayloadSHA256, InstalledAtUnixMs: l.InstalledAtMS,
+		PayloadSha256: l.PayloadSHA256, InstalledAtUnixMs: l.InstalledAtMS, ReviewPending: l.ReviewPending,
 	}
 	if l.HeldBack != nil {
 		s.HeldBackCode, s.HeldBackReason = l.HeldBack.Code, l.HeldBack.Reason
@@ -237,6 +237,14 @@ func (g *grpcServer) EnableSkill(ctx context.Context, req *hostv1.EnableSkillReq
 		return nil, err
 	}
 	return &hostv1.EnableSkillResponse{Status: statusProto(r)}, nil
+}
+
+func (g *grpcServer) ApproveSkillReview(ctx context.Context, req *hostv1.ApproveSkillReviewRequest) (*hostv1.ApproveSkillReviewResponse, error) {
+	r, err := g.d.svc.ApproveReview(ctx, host.ReviewRequest{SkillID: req.GetSkillId(), Version: req.GetVersion(), Reason: req.GetReason()})
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.ApproveSkillReviewResponse{Status: statusProto(r)}, nil
 }
 
 func (g *grpcServer) DisableSkill(ctx context.Context, req *hostv1.DisableSkillRequest) (*hostv1.DisableSkillResponse, error) {

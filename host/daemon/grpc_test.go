@@ -26,6 +26,7 @@ import (
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/daemon/client"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/testskill"
 	hostv1 "github.com/palyra-go/palyra/proto/palyra/host/v1"
 )
 
@@ -287,6 +288,46 @@ func TestGRPCAPI(t *testing.T) {
 	// The live stream's first event, skill:installed, was read above.
 	if len(replayed) == 0 || replayed[0] != "skill:installed" || !slices.Equal(replayed[1:], kinds) {
 		t.Errorf("replay %v, live skill:installed then %v", replayed, kinds)
+	}
+
+	// Review status: builder output awaiting review installs quarantined
+	// and is lifted only by ApproveSkillReview.
+	pending := string(readFixture(t, "testdata/hookprobe/skill.toml"))
+	pending = strings.Replace(pending, `skill_id = "test.hookprobe"`, `skill_id = "test.review"`, 1) + `
+[builder]
+experimental = true
+source_kind = "prompt"
+source_ref = "grpc"
+rollout_flag = "grpc_builder"
+review_status = "pending"
+
+[builder.checklist]
+capability_declaration_path = "skill.toml"
+provenance_path = "provenance.json"
+test_harness_path = "tests/harness.json"
+`
+	_, err = c.InstallSkill(ctx, &hostv1.InstallSkillRequest{Artifact: testskill.Build(t, pending, readFixture(t, "testdata/hookprobe/hookprobe.wasm"), publisherKey)})
+	if status.Code(err) != codes.FailedPrecondition || grpcErrCode(err) != "review_pending" {
+		t.Errorf("install of pending builder output: %v", err)
+	}
+	if ls, err := c.ListSkills(ctx, &hostv1.ListSkillsRequest{SkillId: "test.review"}); err != nil || len(ls.GetSkills()) != 1 || !ls.GetSkills()[0].GetReviewPending() {
+		t.Errorf("list of the pending version: %v %v", ls, err)
+	}
+	if _, err := c.EnableSkill(ctx, &hostv1.EnableSkillRequest{SkillId: "test.review", Reason: "try", Override: true}); grpcErrCode(err) != "review_pending" {
+		t.Errorf("enable of a pending version: %v", err)
+	}
+	if _, err := c.ApproveSkillReview(ctx, &hostv1.ApproveSkillReviewRequest{SkillId: "test.review"}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("approve without a reason: %v", err)
+	}
+	if a, err := c.ApproveSkillReview(ctx, &hostv1.ApproveSkillReviewRequest{SkillId: "test.review", Reason: "read"}); err != nil ||
+		a.GetStatus().GetStatus() != "active" || a.GetStatus().GetOperatorPrincipal() != "user:grpc" {
+		t.Errorf("approve: %v %v", a, err)
+	}
+	if _, err := c.ApproveSkillReview(ctx, &hostv1.ApproveSkillReviewRequest{SkillId: "test.review", Reason: "again"}); grpcErrCode(err) != "review_not_pending" {
+		t.Errorf("second approval: %v", err)
+	}
+	if _, err := c.RemoveSkill(ctx, &hostv1.RemoveSkillRequest{SkillId: "test.review"}); err != nil {
+		t.Errorf("remove test.review: %v", err)
 	}
 }
 

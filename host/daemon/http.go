@@ -415,6 +415,24 @@ func (d *Daemon) changeStatus(ctx context.Context, verb, id string, req statusRe
 	return d.svc.Enable(ctx, host.EnableRequest{SkillID: id, Version: req.Version, Reason: req.Reason, Override: req.Override})
 }
 
+// reviewRequest is the body of POST /v1/skills/{id}/review/approve.
+type reviewRequest struct {
+	Version string `json:"version,omitempty"`
+	Reason  string `json:"reason"`
+}
+
+func (d *Daemon) httpApproveReview(w http.ResponseWriter, r *http.Request) error {
+	var req reviewRequest
+	if err := d.decode(r, &req); err != nil {
+		return err
+	}
+	res, err := d.svc.ApproveReview(r.Context(), host.ReviewRequest{SkillID: r.PathValue("id"), Version: req.Version, Reason: req.Reason})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
 func (d *Daemon) httpListSkills(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	req := host.ListRequest{SkillID: q.Get("skill_id"), Publisher: q.Get("publisher")}

@@ -187,6 +187,15 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 		status("quarantine", "Quarantine a skill version: it stops running.", false),
 		status("enable", "Enable a skill version (a quarantined one needs override).", false),
 		status("disable", "Disable a skill version.", false),
+		{pattern: "POST /v1/skills/{id}/review/approve", h: d.httpApproveReview, op: &apiOp{
+			id: "approveSkillReview", tag: "skills", summary: "Approve the review of builder output awaiting review, then enable it.",
+			description: "A version whose manifest is dynamic tool builder output awaiting review ([builder] review_status neither approved nor signed) " +
+				"installs quarantined with review_pending, and enable refuses it. The approval records the principal and the reason in the journal " +
+				"(skill.review_approved), clears the hold, and enables the version with enable's checks (verify, audit, policy).",
+			path:      skill,
+			body:      &apiBody{desc: "The version (the current one when absent) and the reason (required).", required: true, json: reviewRequest{}},
+			responses: ok(http.StatusOK, "The status change.", host.StatusResult{}),
+		}},
 		// Palyra's admin routes, so Palyra's CLI works against this daemon:
 		// enable needs override: true.
 		status("quarantine", "Quarantine a skill version (Palyra's admin API).", true),

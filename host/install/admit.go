@@ -9,6 +9,7 @@ import (
 
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/audit"
+	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 )
 
@@ -25,6 +26,29 @@ type admission struct {
 	// (some check other than the policy's failed) or ErrPolicyViolation
 	// (only policy checks failed).
 	err error
+	// review is set when the manifest is builder output awaiting review:
+	// the version is quarantined (reasons has review_pending) and recorded
+	// as inventory.Record.ReviewPending.
+	review bool
+}
+
+// holdForReview marks a when m is builder output awaiting review: the
+// review_pending reason joins the quarantine reasons, and a version that
+// passed every other check is quarantined with ErrReviewPending.
+func (a *admission) holdForReview(m *manifest.Manifest) {
+	if !m.RequiresReview() {
+		return
+	}
+	a.review = true
+	status := strings.TrimSpace(m.Builder.ReviewStatus)
+	if status == "" {
+		status = "unset"
+	}
+	a.reasons = append(a.reasons, fmt.Sprintf("review_pending: builder output with review_status %q awaits an operator's review", status))
+	if a.err == nil {
+		a.err = fmt.Errorf("%w: review_status %q; approve it with palyra skills review approve %s --version %s --reason ...",
+			ErrReviewPending, status, m.SkillID, m.Version)
+	}
 }
 
 // quarantine reports whether the artifact must be quarantined.

@@ -39,6 +39,11 @@ var (
 	// ErrOverrideRequired: Enable of a quarantined version without
 	// EnableOptions.Override.
 	ErrOverrideRequired = errcode.New("override_required", "enabling a quarantined skill needs an override")
+	// ErrReviewPending: the version is dynamic tool builder output awaiting
+	// review (manifest [builder] review_status neither "approved" nor
+	// "signed"). Install keeps it quarantined with this code, and Enable
+	// refuses it, until an operator approves the review (ApproveReview).
+	ErrReviewPending = errcode.New("review_pending", "skill version is awaiting review")
 	// ErrQuarantined: Disable of a quarantined version. A quarantine is
 	// left only through Enable with an override, never through disable.
 	ErrQuarantined = errcode.New("skill_quarantined", "skill is quarantined")

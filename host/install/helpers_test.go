@@ -49,6 +49,9 @@ type skillSpec struct {
 	signedAt    time.Time
 	asset       []byte // an extra assets/data.bin when set
 	inputSchema string // the tool's input_schema as a TOML value; default { type = "object" }
+	// builder, when set, adds a [builder] section (dynamic tool builder
+	// output) with this review_status ("-" writes none).
+	builder string
 }
 
 func (s skillSpec) manifest() string {
@@ -79,6 +82,13 @@ func (s skillSpec) manifest() string {
 	}
 	b.WriteString("]\n\n[compat]\nrequired_protocol_major = 1\nmin_palyra_version = \"0.1.0\"\n\n")
 	b.WriteString("[operator]\ndisplay_name = \"Test skill\"\nsummary = \"A test skill.\"\n")
+	if s.builder != "" {
+		b.WriteString("\n[builder]\nexperimental = true\nsource_kind = \"prompt\"\nsource_ref = \"test\"\nrollout_flag = \"test_flag\"\n")
+		if s.builder != "-" {
+			fmt.Fprintf(&b, "review_status = %q\n", s.builder)
+		}
+		b.WriteString("\n[builder.checklist]\ncapability_declaration_path = \"skill.toml\"\nprovenance_path = \"provenance.json\"\ntest_harness_path = \"tests/harness.json\"\n")
+	}
 	return b.String()
 }
 

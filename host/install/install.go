@@ -310,6 +310,7 @@ func (t *installation) admit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	adm.holdForReview(t.vr.Inspection.Manifest)
 	t.adm = adm
 	ins, m := t.vr.Inspection, t.vr.Inspection.Manifest
 	sum := sha256.Sum256(t.data)
@@ -519,6 +520,7 @@ func (t *installation) commit(lockCtx, ctx context.Context) error {
 		InstallDir:     "skills/" + id + "/" + version,
 		ToolCount:      res.ToolCount,
 		MissingSecrets: res.MissingSecrets,
+		ReviewPending:  adm.review,
 	}
 	var err error
 	if rec.Manifest, err = json.Marshal(t.vr.Inspection.Manifest); err != nil {

@@ -49,6 +49,46 @@ type EnableOptions struct {
 }
 
 // PrincipalSupervisor is the principal of the crashlooping status
+// ApproveReview approves the review of version of skill id ("" = current),
+// a version installed from builder output awaiting review (see
+// ErrReviewPending): under the skill's lock it clears the review hold and
+// journals skill.review_approved with principal and reason (required),
+// then enables the version as Enable does, with its checks (verify, audit,
+// policy): the approval stands even when those fail, and the error of the
+// first that fails is returned, the version staying quarantined. A version
+// not awaiting review is inventory.ErrNoReviewPending.
+func (in *Installer) ApproveReview(ctx context.Context, id, version, reason, principal string) (*StatusResult, error) {
+	principal = strings.TrimSpace(principal)
+	if principal == "" {
+		principal = PrincipalLocal
+	}
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return nil, fmt.Errorf("install: %w: reason: required to approve a review", inventory.ErrInvalidArgument)
+	}
+	e, lk, err := in.lockedEntry(ctx, id, version)
+	if err != nil {
+		return nil, err
+	}
+	if !e.ReviewPending {
+		lk.unlock()
+		return nil, fmt.Errorf("install: %w: %s %s", inventory.ErrNoReviewPending, e.SkillID, e.Version)
+	}
+	err = in.db.Update(ctx, func(tx *inventory.Tx) error {
+		_, err := tx.ApproveReview(e.SkillID, e.Version, reason, principal)
+		return err
+	})
+	lk.unlock()
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	res, err := in.Enable(ctx, e.SkillID, e.Version, EnableOptions{Override: true, Reason: "review approved: " + reason, Principal: principal})
+	if err != nil {
+		return nil, fmt.Errorf("install: review of %s %s approved, but enabling it failed: %w", e.SkillID, e.Version, err)
+	}
+	return res, nil
+}
+
 // MarkCrashLooping records when the caller names none.
 const PrincipalSupervisor = "system:supervisor"
 
@@ -93,6 +133,10 @@ func (in *Installer) Enable(ctx context.Context, id, version string, opts Enable
 	return in.changeStatus(ctx, id, version, opts.Reason, opts.Principal, statusVerb{
 		status: inventory.StatusActive, event: events.SkillEnabled, recheck: true,
 		guard: func(e inventory.Entry) error {
+			if e.ReviewPending {
+				return fmt.Errorf("%w: %s %s is builder output awaiting review; approve it with palyra skills review approve %s --version %s --reason ...",
+					ErrReviewPending, e.SkillID, e.Version, e.SkillID, e.Version)
+			}
 			if e.Status != nil && e.Status.Status == inventory.StatusQuarantined && !opts.Override {
 				return fmt.Errorf("%w: %s %s is quarantined (%s)", ErrOverrideRequired, e.SkillID, e.Version, e.Status.Reason)
 			}

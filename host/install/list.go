@@ -61,6 +61,9 @@ type Listing struct {
 	// HeldBack is set on a version an upgrade installed without making it
 	// current (it failed its checks while an active version was current).
 	HeldBack *inventory.HeldBack `json:"held_back,omitempty"`
+	// ReviewPending is set on builder output awaiting review: the version
+	// is quarantined until ApproveReview.
+	ReviewPending bool `json:"review_pending,omitempty"`
 }
 
 // RuntimeStatus is the status row of a version, as Palyra's list shows it.
@@ -98,8 +101,9 @@ func (in *Installer) listing(e inventory.Entry) Listing {
 		SignatureKeyID: e.SignatureKeyID, TrustDecision: e.TrustDecision,
 		Source:         Source{Kind: e.SourceKind, Ref: e.SourceRef},
 		MissingSecrets: e.MissingSecrets, InstallState: e.InstallState(), ToolCount: e.ToolCount,
-		InstallDir: filepath.Join(in.state, filepath.FromSlash(e.InstallDir)),
-		HeldBack:   e.HeldBack,
+		InstallDir:    filepath.Join(in.state, filepath.FromSlash(e.InstallDir)),
+		HeldBack:      e.HeldBack,
+		ReviewPending: e.ReviewPending,
 	}
 	if l.MissingSecrets == nil {
 		l.MissingSecrets = []inventory.SecretRef{}

@@ -39,6 +39,9 @@ var (
 	// ErrBusy: another process held the database's write lock for longer than
 	// the busy timeout (see WithBusyTimeout).
 	ErrBusy = errcode.New("inventory_busy", "inventory database is busy")
+	// ErrNoReviewPending: a review approval names a version that is not
+	// awaiting review (its manifest needs none, or it was approved).
+	ErrNoReviewPending = errcode.New("review_not_pending", "skill version is not awaiting review")
 )
 
 // invalid returns an ErrInvalidArgument naming the field at fault.

@@ -15,7 +15,7 @@ const entrySelect = `SELECT
     s.skill_id, s.version, s.publisher, s.current, s.artifact_sha256, s.payload_sha256,
     s.signature_key_id, s.trust_decision, s.source_kind, s.source_ref, s.installed_at_unix_ms,
     s.install_dir, s.manifest_json, s.tool_count, s.audit_report_json, s.grants_json,
-    s.missing_secrets_json, s.held_back_code, s.held_back_reason, s.held_back_at_unix_ms,
+    s.missing_secrets_json, s.held_back_code, s.held_back_reason, s.held_back_at_unix_ms, s.review_pending,
     st.status, st.reason, st.detected_at_ms, st.operator_principal, st.created_at_unix_ms,
     st.updated_at_unix_ms
 FROM skills s
@@ -38,7 +38,7 @@ func scanEntry(sc scanner) (Entry, error) {
 	)
 	err := sc.Scan(&e.SkillID, &e.Version, &e.Publisher, &current, &e.ArtifactSHA256, &e.PayloadSHA256,
 		&e.SignatureKeyID, &e.TrustDecision, &e.SourceKind, &e.SourceRef, &installedAt,
-		&e.InstallDir, &manifest, &e.ToolCount, &audit, &grants, &missing, &heldCode, &heldReason, &heldAt,
+		&e.InstallDir, &manifest, &e.ToolCount, &audit, &grants, &missing, &heldCode, &heldReason, &heldAt, &e.ReviewPending,
 		&status, &reason, &detected, &principal, &createdAt, &updateAt)
 	if err != nil {
 		return Entry{}, err

@@ -90,8 +90,8 @@ func (t *Tx) PutSkill(rec Record, opts PutOptions) error {
 	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO skills (
     skill_id, version, publisher, current, artifact_sha256, payload_sha256, signature_key_id,
     trust_decision, source_kind, source_ref, installed_at_unix_ms, install_dir, manifest_json,
-    tool_count, audit_report_json, grants_json, missing_secrets_json
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    tool_count, audit_report_json, grants_json, missing_secrets_json, review_pending
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (skill_id, version) DO UPDATE SET
     publisher = excluded.publisher, current = excluded.current,
     artifact_sha256 = excluded.artifact_sha256, payload_sha256 = excluded.payload_sha256,
@@ -100,10 +100,10 @@ ON CONFLICT (skill_id, version) DO UPDATE SET
     installed_at_unix_ms = excluded.installed_at_unix_ms, install_dir = excluded.install_dir,
     manifest_json = excluded.manifest_json, tool_count = excluded.tool_count,
     audit_report_json = excluded.audit_report_json, grants_json = excluded.grants_json,
-    missing_secrets_json = excluded.missing_secrets_json`,
+    missing_secrets_json = excluded.missing_secrets_json, review_pending = excluded.review_pending`,
 		r.SkillID, r.Version, r.Publisher, current, r.ArtifactSHA256, r.PayloadSHA256, r.SignatureKeyID,
 		r.TrustDecision, string(r.SourceKind), r.SourceRef, installedAt.UnixMilli(), r.InstallDir, manifest,
-		r.ToolCount, audit, grants, string(missingJSON))
+		r.ToolCount, audit, grants, string(missingJSON), r.ReviewPending)
 	if err != nil {
 		return wrap("put skill", err)
 	}
@@ -261,6 +261,41 @@ func (t *Tx) HoldBack(id, version, code, reason string) error {
 	_, err = t.tx.ExecContext(t.ctx, `UPDATE skills SET held_back_code = ?, held_back_reason = ?, held_back_at_unix_ms = ?
 WHERE skill_id = ? AND version = ?`, code, reason, t.now().UnixMilli(), id, version)
 	return wrap("hold back", err)
+}
+
+// ApproveReview clears the review hold of (id, version) (see
+// Record.ReviewPending) and journals skill.review_approved with principal
+// and reason, both required. A version that is not awaiting review is
+// ErrNoReviewPending; an unknown one ErrNotFound. The status is not
+// touched: the caller enables the version after its checks.
+func (t *Tx) ApproveReview(id, version, reason, principal string) (int64, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	id, version, err := normalizeKey(id, version)
+	if err != nil {
+		return 0, err
+	}
+	if version == "" {
+		return 0, invalid("version", "required")
+	}
+	if strings.TrimSpace(reason) == "" {
+		return 0, invalid("reason", "required to approve a review")
+	}
+	var pending bool
+	err = t.tx.QueryRowContext(t.ctx, `SELECT review_pending FROM skills WHERE skill_id = ? AND version = ?`, id, version).Scan(&pending)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, notFound(id, version)
+	case err != nil:
+		return 0, wrap("approve review", err)
+	case !pending:
+		return 0, fmt.Errorf("%w: %s %s", ErrNoReviewPending, id, version)
+	}
+	if _, err := t.tx.ExecContext(t.ctx, `UPDATE skills SET review_pending = 0 WHERE skill_id = ? AND version = ?`, id, version); err != nil {
+		return 0, wrap("approve review", err)
+	}
+	return t.AppendEvent(Event{Kind: EventReviewApproved, SkillID: id, Version: version, Reason: reason, Principal: principal})
 }
 
 // AddPendingPin records a trust-on-first-use pin that the install of

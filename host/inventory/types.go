@@ -117,6 +117,11 @@ type Record struct {
 	// MissingSecrets lists the secrets the manifest asks for that were not
 	// in the vault at install. They do not block the install.
 	MissingSecrets []SecretRef `json:"missing_secrets"`
+	// ReviewPending is set on a version whose manifest is builder output
+	// awaiting review (manifest.Manifest.RequiresReview): it installs
+	// quarantined and stays so until an operator approves the review
+	// (Tx.ApproveReview); enable refuses it meanwhile.
+	ReviewPending bool `json:"review_pending,omitempty"`
 }
 
 // PutOptions tunes Tx.PutSkill.
@@ -250,6 +255,9 @@ const (
 	EventRemoved      EventKind = "skill.removed"
 	EventVerified     EventKind = "skill.verified"
 	EventAudited      EventKind = "skill.audited"
+	// EventReviewApproved records an operator's approval of a version
+	// awaiting review (Tx.ApproveReview), with the principal and reason.
+	EventReviewApproved EventKind = "skill.review_approved"
 )
 
 // Event is one row of the skill journal (skill_events).

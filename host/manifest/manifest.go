@@ -230,7 +230,8 @@ func (m *Manifest) toolIndex(id string) int {
 
 // RequiresReview reports whether the manifest is dynamic tool builder output
 // still awaiting review (see Builder.RequiresReview). Palyra only reports
-// this; install and enable do not enforce it.
+// this; Palyra-Go enforces it: such a version installs quarantined
+// (review_pending) until an operator approves its review.
 func (m *Manifest) RequiresReview() bool {
 	return m.Builder.RequiresReview()
 }

@@ -127,6 +127,45 @@ min_palyra_version = "0.1.0"
 	return testskill.Build(t, m, repoFile(t, "testdata/wasm/"+module+".wasm"), key)
 }
 
+// artifactReview is artifact as dynamic tool builder output with the
+// given review_status.
+func artifactReview(t *testing.T, id, version, reviewStatus string) []byte {
+	t.Helper()
+	m := fmt.Sprintf(`manifest_version = 2
+skill_id = %q
+name = "Conformance echo"
+version = %q
+publisher = %q
+
+[[entrypoints.tools]]
+id = "%s.echo"
+name = "echo"
+description = "Copies its input"
+input_schema = { type = "object", properties = { text = { type = "string" } } }
+output_schema = { type = "object" }
+
+[capabilities.quotas]
+wall_clock_timeout_ms = 5000
+
+[compat]
+required_protocol_major = 1
+min_palyra_version = "0.1.0"
+
+[builder]
+experimental = true
+source_kind = "prompt"
+source_ref = "conformance"
+rollout_flag = "conformance_builder"
+review_status = %q
+
+[builder.checklist]
+capability_declaration_path = "skill.toml"
+provenance_path = "provenance.json"
+test_harness_path = "tests/harness.json"
+`, id, version, Publisher, Publisher, reviewStatus)
+	return testskill.Build(t, m, repoFile(t, "testdata/wasm/echo.wasm"), Key)
+}
+
 func install(ctx context.Context, t *testing.T, s host.Service, id string) error {
 	res, err := s.Install(ctx, host.InstallRequest{Artifact: artifact(t, id, "1.0.0", Publisher, Key), AllowTOFU: true})
 	if err != nil {
@@ -169,10 +208,11 @@ func jsonEqual(a, b any) bool {
 }
 
 const (
-	skillA = "conf.alpha" // installed first; quarantined, enabled, disabled
-	skillB = "conf.beta"  // removed at the end
-	skillU = "conf.gamma" // upgraded last: a failing 1.1.0 is held back
-	skillR = "conf.delta" // signed by the publisher's rotated key
+	skillA   = "conf.alpha"  // installed first; quarantined, enabled, disabled
+	skillB   = "conf.beta"   // removed at the end
+	skillU   = "conf.gamma"  // upgraded last: a failing 1.1.0 is held back
+	skillR   = "conf.delta"  // signed by the publisher's rotated key
+	skillRev = "conf.review" // builder output awaiting review
 )
 
 // lowWallClock is a profile whose wall-clock cap is below what the
@@ -597,6 +637,65 @@ func cases() []Case {
 			}
 			callVersion(ctx, t, s, "1.2.0")
 			_, err = s.Remove(ctx, host.RemoveRequest{SkillID: skillU})
+			return err
+		}},
+		// Review status: builder output awaiting review is held quarantined
+		// until approved; enable alone does not lift the hold.
+		{Name: "install_review_pending", Code: "review_pending", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := s.Install(ctx, host.InstallRequest{Artifact: artifactReview(t, skillRev, "1.0.0", "pending")})
+			if res == nil || !res.Installed || res.Status != "quarantined" ||
+				!slices.ContainsFunc(res.Reasons, func(r string) bool { return strings.HasPrefix(r, "review_pending") }) {
+				t.Fatalf("install: %+v", res)
+			}
+			ls, lerr := s.List(ctx, host.ListRequest{SkillID: skillRev})
+			if lerr != nil || len(ls.Entries) != 1 || !ls.Entries[0].ReviewPending {
+				t.Fatalf("list: %+v, %v", ls, lerr)
+			}
+			return err
+		}},
+		{Name: "enable_review_pending", Code: "review_pending", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.Enable(ctx, host.EnableRequest{SkillID: skillRev, Reason: "try", Override: true})
+			if _, cerr := call(ctx, s, skillRev, `{}`); !errors.Is(cerr, host.ErrQuarantined) {
+				t.Fatalf("call of a version awaiting review: %v", cerr)
+			}
+			return err
+		}},
+		{Name: "approve_review_without_reason", Code: "inventory_invalid_argument", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.ApproveReview(ctx, host.ReviewRequest{SkillID: skillRev, Version: "1.0.0"})
+			return err
+		}},
+		{Name: "approve_review_unknown", Code: "skill_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.ApproveReview(ctx, host.ReviewRequest{SkillID: "conf.nope", Reason: "x"})
+			return err
+		}},
+		{Name: "approve_review", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := s.ApproveReview(ctx, host.ReviewRequest{SkillID: skillRev, Version: "1.0.0", Reason: "checklist read"})
+			if err != nil {
+				return err
+			}
+			if res.Status != "active" || !res.Changed || res.Principal != "conformance" {
+				t.Fatalf("approve: %+v", res)
+			}
+			approved := false
+			err = s.Events(ctx, host.EventsRequest{After: 0}, func(ev host.Event) error {
+				approved = approved || (ev.Kind == "skill:review_approved" && ev.SkillID == skillRev &&
+					ev.Principal == "conformance" && ev.Reason == "checklist read")
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if !approved {
+				t.Fatal("the journal has no skill:review_approved by conformance with the reason")
+			}
+			_, err = call(ctx, s, skillRev, `{"text":"ok"}`)
+			return err
+		}},
+		{Name: "approve_review_not_pending", Code: "review_not_pending", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.ApproveReview(ctx, host.ReviewRequest{SkillID: skillRev, Reason: "again"})
+			if _, rerr := s.Remove(ctx, host.RemoveRequest{SkillID: skillRev}); rerr != nil {
+				t.Fatal(rerr)
+			}
 			return err
 		}},
 		// Key rotation: the last cases, since the suite's publisher then

@@ -304,6 +304,20 @@ func (c *Client) Enable(ctx context.Context, req host.EnableRequest) (*host.Stat
 	return c.status(ctx, "enable", req.SkillID, statusBody{Version: req.Version, Reason: req.Reason, Override: req.Override})
 }
 
+// ApproveReview implements host.Service: POST
+// /v1/skills/{id}/review/approve.
+func (c *Client) ApproveReview(ctx context.Context, req host.ReviewRequest) (*host.StatusResult, error) {
+	var out host.StatusResult
+	body := struct {
+		Version string `json:"version,omitempty"`
+		Reason  string `json:"reason"`
+	}{req.Version, req.Reason}
+	if err := c.postJSON(ctx, "/v1/skills/"+esc(req.SkillID)+"/review/approve", body, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Disable implements host.Service: POST /v1/skills/{id}/disable.
 func (c *Client) Disable(ctx context.Context, req host.StatusRequest) (*host.StatusResult, error) {
 	return c.status(ctx, "disable", req.SkillID, statusBody{Version: req.Version, Reason: req.Reason})

@@ -60,8 +60,11 @@ type Skill struct {
 	// held_back_reason the message. Enable of that version makes it current.
 	HeldBackCode   string `protobuf:"bytes,16,opt,name=held_back_code,json=heldBackCode,proto3" json:"held_back_code,omitempty"`
 	HeldBackReason string `protobuf:"bytes,17,opt,name=held_back_reason,json=heldBackReason,proto3" json:"held_back_reason,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// review_pending is set on dynamic tool builder output awaiting review:
+	// it is quarantined until ApproveSkillReview.
+	ReviewPending bool `protobuf:"varint,18,opt,name=review_pending,json=reviewPending,proto3" json:"review_pending,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Skill) Reset() {
@@ -211,6 +214,13 @@ func (x *Skill) GetHeldBackReason() string {
 		return x.HeldBackReason
 	}
 	return ""
+}
+
+func (x *Skill) GetReviewPending() bool {
+	if x != nil {
+		return x.ReviewPending
+	}
+	return false
 }
 
 // ListSkillsRequest selects versions; empty fields select all.
@@ -1727,6 +1737,113 @@ func (x *EnableSkillResponse) GetStatus() *StatusChange {
 	return nil
 }
 
+// ApproveSkillReviewRequest names a version ("" = current) and the
+// reason, which is required.
+type ApproveSkillReviewRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SkillId       string                 `protobuf:"bytes,1,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	Version       string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	Reason        string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApproveSkillReviewRequest) Reset() {
+	*x = ApproveSkillReviewRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApproveSkillReviewRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApproveSkillReviewRequest) ProtoMessage() {}
+
+func (x *ApproveSkillReviewRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApproveSkillReviewRequest.ProtoReflect.Descriptor instead.
+func (*ApproveSkillReviewRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ApproveSkillReviewRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *ApproveSkillReviewRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *ApproveSkillReviewRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// ApproveSkillReviewResponse is the new status.
+type ApproveSkillReviewResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *StatusChange          `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApproveSkillReviewResponse) Reset() {
+	*x = ApproveSkillReviewResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApproveSkillReviewResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApproveSkillReviewResponse) ProtoMessage() {}
+
+func (x *ApproveSkillReviewResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApproveSkillReviewResponse.ProtoReflect.Descriptor instead.
+func (*ApproveSkillReviewResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ApproveSkillReviewResponse) GetStatus() *StatusChange {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
 // DisableSkillRequest names a version ("" = current) and the reason.
 type DisableSkillRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1739,7 +1856,7 @@ type DisableSkillRequest struct {
 
 func (x *DisableSkillRequest) Reset() {
 	*x = DisableSkillRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[24]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1751,7 +1868,7 @@ func (x *DisableSkillRequest) String() string {
 func (*DisableSkillRequest) ProtoMessage() {}
 
 func (x *DisableSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[24]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1764,7 +1881,7 @@ func (x *DisableSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisableSkillRequest.ProtoReflect.Descriptor instead.
 func (*DisableSkillRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{24}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DisableSkillRequest) GetSkillId() string {
@@ -1798,7 +1915,7 @@ type DisableSkillResponse struct {
 
 func (x *DisableSkillResponse) Reset() {
 	*x = DisableSkillResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[25]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1810,7 +1927,7 @@ func (x *DisableSkillResponse) String() string {
 func (*DisableSkillResponse) ProtoMessage() {}
 
 func (x *DisableSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[25]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1823,7 +1940,7 @@ func (x *DisableSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisableSkillResponse.ProtoReflect.Descriptor instead.
 func (*DisableSkillResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{25}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DisableSkillResponse) GetStatus() *StatusChange {
@@ -1847,7 +1964,7 @@ type RemoveSkillRequest struct {
 
 func (x *RemoveSkillRequest) Reset() {
 	*x = RemoveSkillRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[26]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1859,7 +1976,7 @@ func (x *RemoveSkillRequest) String() string {
 func (*RemoveSkillRequest) ProtoMessage() {}
 
 func (x *RemoveSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[26]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1872,7 +1989,7 @@ func (x *RemoveSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveSkillRequest.ProtoReflect.Descriptor instead.
 func (*RemoveSkillRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{26}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RemoveSkillRequest) GetSkillId() string {
@@ -1908,7 +2025,7 @@ type RemoveSkillResponse struct {
 
 func (x *RemoveSkillResponse) Reset() {
 	*x = RemoveSkillResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[27]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1920,7 +2037,7 @@ func (x *RemoveSkillResponse) String() string {
 func (*RemoveSkillResponse) ProtoMessage() {}
 
 func (x *RemoveSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[27]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1933,7 +2050,7 @@ func (x *RemoveSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveSkillResponse.ProtoReflect.Descriptor instead.
 func (*RemoveSkillResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{27}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RemoveSkillResponse) GetVersions() []string {
@@ -1968,7 +2085,7 @@ type RotateTrustRequest struct {
 
 func (x *RotateTrustRequest) Reset() {
 	*x = RotateTrustRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[28]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1980,7 +2097,7 @@ func (x *RotateTrustRequest) String() string {
 func (*RotateTrustRequest) ProtoMessage() {}
 
 func (x *RotateTrustRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[28]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1993,7 +2110,7 @@ func (x *RotateTrustRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateTrustRequest.ProtoReflect.Descriptor instead.
 func (*RotateTrustRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{28}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RotateTrustRequest) GetStatement() []byte {
@@ -2016,7 +2133,7 @@ type RotateTrustResponse struct {
 
 func (x *RotateTrustResponse) Reset() {
 	*x = RotateTrustResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[29]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2028,7 +2145,7 @@ func (x *RotateTrustResponse) String() string {
 func (*RotateTrustResponse) ProtoMessage() {}
 
 func (x *RotateTrustResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[29]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2041,7 +2158,7 @@ func (x *RotateTrustResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateTrustResponse.ProtoReflect.Descriptor instead.
 func (*RotateTrustResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{29}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RotateTrustResponse) GetPublisher() string {
@@ -2075,7 +2192,7 @@ type SetPolicyRequest struct {
 
 func (x *SetPolicyRequest) Reset() {
 	*x = SetPolicyRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[30]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2087,7 +2204,7 @@ func (x *SetPolicyRequest) String() string {
 func (*SetPolicyRequest) ProtoMessage() {}
 
 func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[30]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2100,7 +2217,7 @@ func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPolicyRequest.ProtoReflect.Descriptor instead.
 func (*SetPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{30}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SetPolicyRequest) GetProfile() []byte {
@@ -2125,7 +2242,7 @@ type SetPolicyResponse struct {
 
 func (x *SetPolicyResponse) Reset() {
 	*x = SetPolicyResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[31]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2137,7 +2254,7 @@ func (x *SetPolicyResponse) String() string {
 func (*SetPolicyResponse) ProtoMessage() {}
 
 func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[31]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2150,7 +2267,7 @@ func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPolicyResponse.ProtoReflect.Descriptor instead.
 func (*SetPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{31}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SetPolicyResponse) GetSha256() string {
@@ -2183,7 +2300,7 @@ type ReauditRequest struct {
 
 func (x *ReauditRequest) Reset() {
 	*x = ReauditRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2195,7 +2312,7 @@ func (x *ReauditRequest) String() string {
 func (*ReauditRequest) ProtoMessage() {}
 
 func (x *ReauditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2208,7 +2325,7 @@ func (x *ReauditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReauditRequest.ProtoReflect.Descriptor instead.
 func (*ReauditRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{32}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{34}
 }
 
 // ReauditResponse is the re-audit report.
@@ -2223,7 +2340,7 @@ type ReauditResponse struct {
 
 func (x *ReauditResponse) Reset() {
 	*x = ReauditResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2235,7 +2352,7 @@ func (x *ReauditResponse) String() string {
 func (*ReauditResponse) ProtoMessage() {}
 
 func (x *ReauditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2248,7 +2365,7 @@ func (x *ReauditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReauditResponse.ProtoReflect.Descriptor instead.
 func (*ReauditResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{33}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ReauditResponse) GetAudited() int32 {
@@ -2286,7 +2403,7 @@ type CallToolRequest struct {
 
 func (x *CallToolRequest) Reset() {
 	*x = CallToolRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2298,7 +2415,7 @@ func (x *CallToolRequest) String() string {
 func (*CallToolRequest) ProtoMessage() {}
 
 func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2311,7 +2428,7 @@ func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
 func (*CallToolRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{34}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *CallToolRequest) GetSkillId() string {
@@ -2361,7 +2478,7 @@ type A2UIRef struct {
 
 func (x *A2UIRef) Reset() {
 	*x = A2UIRef{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2373,7 +2490,7 @@ func (x *A2UIRef) String() string {
 func (*A2UIRef) ProtoMessage() {}
 
 func (x *A2UIRef) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2386,7 +2503,7 @@ func (x *A2UIRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use A2UIRef.ProtoReflect.Descriptor instead.
 func (*A2UIRef) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{35}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *A2UIRef) GetDocumentId() string {
@@ -2436,7 +2553,7 @@ type CallToolResponse struct {
 
 func (x *CallToolResponse) Reset() {
 	*x = CallToolResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2448,7 +2565,7 @@ func (x *CallToolResponse) String() string {
 func (*CallToolResponse) ProtoMessage() {}
 
 func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2461,7 +2578,7 @@ func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
 func (*CallToolResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{36}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CallToolResponse) GetInvocationId() string {
@@ -2533,7 +2650,7 @@ type SubmitFormRequest struct {
 
 func (x *SubmitFormRequest) Reset() {
 	*x = SubmitFormRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2545,7 +2662,7 @@ func (x *SubmitFormRequest) String() string {
 func (*SubmitFormRequest) ProtoMessage() {}
 
 func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2558,7 +2675,7 @@ func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormRequest.ProtoReflect.Descriptor instead.
 func (*SubmitFormRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{37}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SubmitFormRequest) GetDocumentId() string {
@@ -2604,7 +2721,7 @@ type RunInlineRequest struct {
 
 func (x *RunInlineRequest) Reset() {
 	*x = RunInlineRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2616,7 +2733,7 @@ func (x *RunInlineRequest) String() string {
 func (*RunInlineRequest) ProtoMessage() {}
 
 func (x *RunInlineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2629,7 +2746,7 @@ func (x *RunInlineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInlineRequest.ProtoReflect.Descriptor instead.
 func (*RunInlineRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{38}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *RunInlineRequest) GetModule() []byte {
@@ -2684,7 +2801,7 @@ type RunInlineResponse struct {
 
 func (x *RunInlineResponse) Reset() {
 	*x = RunInlineResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2696,7 +2813,7 @@ func (x *RunInlineResponse) String() string {
 func (*RunInlineResponse) ProtoMessage() {}
 
 func (x *RunInlineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2709,7 +2826,7 @@ func (x *RunInlineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInlineResponse.ProtoReflect.Descriptor instead.
 func (*RunInlineResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RunInlineResponse) GetResult() *CallToolResponse {
@@ -2729,7 +2846,7 @@ type SubmitFormResponse struct {
 
 func (x *SubmitFormResponse) Reset() {
 	*x = SubmitFormResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2741,7 +2858,7 @@ func (x *SubmitFormResponse) String() string {
 func (*SubmitFormResponse) ProtoMessage() {}
 
 func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2754,7 +2871,7 @@ func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormResponse.ProtoReflect.Descriptor instead.
 func (*SubmitFormResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SubmitFormResponse) GetResult() *CallToolResponse {
@@ -2786,7 +2903,7 @@ type HookBinding struct {
 
 func (x *HookBinding) Reset() {
 	*x = HookBinding{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2798,7 +2915,7 @@ func (x *HookBinding) String() string {
 func (*HookBinding) ProtoMessage() {}
 
 func (x *HookBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2811,7 +2928,7 @@ func (x *HookBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookBinding.ProtoReflect.Descriptor instead.
 func (*HookBinding) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *HookBinding) GetHookId() string {
@@ -2900,7 +3017,7 @@ type ListHooksRequest struct {
 
 func (x *ListHooksRequest) Reset() {
 	*x = ListHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2912,7 +3029,7 @@ func (x *ListHooksRequest) String() string {
 func (*ListHooksRequest) ProtoMessage() {}
 
 func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2925,7 +3042,7 @@ func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
 }
 
 // ListHooksResponse lists every binding.
@@ -2938,7 +3055,7 @@ type ListHooksResponse struct {
 
 func (x *ListHooksResponse) Reset() {
 	*x = ListHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2950,7 +3067,7 @@ func (x *ListHooksResponse) String() string {
 func (*ListHooksResponse) ProtoMessage() {}
 
 func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2963,7 +3080,7 @@ func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListHooksResponse) GetBindings() []*HookBinding {
@@ -2983,7 +3100,7 @@ type BindHookRequest struct {
 
 func (x *BindHookRequest) Reset() {
 	*x = BindHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2995,7 +3112,7 @@ func (x *BindHookRequest) String() string {
 func (*BindHookRequest) ProtoMessage() {}
 
 func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3008,7 +3125,7 @@ func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookRequest.ProtoReflect.Descriptor instead.
 func (*BindHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *BindHookRequest) GetBinding() *HookBinding {
@@ -3028,7 +3145,7 @@ type BindHookResponse struct {
 
 func (x *BindHookResponse) Reset() {
 	*x = BindHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3040,7 +3157,7 @@ func (x *BindHookResponse) String() string {
 func (*BindHookResponse) ProtoMessage() {}
 
 func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3053,7 +3170,7 @@ func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookResponse.ProtoReflect.Descriptor instead.
 func (*BindHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *BindHookResponse) GetBinding() *HookBinding {
@@ -3074,7 +3191,7 @@ type SetHookEnabledRequest struct {
 
 func (x *SetHookEnabledRequest) Reset() {
 	*x = SetHookEnabledRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3086,7 +3203,7 @@ func (x *SetHookEnabledRequest) String() string {
 func (*SetHookEnabledRequest) ProtoMessage() {}
 
 func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3099,7 +3216,7 @@ func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *SetHookEnabledRequest) GetHookId() string {
@@ -3126,7 +3243,7 @@ type SetHookEnabledResponse struct {
 
 func (x *SetHookEnabledResponse) Reset() {
 	*x = SetHookEnabledResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3138,7 +3255,7 @@ func (x *SetHookEnabledResponse) String() string {
 func (*SetHookEnabledResponse) ProtoMessage() {}
 
 func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3151,7 +3268,7 @@ func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *SetHookEnabledResponse) GetBinding() *HookBinding {
@@ -3171,7 +3288,7 @@ type RemoveHookRequest struct {
 
 func (x *RemoveHookRequest) Reset() {
 	*x = RemoveHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3183,7 +3300,7 @@ func (x *RemoveHookRequest) String() string {
 func (*RemoveHookRequest) ProtoMessage() {}
 
 func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3196,7 +3313,7 @@ func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookRequest.ProtoReflect.Descriptor instead.
 func (*RemoveHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RemoveHookRequest) GetHookId() string {
@@ -3215,7 +3332,7 @@ type RemoveHookResponse struct {
 
 func (x *RemoveHookResponse) Reset() {
 	*x = RemoveHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3227,7 +3344,7 @@ func (x *RemoveHookResponse) String() string {
 func (*RemoveHookResponse) ProtoMessage() {}
 
 func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3240,7 +3357,7 @@ func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookResponse.ProtoReflect.Descriptor instead.
 func (*RemoveHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
 }
 
 // FireHooksRequest fires an event with a JSON payload.
@@ -3254,7 +3371,7 @@ type FireHooksRequest struct {
 
 func (x *FireHooksRequest) Reset() {
 	*x = FireHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3266,7 +3383,7 @@ func (x *FireHooksRequest) String() string {
 func (*FireHooksRequest) ProtoMessage() {}
 
 func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3279,7 +3396,7 @@ func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksRequest.ProtoReflect.Descriptor instead.
 func (*FireHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *FireHooksRequest) GetEvent() string {
@@ -3308,7 +3425,7 @@ type FireHooksResponse struct {
 
 func (x *FireHooksResponse) Reset() {
 	*x = FireHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3320,7 +3437,7 @@ func (x *FireHooksResponse) String() string {
 func (*FireHooksResponse) ProtoMessage() {}
 
 func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3333,7 +3450,7 @@ func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksResponse.ProtoReflect.Descriptor instead.
 func (*FireHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *FireHooksResponse) GetDecision() string {
@@ -3364,7 +3481,7 @@ type StreamEventsRequest struct {
 
 func (x *StreamEventsRequest) Reset() {
 	*x = StreamEventsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3376,7 +3493,7 @@ func (x *StreamEventsRequest) String() string {
 func (*StreamEventsRequest) ProtoMessage() {}
 
 func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3389,7 +3506,7 @@ func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsRequest.ProtoReflect.Descriptor instead.
 func (*StreamEventsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *StreamEventsRequest) GetAfterId() int64 {
@@ -3421,7 +3538,7 @@ type StreamEventsResponse struct {
 
 func (x *StreamEventsResponse) Reset() {
 	*x = StreamEventsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3433,7 +3550,7 @@ func (x *StreamEventsResponse) String() string {
 func (*StreamEventsResponse) ProtoMessage() {}
 
 func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3446,7 +3563,7 @@ func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsResponse.ProtoReflect.Descriptor instead.
 func (*StreamEventsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *StreamEventsResponse) GetId() int64 {
@@ -3493,7 +3610,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3505,7 +3622,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3518,7 +3635,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
 }
 
 // ListToolsResponse is the callable-tool catalog.
@@ -3534,7 +3651,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3546,7 +3663,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3559,7 +3676,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ListToolsResponse) GetGeneration() string {
@@ -3585,7 +3702,7 @@ type ListSidecarsRequest struct {
 
 func (x *ListSidecarsRequest) Reset() {
 	*x = ListSidecarsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3597,7 +3714,7 @@ func (x *ListSidecarsRequest) String() string {
 func (*ListSidecarsRequest) ProtoMessage() {}
 
 func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3610,7 +3727,7 @@ func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsRequest.ProtoReflect.Descriptor instead.
 func (*ListSidecarsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
 }
 
 // ListSidecarsResponse is the supervisor's view of every sidecar.
@@ -3624,7 +3741,7 @@ type ListSidecarsResponse struct {
 
 func (x *ListSidecarsResponse) Reset() {
 	*x = ListSidecarsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3636,7 +3753,7 @@ func (x *ListSidecarsResponse) String() string {
 func (*ListSidecarsResponse) ProtoMessage() {}
 
 func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3649,7 +3766,7 @@ func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsResponse.ProtoReflect.Descriptor instead.
 func (*ListSidecarsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ListSidecarsResponse) GetResultJson() []byte {
@@ -3669,7 +3786,7 @@ type GetSkillMetricsRequest struct {
 
 func (x *GetSkillMetricsRequest) Reset() {
 	*x = GetSkillMetricsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3681,7 +3798,7 @@ func (x *GetSkillMetricsRequest) String() string {
 func (*GetSkillMetricsRequest) ProtoMessage() {}
 
 func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3694,7 +3811,7 @@ func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsRequest.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *GetSkillMetricsRequest) GetSkillId() string {
@@ -3715,7 +3832,7 @@ type GetSkillMetricsResponse struct {
 
 func (x *GetSkillMetricsResponse) Reset() {
 	*x = GetSkillMetricsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3727,7 +3844,7 @@ func (x *GetSkillMetricsResponse) String() string {
 func (*GetSkillMetricsResponse) ProtoMessage() {}
 
 func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3740,7 +3857,7 @@ func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsResponse.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *GetSkillMetricsResponse) GetResultJson() []byte {
@@ -3759,7 +3876,7 @@ type GetClusterRequest struct {
 
 func (x *GetClusterRequest) Reset() {
 	*x = GetClusterRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3771,7 +3888,7 @@ func (x *GetClusterRequest) String() string {
 func (*GetClusterRequest) ProtoMessage() {}
 
 func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3784,7 +3901,7 @@ func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{60}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{62}
 }
 
 // GetClusterResponse is the cluster as the daemon sees it.
@@ -3798,7 +3915,7 @@ type GetClusterResponse struct {
 
 func (x *GetClusterResponse) Reset() {
 	*x = GetClusterResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3810,7 +3927,7 @@ func (x *GetClusterResponse) String() string {
 func (*GetClusterResponse) ProtoMessage() {}
 
 func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3823,7 +3940,7 @@ func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{61}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *GetClusterResponse) GetResultJson() []byte {
@@ -3837,7 +3954,7 @@ var File_palyra_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\n" +
-	"\x19palyra/host/v1/host.proto\x12\x0epalyra.host.v1\"\xd7\x04\n" +
+	"\x19palyra/host/v1/host.proto\x12\x0epalyra.host.v1\"\xfe\x04\n" +
 	"\x05Skill\x12\x19\n" +
 	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x12\n" +
@@ -3857,7 +3974,8 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x0epayload_sha256\x18\x0e \x01(\tR\rpayloadSha256\x12/\n" +
 	"\x14installed_at_unix_ms\x18\x0f \x01(\x03R\x11installedAtUnixMs\x12$\n" +
 	"\x0eheld_back_code\x18\x10 \x01(\tR\fheldBackCode\x12(\n" +
-	"\x10held_back_reason\x18\x11 \x01(\tR\x0eheldBackReason\"\xa1\x01\n" +
+	"\x10held_back_reason\x18\x11 \x01(\tR\x0eheldBackReason\x12%\n" +
+	"\x0ereview_pending\x18\x12 \x01(\bR\rreviewPending\"\xa1\x01\n" +
 	"\x11ListSkillsRequest\x12\x19\n" +
 	"\bskill_id\x18\x01 \x01(\tR\askillId\x12!\n" +
 	"\fcurrent_only\x18\x02 \x01(\bR\vcurrentOnly\x12)\n" +
@@ -3972,6 +4090,12 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x1a\n" +
 	"\boverride\x18\x04 \x01(\bR\boverride\"K\n" +
 	"\x13EnableSkillResponse\x124\n" +
+	"\x06status\x18\x01 \x01(\v2\x1c.palyra.host.v1.StatusChangeR\x06status\"h\n" +
+	"\x19ApproveSkillReviewRequest\x12\x19\n" +
+	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"R\n" +
+	"\x1aApproveSkillReviewResponse\x124\n" +
 	"\x06status\x18\x01 \x01(\v2\x1c.palyra.host.v1.StatusChangeR\x06status\"b\n" +
 	"\x13DisableSkillRequest\x12\x19\n" +
 	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x18\n" +
@@ -4119,7 +4243,7 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11GetClusterRequest\"5\n" +
 	"\x12GetClusterResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson2\xf9\x12\n" +
+	"resultJson2\xe6\x13\n" +
 	"\vHostService\x12S\n" +
 	"\n" +
 	"ListSkills\x12!.palyra.host.v1.ListSkillsRequest\x1a\".palyra.host.v1.ListSkillsResponse\x12M\n" +
@@ -4129,7 +4253,8 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\n" +
 	"AuditSkill\x12!.palyra.host.v1.AuditSkillRequest\x1a\".palyra.host.v1.AuditSkillResponse\x12b\n" +
 	"\x0fQuarantineSkill\x12&.palyra.host.v1.QuarantineSkillRequest\x1a'.palyra.host.v1.QuarantineSkillResponse\x12V\n" +
-	"\vEnableSkill\x12\".palyra.host.v1.EnableSkillRequest\x1a#.palyra.host.v1.EnableSkillResponse\x12Y\n" +
+	"\vEnableSkill\x12\".palyra.host.v1.EnableSkillRequest\x1a#.palyra.host.v1.EnableSkillResponse\x12k\n" +
+	"\x12ApproveSkillReview\x12).palyra.host.v1.ApproveSkillReviewRequest\x1a*.palyra.host.v1.ApproveSkillReviewResponse\x12Y\n" +
 	"\fDisableSkill\x12#.palyra.host.v1.DisableSkillRequest\x1a$.palyra.host.v1.DisableSkillResponse\x12V\n" +
 	"\vRemoveSkill\x12\".palyra.host.v1.RemoveSkillRequest\x1a#.palyra.host.v1.RemoveSkillResponse\x12J\n" +
 	"\aReaudit\x12\x1e.palyra.host.v1.ReauditRequest\x1a\x1f.palyra.host.v1.ReauditResponse\x12V\n" +
@@ -4167,70 +4292,72 @@ func file_palyra_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_palyra_host_v1_host_proto_rawDescData
 }
 
-var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
+var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
 var file_palyra_host_v1_host_proto_goTypes = []any{
-	(*Skill)(nil),                   // 0: palyra.host.v1.Skill
-	(*ListSkillsRequest)(nil),       // 1: palyra.host.v1.ListSkillsRequest
-	(*ListSkillsResponse)(nil),      // 2: palyra.host.v1.ListSkillsResponse
-	(*GetSkillRequest)(nil),         // 3: palyra.host.v1.GetSkillRequest
-	(*GetSkillResponse)(nil),        // 4: palyra.host.v1.GetSkillResponse
-	(*InstallSkillRequest)(nil),     // 5: palyra.host.v1.InstallSkillRequest
-	(*InstallSource)(nil),           // 6: palyra.host.v1.InstallSource
-	(*ListOutdatedRequest)(nil),     // 7: palyra.host.v1.ListOutdatedRequest
-	(*OutdatedSkill)(nil),           // 8: palyra.host.v1.OutdatedSkill
-	(*ListOutdatedResponse)(nil),    // 9: palyra.host.v1.ListOutdatedResponse
-	(*UpdateSkillRequest)(nil),      // 10: palyra.host.v1.UpdateSkillRequest
-	(*UpdateSkillResponse)(nil),     // 11: palyra.host.v1.UpdateSkillResponse
-	(*ApplyRequest)(nil),            // 12: palyra.host.v1.ApplyRequest
-	(*ApplyResponse)(nil),           // 13: palyra.host.v1.ApplyResponse
-	(*InstallSkillResponse)(nil),    // 14: palyra.host.v1.InstallSkillResponse
-	(*VerifySkillRequest)(nil),      // 15: palyra.host.v1.VerifySkillRequest
-	(*VerifySkillResponse)(nil),     // 16: palyra.host.v1.VerifySkillResponse
-	(*AuditSkillRequest)(nil),       // 17: palyra.host.v1.AuditSkillRequest
-	(*AuditSkillResponse)(nil),      // 18: palyra.host.v1.AuditSkillResponse
-	(*StatusChange)(nil),            // 19: palyra.host.v1.StatusChange
-	(*QuarantineSkillRequest)(nil),  // 20: palyra.host.v1.QuarantineSkillRequest
-	(*QuarantineSkillResponse)(nil), // 21: palyra.host.v1.QuarantineSkillResponse
-	(*EnableSkillRequest)(nil),      // 22: palyra.host.v1.EnableSkillRequest
-	(*EnableSkillResponse)(nil),     // 23: palyra.host.v1.EnableSkillResponse
-	(*DisableSkillRequest)(nil),     // 24: palyra.host.v1.DisableSkillRequest
-	(*DisableSkillResponse)(nil),    // 25: palyra.host.v1.DisableSkillResponse
-	(*RemoveSkillRequest)(nil),      // 26: palyra.host.v1.RemoveSkillRequest
-	(*RemoveSkillResponse)(nil),     // 27: palyra.host.v1.RemoveSkillResponse
-	(*RotateTrustRequest)(nil),      // 28: palyra.host.v1.RotateTrustRequest
-	(*RotateTrustResponse)(nil),     // 29: palyra.host.v1.RotateTrustResponse
-	(*SetPolicyRequest)(nil),        // 30: palyra.host.v1.SetPolicyRequest
-	(*SetPolicyResponse)(nil),       // 31: palyra.host.v1.SetPolicyResponse
-	(*ReauditRequest)(nil),          // 32: palyra.host.v1.ReauditRequest
-	(*ReauditResponse)(nil),         // 33: palyra.host.v1.ReauditResponse
-	(*CallToolRequest)(nil),         // 34: palyra.host.v1.CallToolRequest
-	(*A2UIRef)(nil),                 // 35: palyra.host.v1.A2UIRef
-	(*CallToolResponse)(nil),        // 36: palyra.host.v1.CallToolResponse
-	(*SubmitFormRequest)(nil),       // 37: palyra.host.v1.SubmitFormRequest
-	(*RunInlineRequest)(nil),        // 38: palyra.host.v1.RunInlineRequest
-	(*RunInlineResponse)(nil),       // 39: palyra.host.v1.RunInlineResponse
-	(*SubmitFormResponse)(nil),      // 40: palyra.host.v1.SubmitFormResponse
-	(*HookBinding)(nil),             // 41: palyra.host.v1.HookBinding
-	(*ListHooksRequest)(nil),        // 42: palyra.host.v1.ListHooksRequest
-	(*ListHooksResponse)(nil),       // 43: palyra.host.v1.ListHooksResponse
-	(*BindHookRequest)(nil),         // 44: palyra.host.v1.BindHookRequest
-	(*BindHookResponse)(nil),        // 45: palyra.host.v1.BindHookResponse
-	(*SetHookEnabledRequest)(nil),   // 46: palyra.host.v1.SetHookEnabledRequest
-	(*SetHookEnabledResponse)(nil),  // 47: palyra.host.v1.SetHookEnabledResponse
-	(*RemoveHookRequest)(nil),       // 48: palyra.host.v1.RemoveHookRequest
-	(*RemoveHookResponse)(nil),      // 49: palyra.host.v1.RemoveHookResponse
-	(*FireHooksRequest)(nil),        // 50: palyra.host.v1.FireHooksRequest
-	(*FireHooksResponse)(nil),       // 51: palyra.host.v1.FireHooksResponse
-	(*StreamEventsRequest)(nil),     // 52: palyra.host.v1.StreamEventsRequest
-	(*StreamEventsResponse)(nil),    // 53: palyra.host.v1.StreamEventsResponse
-	(*ListToolsRequest)(nil),        // 54: palyra.host.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),       // 55: palyra.host.v1.ListToolsResponse
-	(*ListSidecarsRequest)(nil),     // 56: palyra.host.v1.ListSidecarsRequest
-	(*ListSidecarsResponse)(nil),    // 57: palyra.host.v1.ListSidecarsResponse
-	(*GetSkillMetricsRequest)(nil),  // 58: palyra.host.v1.GetSkillMetricsRequest
-	(*GetSkillMetricsResponse)(nil), // 59: palyra.host.v1.GetSkillMetricsResponse
-	(*GetClusterRequest)(nil),       // 60: palyra.host.v1.GetClusterRequest
-	(*GetClusterResponse)(nil),      // 61: palyra.host.v1.GetClusterResponse
+	(*Skill)(nil),                      // 0: palyra.host.v1.Skill
+	(*ListSkillsRequest)(nil),          // 1: palyra.host.v1.ListSkillsRequest
+	(*ListSkillsResponse)(nil),         // 2: palyra.host.v1.ListSkillsResponse
+	(*GetSkillRequest)(nil),            // 3: palyra.host.v1.GetSkillRequest
+	(*GetSkillResponse)(nil),           // 4: palyra.host.v1.GetSkillResponse
+	(*InstallSkillRequest)(nil),        // 5: palyra.host.v1.InstallSkillRequest
+	(*InstallSource)(nil),              // 6: palyra.host.v1.InstallSource
+	(*ListOutdatedRequest)(nil),        // 7: palyra.host.v1.ListOutdatedRequest
+	(*OutdatedSkill)(nil),              // 8: palyra.host.v1.OutdatedSkill
+	(*ListOutdatedResponse)(nil),       // 9: palyra.host.v1.ListOutdatedResponse
+	(*UpdateSkillRequest)(nil),         // 10: palyra.host.v1.UpdateSkillRequest
+	(*UpdateSkillResponse)(nil),        // 11: palyra.host.v1.UpdateSkillResponse
+	(*ApplyRequest)(nil),               // 12: palyra.host.v1.ApplyRequest
+	(*ApplyResponse)(nil),              // 13: palyra.host.v1.ApplyResponse
+	(*InstallSkillResponse)(nil),       // 14: palyra.host.v1.InstallSkillResponse
+	(*VerifySkillRequest)(nil),         // 15: palyra.host.v1.VerifySkillRequest
+	(*VerifySkillResponse)(nil),        // 16: palyra.host.v1.VerifySkillResponse
+	(*AuditSkillRequest)(nil),          // 17: palyra.host.v1.AuditSkillRequest
+	(*AuditSkillResponse)(nil),         // 18: palyra.host.v1.AuditSkillResponse
+	(*StatusChange)(nil),               // 19: palyra.host.v1.StatusChange
+	(*QuarantineSkillRequest)(nil),     // 20: palyra.host.v1.QuarantineSkillRequest
+	(*QuarantineSkillResponse)(nil),    // 21: palyra.host.v1.QuarantineSkillResponse
+	(*EnableSkillRequest)(nil),         // 22: palyra.host.v1.EnableSkillRequest
+	(*EnableSkillResponse)(nil),        // 23: palyra.host.v1.EnableSkillResponse
+	(*ApproveSkillReviewRequest)(nil),  // 24: palyra.host.v1.ApproveSkillReviewRequest
+	(*ApproveSkillReviewResponse)(nil), // 25: palyra.host.v1.ApproveSkillReviewResponse
+	(*DisableSkillRequest)(nil),        // 26: palyra.host.v1.DisableSkillRequest
+	(*DisableSkillResponse)(nil),       // 27: palyra.host.v1.DisableSkillResponse
+	(*RemoveSkillRequest)(nil),         // 28: palyra.host.v1.RemoveSkillRequest
+	(*RemoveSkillResponse)(nil),        // 29: palyra.host.v1.RemoveSkillResponse
+	(*RotateTrustRequest)(nil),         // 30: palyra.host.v1.RotateTrustRequest
+	(*RotateTrustResponse)(nil),        // 31: palyra.host.v1.RotateTrustResponse
+	(*SetPolicyRequest)(nil),           // 32: palyra.host.v1.SetPolicyRequest
+	(*SetPolicyResponse)(nil),          // 33: palyra.host.v1.SetPolicyResponse
+	(*ReauditRequest)(nil),             // 34: palyra.host.v1.ReauditRequest
+	(*ReauditResponse)(nil),            // 35: palyra.host.v1.ReauditResponse
+	(*CallToolRequest)(nil),            // 36: palyra.host.v1.CallToolRequest
+	(*A2UIRef)(nil),                    // 37: palyra.host.v1.A2UIRef
+	(*CallToolResponse)(nil),           // 38: palyra.host.v1.CallToolResponse
+	(*SubmitFormRequest)(nil),          // 39: palyra.host.v1.SubmitFormRequest
+	(*RunInlineRequest)(nil),           // 40: palyra.host.v1.RunInlineRequest
+	(*RunInlineResponse)(nil),          // 41: palyra.host.v1.RunInlineResponse
+	(*SubmitFormResponse)(nil),         // 42: palyra.host.v1.SubmitFormResponse
+	(*HookBinding)(nil),                // 43: palyra.host.v1.HookBinding
+	(*ListHooksRequest)(nil),           // 44: palyra.host.v1.ListHooksRequest
+	(*ListHooksResponse)(nil),          // 45: palyra.host.v1.ListHooksResponse
+	(*BindHookRequest)(nil),            // 46: palyra.host.v1.BindHookRequest
+	(*BindHookResponse)(nil),           // 47: palyra.host.v1.BindHookResponse
+	(*SetHookEnabledRequest)(nil),      // 48: palyra.host.v1.SetHookEnabledRequest
+	(*SetHookEnabledResponse)(nil),     // 49: palyra.host.v1.SetHookEnabledResponse
+	(*RemoveHookRequest)(nil),          // 50: palyra.host.v1.RemoveHookRequest
+	(*RemoveHookResponse)(nil),         // 51: palyra.host.v1.RemoveHookResponse
+	(*FireHooksRequest)(nil),           // 52: palyra.host.v1.FireHooksRequest
+	(*FireHooksResponse)(nil),          // 53: palyra.host.v1.FireHooksResponse
+	(*StreamEventsRequest)(nil),        // 54: palyra.host.v1.StreamEventsRequest
+	(*StreamEventsResponse)(nil),       // 55: palyra.host.v1.StreamEventsResponse
+	(*ListToolsRequest)(nil),           // 56: palyra.host.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),          // 57: palyra.host.v1.ListToolsResponse
+	(*ListSidecarsRequest)(nil),        // 58: palyra.host.v1.ListSidecarsRequest
+	(*ListSidecarsResponse)(nil),       // 59: palyra.host.v1.ListSidecarsResponse
+	(*GetSkillMetricsRequest)(nil),     // 60: palyra.host.v1.GetSkillMetricsRequest
+	(*GetSkillMetricsResponse)(nil),    // 61: palyra.host.v1.GetSkillMetricsResponse
+	(*GetClusterRequest)(nil),          // 62: palyra.host.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),         // 63: palyra.host.v1.GetClusterResponse
 }
 var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	0,  // 0: palyra.host.v1.ListSkillsResponse.skills:type_name -> palyra.host.v1.Skill
@@ -4239,75 +4366,78 @@ var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	8,  // 3: palyra.host.v1.ListOutdatedResponse.skills:type_name -> palyra.host.v1.OutdatedSkill
 	19, // 4: palyra.host.v1.QuarantineSkillResponse.status:type_name -> palyra.host.v1.StatusChange
 	19, // 5: palyra.host.v1.EnableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
-	19, // 6: palyra.host.v1.DisableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
-	35, // 7: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
-	36, // 8: palyra.host.v1.RunInlineResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	36, // 9: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	41, // 10: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
-	41, // 11: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
-	41, // 12: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
-	41, // 13: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
-	1,  // 14: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
-	3,  // 15: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
-	5,  // 16: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
-	15, // 17: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
-	17, // 18: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
-	20, // 19: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
-	22, // 20: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
-	24, // 21: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
-	26, // 22: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
-	32, // 23: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
-	28, // 24: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
-	30, // 25: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
-	34, // 26: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
-	38, // 27: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
-	37, // 28: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
-	42, // 29: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
-	44, // 30: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
-	46, // 31: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
-	48, // 32: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
-	50, // 33: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
-	52, // 34: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
-	54, // 35: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
-	56, // 36: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
-	58, // 37: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
-	7,  // 38: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
-	10, // 39: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
-	12, // 40: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
-	60, // 41: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
-	2,  // 42: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
-	4,  // 43: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
-	14, // 44: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
-	16, // 45: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
-	18, // 46: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
-	21, // 47: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
-	23, // 48: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
-	25, // 49: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
-	27, // 50: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
-	33, // 51: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
-	29, // 52: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
-	31, // 53: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
-	36, // 54: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
-	39, // 55: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
-	40, // 56: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
-	43, // 57: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
-	45, // 58: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
-	47, // 59: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
-	49, // 60: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
-	51, // 61: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
-	53, // 62: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
-	55, // 63: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
-	57, // 64: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
-	59, // 65: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
-	9,  // 66: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
-	11, // 67: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
-	13, // 68: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
-	61, // 69: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
-	42, // [42:70] is the sub-list for method output_type
-	14, // [14:42] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	19, // 6: palyra.host.v1.ApproveSkillReviewResponse.status:type_name -> palyra.host.v1.StatusChange
+	19, // 7: palyra.host.v1.DisableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
+	37, // 8: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
+	38, // 9: palyra.host.v1.RunInlineResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	38, // 10: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	43, // 11: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
+	43, // 12: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
+	43, // 13: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
+	43, // 14: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
+	1,  // 15: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
+	3,  // 16: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
+	5,  // 17: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
+	15, // 18: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
+	17, // 19: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
+	20, // 20: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
+	22, // 21: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
+	24, // 22: palyra.host.v1.HostService.ApproveSkillReview:input_type -> palyra.host.v1.ApproveSkillReviewRequest
+	26, // 23: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
+	28, // 24: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
+	34, // 25: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
+	30, // 26: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
+	32, // 27: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
+	36, // 28: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
+	40, // 29: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
+	39, // 30: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
+	44, // 31: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
+	46, // 32: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
+	48, // 33: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
+	50, // 34: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
+	52, // 35: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
+	54, // 36: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
+	56, // 37: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
+	58, // 38: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
+	60, // 39: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
+	7,  // 40: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
+	10, // 41: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
+	12, // 42: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
+	62, // 43: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
+	2,  // 44: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
+	4,  // 45: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
+	14, // 46: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
+	16, // 47: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
+	18, // 48: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
+	21, // 49: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
+	23, // 50: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
+	25, // 51: palyra.host.v1.HostService.ApproveSkillReview:output_type -> palyra.host.v1.ApproveSkillReviewResponse
+	27, // 52: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
+	29, // 53: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
+	35, // 54: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
+	31, // 55: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
+	33, // 56: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
+	38, // 57: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
+	41, // 58: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
+	42, // 59: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
+	45, // 60: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
+	47, // 61: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
+	49, // 62: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
+	51, // 63: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
+	53, // 64: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
+	55, // 65: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
+	57, // 66: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
+	59, // 67: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
+	61, // 68: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
+	9,  // 69: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
+	11, // 70: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
+	13, // 71: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
+	63, // 72: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
+	44, // [44:73] is the sub-list for method output_type
+	15, // [15:44] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_palyra_host_v1_host_proto_init() }
@@ -4315,14 +4445,14 @@ func file_palyra_host_v1_host_proto_init() {
 	if File_palyra_host_v1_host_proto != nil {
 		return
 	}
-	file_palyra_host_v1_host_proto_msgTypes[52].OneofWrappers = []any{}
+	file_palyra_host_v1_host_proto_msgTypes[54].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_host_v1_host_proto_rawDesc), len(file_palyra_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   62,
+			NumMessages:   64,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

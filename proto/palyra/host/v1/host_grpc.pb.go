@@ -32,34 +32,35 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	HostService_ListSkills_FullMethodName      = "/palyra.host.v1.HostService/ListSkills"
-	HostService_GetSkill_FullMethodName        = "/palyra.host.v1.HostService/GetSkill"
-	HostService_InstallSkill_FullMethodName    = "/palyra.host.v1.HostService/InstallSkill"
-	HostService_VerifySkill_FullMethodName     = "/palyra.host.v1.HostService/VerifySkill"
-	HostService_AuditSkill_FullMethodName      = "/palyra.host.v1.HostService/AuditSkill"
-	HostService_QuarantineSkill_FullMethodName = "/palyra.host.v1.HostService/QuarantineSkill"
-	HostService_EnableSkill_FullMethodName     = "/palyra.host.v1.HostService/EnableSkill"
-	HostService_DisableSkill_FullMethodName    = "/palyra.host.v1.HostService/DisableSkill"
-	HostService_RemoveSkill_FullMethodName     = "/palyra.host.v1.HostService/RemoveSkill"
-	HostService_Reaudit_FullMethodName         = "/palyra.host.v1.HostService/Reaudit"
-	HostService_RotateTrust_FullMethodName     = "/palyra.host.v1.HostService/RotateTrust"
-	HostService_SetPolicy_FullMethodName       = "/palyra.host.v1.HostService/SetPolicy"
-	HostService_CallTool_FullMethodName        = "/palyra.host.v1.HostService/CallTool"
-	HostService_RunInline_FullMethodName       = "/palyra.host.v1.HostService/RunInline"
-	HostService_SubmitForm_FullMethodName      = "/palyra.host.v1.HostService/SubmitForm"
-	HostService_ListHooks_FullMethodName       = "/palyra.host.v1.HostService/ListHooks"
-	HostService_BindHook_FullMethodName        = "/palyra.host.v1.HostService/BindHook"
-	HostService_SetHookEnabled_FullMethodName  = "/palyra.host.v1.HostService/SetHookEnabled"
-	HostService_RemoveHook_FullMethodName      = "/palyra.host.v1.HostService/RemoveHook"
-	HostService_FireHooks_FullMethodName       = "/palyra.host.v1.HostService/FireHooks"
-	HostService_StreamEvents_FullMethodName    = "/palyra.host.v1.HostService/StreamEvents"
-	HostService_ListTools_FullMethodName       = "/palyra.host.v1.HostService/ListTools"
-	HostService_ListSidecars_FullMethodName    = "/palyra.host.v1.HostService/ListSidecars"
-	HostService_GetSkillMetrics_FullMethodName = "/palyra.host.v1.HostService/GetSkillMetrics"
-	HostService_ListOutdated_FullMethodName    = "/palyra.host.v1.HostService/ListOutdated"
-	HostService_UpdateSkill_FullMethodName     = "/palyra.host.v1.HostService/UpdateSkill"
-	HostService_Apply_FullMethodName           = "/palyra.host.v1.HostService/Apply"
-	HostService_GetCluster_FullMethodName      = "/palyra.host.v1.HostService/GetCluster"
+	HostService_ListSkills_FullMethodName         = "/palyra.host.v1.HostService/ListSkills"
+	HostService_GetSkill_FullMethodName           = "/palyra.host.v1.HostService/GetSkill"
+	HostService_InstallSkill_FullMethodName       = "/palyra.host.v1.HostService/InstallSkill"
+	HostService_VerifySkill_FullMethodName        = "/palyra.host.v1.HostService/VerifySkill"
+	HostService_AuditSkill_FullMethodName         = "/palyra.host.v1.HostService/AuditSkill"
+	HostService_QuarantineSkill_FullMethodName    = "/palyra.host.v1.HostService/QuarantineSkill"
+	HostService_EnableSkill_FullMethodName        = "/palyra.host.v1.HostService/EnableSkill"
+	HostService_ApproveSkillReview_FullMethodName = "/palyra.host.v1.HostService/ApproveSkillReview"
+	HostService_DisableSkill_FullMethodName       = "/palyra.host.v1.HostService/DisableSkill"
+	HostService_RemoveSkill_FullMethodName        = "/palyra.host.v1.HostService/RemoveSkill"
+	HostService_Reaudit_FullMethodName            = "/palyra.host.v1.HostService/Reaudit"
+	HostService_RotateTrust_FullMethodName        = "/palyra.host.v1.HostService/RotateTrust"
+	HostService_SetPolicy_FullMethodName          = "/palyra.host.v1.HostService/SetPolicy"
+	HostService_CallTool_FullMethodName           = "/palyra.host.v1.HostService/CallTool"
+	HostService_RunInline_FullMethodName          = "/palyra.host.v1.HostService/RunInline"
+	HostService_SubmitForm_FullMethodName         = "/palyra.host.v1.HostService/SubmitForm"
+	HostService_ListHooks_FullMethodName          = "/palyra.host.v1.HostService/ListHooks"
+	HostService_BindHook_FullMethodName           = "/palyra.host.v1.HostService/BindHook"
+	HostService_SetHookEnabled_FullMethodName     = "/palyra.host.v1.HostService/SetHookEnabled"
+	HostService_RemoveHook_FullMethodName         = "/palyra.host.v1.HostService/RemoveHook"
+	HostService_FireHooks_FullMethodName          = "/palyra.host.v1.HostService/FireHooks"
+	HostService_StreamEvents_FullMethodName       = "/palyra.host.v1.HostService/StreamEvents"
+	HostService_ListTools_FullMethodName          = "/palyra.host.v1.HostService/ListTools"
+	HostService_ListSidecars_FullMethodName       = "/palyra.host.v1.HostService/ListSidecars"
+	HostService_GetSkillMetrics_FullMethodName    = "/palyra.host.v1.HostService/GetSkillMetrics"
+	HostService_ListOutdated_FullMethodName       = "/palyra.host.v1.HostService/ListOutdated"
+	HostService_UpdateSkill_FullMethodName        = "/palyra.host.v1.HostService/UpdateSkill"
+	HostService_Apply_FullMethodName              = "/palyra.host.v1.HostService/Apply"
+	HostService_GetCluster_FullMethodName         = "/palyra.host.v1.HostService/GetCluster"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -82,6 +83,10 @@ type HostServiceClient interface {
 	QuarantineSkill(ctx context.Context, in *QuarantineSkillRequest, opts ...grpc.CallOption) (*QuarantineSkillResponse, error)
 	// EnableSkill lets a version run again after re-checking it.
 	EnableSkill(ctx context.Context, in *EnableSkillRequest, opts ...grpc.CallOption) (*EnableSkillResponse, error)
+	// ApproveSkillReview approves the review of builder output awaiting
+	// review (installed quarantined with review_pending), then enables it
+	// with EnableSkill's checks.
+	ApproveSkillReview(ctx context.Context, in *ApproveSkillReviewRequest, opts ...grpc.CallOption) (*ApproveSkillReviewResponse, error)
 	// DisableSkill turns a version off.
 	DisableSkill(ctx context.Context, in *DisableSkillRequest, opts ...grpc.CallOption) (*DisableSkillResponse, error)
 	// RemoveSkill uninstalls a version or every version of a skill.
@@ -211,6 +216,16 @@ func (c *hostServiceClient) EnableSkill(ctx context.Context, in *EnableSkillRequ
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(EnableSkillResponse)
 	err := c.cc.Invoke(ctx, HostService_EnableSkill_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) ApproveSkillReview(ctx context.Context, in *ApproveSkillReviewRequest, opts ...grpc.CallOption) (*ApproveSkillReviewResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ApproveSkillReviewResponse)
+	err := c.cc.Invoke(ctx, HostService_ApproveSkillReview_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -456,6 +471,10 @@ type HostServiceServer interface {
 	QuarantineSkill(context.Context, *QuarantineSkillRequest) (*QuarantineSkillResponse, error)
 	// EnableSkill lets a version run again after re-checking it.
 	EnableSkill(context.Context, *EnableSkillRequest) (*EnableSkillResponse, error)
+	// ApproveSkillReview approves the review of builder output awaiting
+	// review (installed quarantined with review_pending), then enables it
+	// with EnableSkill's checks.
+	ApproveSkillReview(context.Context, *ApproveSkillReviewRequest) (*ApproveSkillReviewResponse, error)
 	// DisableSkill turns a version off.
 	DisableSkill(context.Context, *DisableSkillRequest) (*DisableSkillResponse, error)
 	// RemoveSkill uninstalls a version or every version of a skill.
@@ -541,6 +560,9 @@ func (UnimplementedHostServiceServer) QuarantineSkill(context.Context, *Quaranti
 }
 func (UnimplementedHostServiceServer) EnableSkill(context.Context, *EnableSkillRequest) (*EnableSkillResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method EnableSkill not implemented")
+}
+func (UnimplementedHostServiceServer) ApproveSkillReview(context.Context, *ApproveSkillReviewRequest) (*ApproveSkillReviewResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ApproveSkillReview not implemented")
 }
 func (UnimplementedHostServiceServer) DisableSkill(context.Context, *DisableSkillRequest) (*DisableSkillResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DisableSkill not implemented")
@@ -748,6 +770,24 @@ func _HostService_EnableSkill_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(HostServiceServer).EnableSkill(ctx, req.(*EnableSkillRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_ApproveSkillReview_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ApproveSkillReviewRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).ApproveSkillReview(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_ApproveSkillReview_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).ApproveSkillReview(ctx, req.(*ApproveSkillReviewRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1157,6 +1197,10 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "EnableSkill",
 			Handler:    _HostService_EnableSkill_Handler,
+		},
+		{
+			MethodName: "ApproveSkillReview",
+			Handler:    _HostService_ApproveSkillReview_Handler,
 		},
 		{
 			MethodName: "DisableSkill",
