@@ -17,6 +17,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/palyra-go/palyra/host/vault"
 	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
@@ -522,4 +523,18 @@ func Diff(old, new *Store) []Change {
 		}
 	}
 	return out
+}
+
+// WithVault keys the integrity MAC from v: its "trust-store-mac" subkey
+// (vault.DeriveKey with VaultKeyPurpose) when the vault has a key, else the
+// File's own key file. A vault whose key is configured but fails (a key
+// command that fails, an insecure key file) fails the operation.
+func WithVault(v *vault.Vault) Option {
+	return WithVaultKey(func(ctx context.Context) ([]byte, error) {
+		k, err := v.DeriveKey(ctx, VaultKeyPurpose)
+		if errors.Is(err, vault.ErrKeyMissing) {
+			return nil, fmt.Errorf("%w: %w", ErrNoVaultKey, err)
+		}
+		return k, err
+	})
 }
