@@ -107,10 +107,15 @@
 // key file keeps loading after a vault key appears, and is re-sealed with
 // the vault subkey at its next change. A store sealed with the vault key is
 // refused when the vault key is not available (fail closed): give the
-// process the vault key the host has. The vault key protects against
-// anyone who cannot read it; the key-file fallback protects against
-// hand edits and tools, not against someone who can read files next to the
-// store.
+// process the vault key the host has. While the vault key is configured
+// out of the state directory ($PALYRA_VAULT_KEY, a key command, an
+// application's key), a seal made with the key file is refused too, so
+// whoever can write the files beside the store cannot re-seal it with a
+// key file of their own; after configuring such a key, an operator whose
+// store was sealed with the key file runs accept-changes once. The
+// configured vault key protects against anyone who cannot read it; the
+// vault's own key file, and the store's key file, protect against hand
+// edits and tools, not against someone who can read the state directory.
 //
 // Every change made through File (Update, Decide when it pins,
 // ApplyRotation, AcceptChanges) is sealed in the same locked write, which

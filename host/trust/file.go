@@ -34,7 +34,9 @@ import (
 type File struct {
 	path     string
 	vaultKey func(context.Context) ([]byte, error)
-	log      hclog.Logger
+	// vaultStrict refuses key-file seals while the vault key is available.
+	vaultStrict bool
+	log         hclog.Logger
 }
 
 // OpenFile returns the trust store at path. It does not touch the file

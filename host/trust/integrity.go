@@ -49,8 +49,15 @@ type Option func(*File)
 // error wrapping ErrNoVaultKey when the vault has no key, or another error,
 // which fails the operation. Without this option the File behaves as if the
 // vault had no key.
+//
+// The key is taken as configured out of the state directory's reach (an
+// application's key, $PALYRA_VAULT_KEY, a key command): while it is
+// available, a seal made with the key file is refused, so that whoever can
+// write the files beside the store cannot re-seal it with a key file of
+// their own. WithVault relaxes this when the vault key is itself a file in
+// the state directory.
 func WithVaultKey(fn func(ctx context.Context) ([]byte, error)) Option {
-	return func(f *File) { f.vaultKey = fn }
+	return func(f *File) { f.vaultKey, f.vaultStrict = fn, true }
 }
 
 // WithLogger sets the logger the File reports adoptions and re-seals to.
@@ -227,6 +234,15 @@ func (f *File) verifyKey(ctx context.Context, source string) ([]byte, string, er
 		}
 		return k, "", nil
 	case KeySourceKeyFile:
+		if f.vaultStrict {
+			vk, err := f.vaultKeyOrNil(ctx)
+			if err != nil {
+				return nil, "", err
+			}
+			if vk != nil {
+				return nil, "the seal was made with the key file " + f.IntegrityKeyPath() + ", but a vault key is configured and only a seal made with it is accepted", nil
+			}
+		}
 		k, err := f.readKeyFile()
 		if err != nil {
 			return nil, "", err
@@ -529,12 +545,21 @@ func Diff(old, new *Store) []Change {
 // (vault.DeriveKey with VaultKeyPurpose) when the vault has a key, else the
 // File's own key file. A vault whose key is configured but fails (a key
 // command that fails, an insecure key file) fails the operation.
+//
+// A seal made with the key file is accepted while the vault key is
+// itself the vault's key file (it protects no more), and refused while the
+// vault key is configured ($PALYRA_VAULT_KEY, a key command): see
+// WithVaultKey.
 func WithVault(v *vault.Vault) Option {
-	return WithVaultKey(func(ctx context.Context) ([]byte, error) {
+	withKey := WithVaultKey(func(ctx context.Context) ([]byte, error) {
 		k, err := v.DeriveKey(ctx, VaultKeyPurpose)
 		if errors.Is(err, vault.ErrKeyMissing) {
 			return nil, fmt.Errorf("%w: %w", ErrNoVaultKey, err)
 		}
 		return k, err
 	})
+	return func(f *File) {
+		withKey(f)
+		f.vaultStrict = !v.KeyFromFile()
+	}
 }

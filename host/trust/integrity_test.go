@@ -14,6 +14,7 @@ import (
 
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/host/vault"
 )
 
 // vaultKeyFn returns a WithVaultKey function answering key, or
@@ -335,5 +336,43 @@ func TestDiff(t *testing.T) {
 	}
 	if d := trust.Diff(old, old); len(d) != 0 {
 		t.Fatalf("diff of a store with itself: %v", d)
+	}
+}
+
+// TestIntegrityKeySourceChange: a store sealed with the key file keeps
+// loading once the vault gets a key of its own file, and is re-sealed with
+// the vault subkey at its next change; under a configured vault key
+// ($PALYRA_VAULT_KEY) a key-file seal is refused, so nobody who can only
+// write the state directory can re-seal the store with a key file.
+func TestIntegrityKeySourceChange(t *testing.T) {
+	ctx := context.Background()
+	state := t.TempDir()
+	path := filepath.Join(t.TempDir(), "trust-store.json")
+	v, err := vault.Open(vault.Config{StateDir: state})
+	must(t, err)
+	f := trust.OpenFile(path, trust.WithVault(v))
+	must(t, f.Update(ctx, func(s *trust.Store) (bool, error) { return true, s.AddTrusted("acme", hexOf(1)) }))
+	if r, _ := f.Review(ctx); r.KeySource != trust.KeySourceKeyFile {
+		t.Fatalf("no vault key: sealed with %q", r.KeySource)
+	}
+	// The first secret creates <state>/secrets/vault.key.
+	n, err := vault.ParseName("skill:acme.x/token")
+	must(t, err)
+	must(t, v.Set(ctx, n, []byte("v")))
+	f = trust.OpenFile(path, trust.WithVault(v))
+	mustLoad(t, f)
+	must(t, f.Update(ctx, func(s *trust.Store) (bool, error) { return true, s.AddTrusted("acme", hexOf(2)) }))
+	if r, _ := f.Review(ctx); r.KeySource != trust.KeySourceVault || r.Status != trust.IntegrityIntact {
+		t.Fatalf("after a change with a vault key: %+v", r)
+	}
+
+	// A configured vault key refuses a key-file seal.
+	path2 := filepath.Join(t.TempDir(), "trust-store.json")
+	must(t, trust.OpenFile(path2).Update(ctx, func(s *trust.Store) (bool, error) { return true, s.AddTrusted("acme", hexOf(1)) }))
+	configured, err := vault.Open(vault.Config{StateDir: t.TempDir(), Key: bytes.Repeat([]byte{4}, 32)})
+	must(t, err)
+	_, err = trust.OpenFile(path2, trust.WithVault(configured)).Load(ctx)
+	if !errors.Is(err, trust.ErrTampered) || !strings.Contains(err.Error(), "vault key is configured") {
+		t.Fatalf("key-file seal under a configured vault key: %v", err)
 	}
 }

@@ -43,3 +43,12 @@ func (v *Vault) DeriveKey(ctx context.Context, purpose string) ([]byte, error) {
 	}
 	return sub, nil
 }
+
+// KeyFromFile reports whether the vault's key comes from its key file
+// (<state>/secrets/vault.key) rather than a configured source (Config.Key,
+// EncodedKey or KeyCommand). A key from the file protects no more than
+// the files beside it; a configured one is out of reach of whoever can
+// only write the state directory.
+func (v *Vault) KeyFromFile() bool {
+	return v.cfgKey == nil && v.encodedKey == "" && v.keyCommand == ""
+}
