@@ -271,7 +271,8 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	if wake == nil {
 		wake = &events.Bus{}
 	}
-	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, SecretPresent: caps.secretPresent, Bus: wake}
+	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, SecretPresent: caps.secretPresent, Bus: wake,
+		TrustOptions: []trust.Option{trust.WithVault(caps.vault), trust.WithLogger(cfg.Logger.Named("trust"))}}
 	var sup *supervisor.Supervisor // made below; installs (and so precompiles) run only after Open
 	if cfg.SidecarPath != "" {
 		icfg.Precompile = func(ctx context.Context, modulePath, sha string) error { return sup.Precompile(ctx, modulePath, sha) }
@@ -282,7 +283,7 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 		caps.close()
 		return nil, fmt.Errorf("host: %w", err)
 	}
-	h := &Host{cfg: cfg, in: in, trust: trust.OpenFile(in.TrustStorePath()), log: cfg.Logger.Named("host"), verified: map[string]*verified{}, looped: map[string]time.Time{},
+	h := &Host{cfg: cfg, in: in, trust: in.TrustFile(), log: cfg.Logger.Named("host"), verified: map[string]*verified{}, looped: map[string]time.Time{},
 		broker: caps.broker, storage: caps.storage, ownsStore: caps.ownsStore, vault: caps.vault, channels: caps.channels, egress: caps.egress, stats: newCallStats(),
 		calls: newCallSummary(), docs: newDocStore(maxDocuments, documentTTL), wake: wake, stream: &events.Bus{}, hooks: hooks.OpenStore(cfg.StateDir)}
 	scfg := cfg.Sources

@@ -27,6 +27,7 @@ var cliHints = map[string]string{
 	"review_pending":                 "the version is builder output awaiting review; approve it with palyra skills review approve SKILL_ID --version V --reason R",
 	"skill_disabled":                 "palyra skills enable SKILL_ID --reason R",
 	"trusted_publisher_key_mismatch": "the artifact is signed by another key than the allowlisted one; if the publisher rotated it, apply its statement with palyra trust rotate --statement FILE",
+	"trust_store_tampered":           "review what changed with palyra trust accept-changes (--trust-store T for another file; --yes when not at a terminal), or restore the file from a backup",
 	"tofu_key_mismatch":              "the publisher's key changed since it was pinned; if it rotated it, apply its statement with palyra trust rotate --statement FILE",
 }
 

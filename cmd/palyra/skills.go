@@ -218,7 +218,11 @@ func (a *app) openTrust(cmd *cobra.Command, t *trustFlags) (*trust.File, string,
 	if err != nil {
 		return nil, "", err
 	}
-	f := trust.OpenFile(path)
+	v, err := a.openVault()
+	if err != nil {
+		return nil, "", err
+	}
+	f := trust.OpenFile(path, trust.WithVault(v))
 	if len(t.trusted) == 0 {
 		return f, path, nil
 	}

@@ -14,7 +14,7 @@ import (
 
 func (a *app) trustCommand() *cobra.Command {
 	return group("trust", "Inspect and change the publisher trust store",
-		a.trustShowCommand(), a.trustRotateCommand())
+		a.trustShowCommand(), a.trustRotateCommand(), a.trustAcceptChangesCommand())
 }
 
 func (a *app) trustShowCommand() *cobra.Command {

@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,6 +17,8 @@ import (
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/manifest"
+	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/host/vault"
 )
 
 // TestAuth checks that every route but health needs the token in
@@ -443,12 +446,24 @@ func TestReauditQuarantines(t *testing.T) {
 	if _, err := os.Stat(ts); err != nil {
 		t.Fatal(err)
 	}
-	// The operator drops the pinned key: an empty store.
+	// The operator drops the pinned key: an empty store, edited by hand
+	// and accepted (palyra trust accept-changes).
 	if err := os.WriteFile(ts+".new", []byte(`{"trusted_publishers":{},"tofu_publishers":{}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v, err := vault.Open(vault.Config{StateDir: p.state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf := trust.OpenFile(ts, trust.WithVault(v))
+	if _, err := tf.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(ts+".new", ts); err != nil {
 		t.Fatal(err)
+	}
+	if _, ok, err := tf.AcceptChanges(context.Background(), func(*trust.Review) (bool, error) { return true, nil }); err != nil || !ok {
+		t.Fatalf("accept-changes: %v %v", ok, err)
 	}
 	got := ev.waitFor(t, 30*time.Second, func(m map[string]any) bool { return m["kind"] == "skill:quarantined" })
 	if got["skill_id"] != "test.reaudit" || !strings.Contains(fmt.Sprint(got["reason"]), "reaudit") || got["operator_principal"] == "" {

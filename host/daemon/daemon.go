@@ -29,6 +29,8 @@ import (
 	"github.com/palyra-go/palyra/host/source"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/host/vault"
 	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
@@ -163,7 +165,11 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		if ts == "" {
 			ts = layout.TrustStore()
 		}
-		if err := checkAllowlistOnly(ctx, ts); err != nil {
+		v, err := vault.Open(vault.Config{StateDir: state, EncodedKey: opts.VaultKey, KeyCommand: opts.VaultKeyCommand})
+		if err != nil {
+			return nil, fmt.Errorf("daemon: %w", err)
+		}
+		if err := checkAllowlistOnly(ctx, ts, trust.WithVault(v)); err != nil {
 			return nil, err
 		}
 	}

@@ -156,12 +156,13 @@ func hardeningSupported(k buildinfo.KernelSupport) error {
 // trusted through a key pinned on first use only (not allowlisted); a
 // missing file has none. "hardened" refuses to start with any: a pinned
 // key would still pass verification, and the profile trusts the
-// allowlist only.
-func TOFUPins(ctx context.Context, path string) ([]string, error) {
+// allowlist only. opts are the store's (trust.WithVault, so a store
+// sealed with the vault key verifies); a tampered store is an error.
+func TOFUPins(ctx context.Context, path string, opts ...trust.Option) ([]string, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	st, err := trust.OpenFile(path).Load(ctx)
+	st, err := trust.OpenFile(path, opts...).Load(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -175,8 +176,8 @@ func TOFUPins(ctx context.Context, path string) ([]string, error) {
 }
 
 // checkAllowlistOnly refuses a trust store holding TOFU pins.
-func checkAllowlistOnly(ctx context.Context, path string) error {
-	pins, err := TOFUPins(ctx, path)
+func checkAllowlistOnly(ctx context.Context, path string, opts ...trust.Option) error {
+	pins, err := TOFUPins(ctx, path, opts...)
 	if err != nil {
 		return fmt.Errorf("daemon: %w", err)
 	}

@@ -215,12 +215,26 @@ func (r *run) trustStore(ctx context.Context) Check {
 		c.Fix = "allowlist your publishers' keys (palyra skills install --trusted-publisher PUBLISHER=KEYHEX adds one to the trust store); installs otherwise need --allow-tofu, which the hardened deployment refuses"
 		return c
 	}
-	st, err := trust.OpenFile(path).Load(ctx)
+	var opts []trust.Option
+	if v, err := vault.Open(vault.Config{StateDir: r.cfg.StateDir, EncodedKey: r.cfg.VaultKey, KeyCommand: r.cfg.VaultKeyCommand}); err == nil {
+		opts = append(opts, trust.WithVault(v))
+	}
+	f := trust.OpenFile(path, opts...)
+	// Review, not Load: the doctor reports and changes nothing (Load would
+	// adopt a store without a seal).
+	rv, err := f.Review(ctx)
+	if err == nil && rv.Status == trust.IntegrityTampered {
+		err = &trust.TamperedError{Review: rv}
+	}
 	if err != nil {
 		c.Status, c.Found, c.Code = StatusFail, err.Error(), errcode.Of(err)
-		c.Fix = "repair or restore the file (palyra trust list shows what it holds once it parses)"
+		c.Fix = "repair or restore the file (palyra trust show shows what it holds once it parses)"
+		if errors.Is(err, trust.ErrTampered) {
+			c.Fix = "review what changed with palyra trust accept-changes (it shows the added, removed and changed keys first and re-seals the file only when you confirm), or restore the file from a backup"
+		}
 		return c
 	}
+	st := rv.Store()
 	pubs := st.Publishers()
 	keys := 0
 	for _, p := range pubs {
@@ -230,6 +244,11 @@ func (r *run) trustStore(ctx context.Context) Check {
 		}
 	}
 	found := fmt.Sprintf("%s: %d publishers, %d allowlisted keys, %d pinned on first use", path, len(pubs), keys, r.tofuPins)
+	if rv.Status == trust.IntegrityUnsealed {
+		found += "; not sealed yet (from before integrity checks, or written by Palyra): the next load seals it as it is"
+	} else {
+		found += "; integrity seal intact"
+	}
 	switch {
 	case len(pubs) == 0:
 		c.Status, c.Found = StatusWarn, found

@@ -257,6 +257,51 @@ func TestTrustStore(t *testing.T) {
 	want(t, check(t, cfg, doctor.CheckDeployment), doctor.StatusFail, "1 keys pinned on first use", "allowlist only")
 }
 
+// TestTrustStoreTampered: a store sealed with the vault key and then edited
+// by hand fails the check with trust_store_tampered and points at
+// accept-changes; the doctor itself writes nothing.
+func TestTrustStoreTampered(t *testing.T) {
+	ctx := context.Background()
+	cfg := baseConfig(t)
+	cfg.VaultKey = base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{3}, 32))
+	v, err := vault.Open(vault.Config{StateDir: cfg.StateDir, EncodedKey: cfg.VaultKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := trust.OpenFile(cfg.TrustStore, trust.WithVault(v))
+	key := hex.EncodeToString(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{1}, 32)).Public().(ed25519.PublicKey))
+	if err := f.Update(ctx, func(s *trust.Store) (bool, error) { return true, s.AddTrusted("acme", key) }); err != nil {
+		t.Fatal(err)
+	}
+	want(t, check(t, cfg, doctor.CheckTrustStore), doctor.StatusOK, "1 publishers", "integrity seal intact")
+
+	st, err := f.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := hex.EncodeToString(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32)).Public().(ed25519.PublicKey))
+	if err := st.AddTrusted("evil", evil); err != nil {
+		t.Fatal(err)
+	}
+	writeStore(t, cfg.TrustStore, st)
+	seal := f.SealPath()
+	before, err := os.ReadFile(seal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := check(t, cfg, doctor.CheckTrustStore)
+	want(t, c, doctor.StatusFail, "trust_store_tampered", cfg.TrustStore, "1 keys added", "palyra trust accept-changes")
+	if c.Code != "trust_store_tampered" {
+		t.Fatalf("code %q", c.Code)
+	}
+	if after, _ := os.ReadFile(seal); !bytes.Equal(before, after) {
+		t.Fatal("the doctor changed the seal")
+	}
+	// Without the vault key the seal cannot be verified: fail closed.
+	cfg.VaultKey = ""
+	want(t, check(t, cfg, doctor.CheckTrustStore), doctor.StatusFail, "trust_store_tampered", "vault key")
+}
+
 func writeStore(t *testing.T, path string, st *trust.Store) {
 	t.Helper()
 	b, err := st.Marshal()

@@ -51,6 +51,10 @@ type Config struct {
 	// TrustStore is the trust store file. "" means the state directory's,
 	// <state>/skills/trust-store.json (statedir.Layout.TrustStore).
 	TrustStore string
+	// TrustOptions configure the trust store file (trust.OpenFile): the
+	// host passes trust.WithVault so its integrity MAC is keyed from the
+	// vault, and its logger.
+	TrustOptions []trust.Option
 	// Bus receives an event after every change is committed. nil publishes
 	// nothing (the inventory journal still records every change).
 	Bus *events.Bus
@@ -166,7 +170,7 @@ func newInstaller(cfg Config) (*Installer, error) {
 		layout:      layout,
 		state:       layout.Dir(),
 		skillsDir:   layout.SkillsDir(),
-		trust:       trust.OpenFile(trustPath),
+		trust:       trust.OpenFile(trustPath, cfg.TrustOptions...),
 		bus:         cfg.Bus,
 		onChange:    cfg.OnChange,
 		now:         cfg.Now,
@@ -217,6 +221,10 @@ func (in *Installer) Layout() statedir.Layout { return in.layout }
 
 // TrustStorePath returns the trust store file the Installer decides with.
 func (in *Installer) TrustStorePath() string { return in.trust.Path() }
+
+// TrustFile returns the trust store file the Installer decides with, with
+// its options (Config.TrustOptions).
+func (in *Installer) TrustFile() *trust.File { return in.trust }
 
 // Policy returns the operator profile the Installer judges by now.
 func (in *Installer) Policy() *policy.Profile { return in.profile.Load() }

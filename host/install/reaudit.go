@@ -9,6 +9,7 @@ import (
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/inventory"
+	"github.com/palyra-go/palyra/host/trust"
 )
 
 // ReauditPrefix starts every reason Reaudit records.
@@ -60,9 +61,18 @@ type ReauditReport struct {
 // timeout, a database error) is reported in its outcome and in the
 // returned error, and Reaudit goes on with the others. ctx ends the run
 // between versions.
+//
+// A trust store refused as tampered (trust.ErrTampered) stops the run
+// before any version is judged, with that error: its content cannot be
+// trusted either way, so nothing is quarantined on its word (calls and
+// installs are refused until it is reviewed with `palyra trust
+// accept-changes`).
 func (in *Installer) Reaudit(ctx context.Context) (*ReauditReport, error) {
 	if err := in.check(ctx); err != nil {
 		return nil, err
+	}
+	if _, err := in.trust.Load(ctx); errors.Is(err, trust.ErrTampered) {
+		return nil, fmt.Errorf("install: reaudit: %w", err)
 	}
 	entries, err := in.db.Skills(ctx, inventory.Filter{})
 	if err != nil {

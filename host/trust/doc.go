@@ -75,5 +75,71 @@
 // each publisher the issued_at and digest of the newest statement applied;
 // a different statement that is not strictly newer is refused
 // (ErrRotationReplayed). Palyra ignores the side file. Rotations applied
-// through Store.ApplyRotation directly, or by hand edits, bypass it.
+// through Store.ApplyRotation directly, or by hand edits, bypass it.//
+// # Integrity
+//
+// Palyra keeps an integrity digest of the store in its vault; Palyra-Go
+// seals the store with a MAC so that an edit made behind the host's back
+// (a key added by hand, another tool) is refused, not trusted. The store
+// file itself stays Palyra's format (Palyra rejects unknown keys), so the
+// seal lives beside it, in "<path>.integrity.json" (File.SealPath):
+//
+//	{
+//	  "version": 1,
+//	  "key_source": "vault",
+//	  "sealed": [
+//	    {"store": {"trusted_publishers": {...}, "tofu_publishers": {...}}, "mac": "<hex>"}
+//	  ]
+//	}
+//
+// mac is HMAC-SHA256 over "palyra-go/trust-store/mac/v1\x00", the key source,
+// a zero byte and the canonical encoding of the store (Store.Marshal, so
+// re-indenting the file by hand changes nothing). The sealed content is
+// kept so that a refusal can say what changed.
+//
+// The key, decided at every write: when the vault has a key (Config.Key,
+// $PALYRA_VAULT_KEY, $PALYRA_VAULT_KEY_COMMAND, or an existing
+// <state>/secrets/vault.key), the vault's HKDF-SHA256 subkey for
+// "trust-store-mac" (vault.DeriveKey; the raw vault key is never used);
+// otherwise 32 random bytes in "<path>.integrity.key" (mode 0600, created by
+// the first write; File.IntegrityKeyPath). The seal records which source it
+// was made with and is verified with that source, so a store sealed with the
+// key file keeps loading after a vault key appears, and is re-sealed with
+// the vault subkey at its next change. A store sealed with the vault key is
+// refused when the vault key is not available (fail closed): give the
+// process the vault key the host has. While the vault key is configured
+// out of the state directory ($PALYRA_VAULT_KEY, a key command, an
+// application's key), a seal made with the key file is refused too, so
+// whoever can write the files beside the store cannot re-seal it with a
+// key file of their own; after configuring such a key, an operator whose
+// store was sealed with the key file runs accept-changes once. The
+// configured vault key protects against anyone who cannot read it; the
+// vault's own key file, and the store's key file, protect against hand
+// edits and tools, not against someone who can read the state directory.
+//
+// Every change made through File (Update, Decide when it pins,
+// ApplyRotation, AcceptChanges) is sealed in the same locked write, which
+// stays crash-safe: the seal naming both the old and the new content is
+// written first, then the store, then the seal naming the new content
+// only; whatever step a crash interrupts, the store on disk verifies.
+//
+// File.Load (and so every decision, update and rotation) refuses a store
+// whose content is not the sealed content, or whose seal does not verify,
+// with a *TamperedError wrapping ErrTampered (code trust_store_tampered)
+// that names the file, counts the keys added, removed and changed, and says
+// what to do. An update never re-seals a tampered store. File.Review tells
+// what differs without changing anything, and File.AcceptChanges re-seals
+// the file as it is after its caller confirmed the review (`palyra trust
+// accept-changes` shows the diff first).
+//
+// Migration: a store that has content but no seal (written before
+// Palyra-Go sealed stores, or by Palyra) is adopted: the first Load seals it
+// as it is and logs a warning naming its publishers. Refusing it instead
+// would break every existing install on upgrade, and such a store was
+// trusted as it was until then, so adopting it trusts nothing new. The
+// limit: deleting the seal makes a store look unsealed, so someone who can
+// delete the seal can have an edit adopted; the adoption is logged, the
+// doctor says when a store is unsealed, and an empty or missing store is never
+// sealed on load. A store in which the seal is present but garbled is
+// tampered, never adopted.
 package trust

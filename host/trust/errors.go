@@ -47,6 +47,14 @@ var (
 	// different from) a rotation already applied for the publisher; see
 	// File.ApplyRotation.
 	ErrRotationReplayed = errcode.New("rotation_replayed", "key rotation statement replayed")
+	// ErrTampered: the trust-store file, or its seal, was changed outside
+	// Palyra-Go: its content is not the content last sealed with the
+	// integrity MAC. The store is refused until `palyra trust
+	// accept-changes` re-seals it. Rejections are *TamperedError values.
+	ErrTampered = errcode.New("trust_store_tampered", "trust store tampered")
+	// ErrNoVaultKey is what a WithVaultKey function returns (wrapped) when
+	// the vault has no key, so the File uses its own key file instead.
+	ErrNoVaultKey = errcode.New("trust_store_no_vault_key", "no vault key for the trust-store MAC")
 )
 
 // DecisionError is the error returned for a rejected trust decision. It

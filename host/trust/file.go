@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
@@ -30,13 +32,24 @@ import (
 // write of ours. A File holds no open descriptor between calls, so it needs
 // no Close, and any number of File values may name the same path.
 type File struct {
-	path string
+	path     string
+	vaultKey func(context.Context) ([]byte, error)
+	// vaultStrict refuses key-file seals while the vault key is available.
+	vaultStrict bool
+	log         hclog.Logger
 }
 
 // OpenFile returns the trust store at path. It does not touch the file
 // system: a missing file is an empty store, and it is created by the first
-// write.
-func OpenFile(path string) *File { return &File{path: path} }
+// write. See the package documentation (Integrity) for the seal it checks
+// and keeps.
+func OpenFile(path string, opts ...Option) *File {
+	f := &File{path: path, log: hclog.NewNullLogger()}
+	for _, o := range opts {
+		o(f)
+	}
+	return f
+}
 
 // Path returns the path of the store file.
 func (f *File) Path() string { return f.path }
@@ -44,14 +57,27 @@ func (f *File) Path() string { return f.path }
 // lockPath is the sibling file that writers lock.
 func (f *File) lockPath() string { return f.path + ".lock" }
 
-// Load reads and parses the store (see Parse); a missing file is an empty
-// store. It takes no lock. ctx is only checked before reading.
+// Load reads and parses the store (see Parse) and checks it against its
+// seal; a missing file is an empty store. A store whose content is not the
+// sealed content is refused with a *TamperedError (ErrTampered); a store
+// with no seal yet is adopted: sealed as it is, under the lock, and logged.
+// Only an adoption takes the lock, and ctx governs the wait for it.
 func (f *File) Load(ctx context.Context) (*Store, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("trust: load %s: %w", f.path, err)
 	}
-	s, _, err := readStore(f.path)
-	return s, err
+	s, _, r, err := f.readVerified(ctx, false)
+	if err != nil || r.Status != IntegrityUnsealed {
+		return s, err
+	}
+	err = f.withLock(ctx, func() error {
+		s, _, _, err = f.readVerified(ctx, true)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Update changes the store under the exclusive lock: it takes the lock
@@ -63,10 +89,11 @@ func (f *File) Load(ctx context.Context) (*Store, error) {
 // governs only the wait for the lock.
 func (f *File) Update(ctx context.Context, fn func(*Store) (changed bool, err error)) error {
 	return f.withLock(ctx, func() error {
-		s, old, err := readStore(f.path)
+		s, old, _, err := f.readVerified(ctx, true)
 		if err != nil {
 			return err
 		}
+		prev := s.Clone()
 		changed, err := fn(s)
 		if err != nil || !changed {
 			return err
@@ -78,7 +105,7 @@ func (f *File) Update(ctx context.Context, fn func(*Store) (changed bool, err er
 		if bytes.Equal(data, old) {
 			return nil
 		}
-		return writeAtomic(f.path, data)
+		return f.commit(ctx, prev, s, data)
 	})
 }
 

@@ -2,6 +2,7 @@ package trust_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -90,6 +91,50 @@ func FuzzParseRotation(f *testing.F) {
 		out2, _ := r2.Marshal()
 		if !bytes.Equal(out, out2) {
 			t.Fatalf("Marshal is not a fixed point:\n%s\n%s", out, out2)
+		}
+	})
+}
+
+// FuzzIntegrity: whatever replaces a sealed store's file and its seal, Load
+// never panics and returns either an error or exactly the sealed content:
+// nobody without the key gets other content trusted.
+func FuzzIntegrity(f *testing.F) {
+	dir := f.TempDir()
+	path := filepath.Join(dir, "trust-store.json")
+	sealed := trust.OpenFile(path)
+	ctx := context.Background()
+	if err := sealed.Update(ctx, func(s *trust.Store) (bool, error) { return true, s.AddTrusted("acme", echoKeyHex) }); err != nil {
+		f.Fatal(err)
+	}
+	goodStore, goodSeal := readFile(f, path), readFile(f, sealed.SealPath())
+	f.Add(goodStore, goodSeal)
+	f.Add([]byte(`{"trusted_publishers":{"acme":["`+echoKeyHex+`"],"evil":["`+hookKeyHex+`"]},"tofu_publishers":{}}`), goodSeal)
+	f.Add(goodStore, []byte(`{"version":1,"key_source":"key_file","sealed":[]}`))
+	f.Add([]byte(""), []byte("{"))
+	f.Fuzz(func(t *testing.T, store, seal []byte) {
+		d := t.TempDir()
+		p := filepath.Join(d, "trust-store.json")
+		if err := os.WriteFile(p, store, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		file := trust.OpenFile(p)
+		if err := os.WriteFile(file.SealPath(), seal, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file.IntegrityKeyPath(), readFile(t, sealed.IntegrityKeyPath()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := file.Load(ctx)
+		if err != nil {
+			return
+		}
+		got, err := s.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		empty, _ := trust.NewStore().Marshal()
+		if !bytes.Equal(got, goodStore) && !bytes.Equal(got, empty) {
+			t.Fatalf("loaded content that was never sealed:\n%s", got)
 		}
 	})
 }

@@ -58,10 +58,11 @@ func (f *File) ApplyRotation(ctx context.Context, r *Rotation) (RotationOutcome,
 	}
 	var outcome RotationOutcome
 	err := f.withLock(ctx, func() error {
-		s, _, err := readStore(f.path)
+		s, _, _, err := f.readVerified(ctx, true)
 		if err != nil {
 			return err
 		}
+		prev := s.Clone()
 		log, err := readRotationLog(f.RotationLogPath())
 		if err != nil {
 			return err
@@ -93,7 +94,7 @@ func (f *File) ApplyRotation(ctx context.Context, r *Rotation) (RotationOutcome,
 		if err != nil {
 			return fmt.Errorf("trust: encode store: %w", err)
 		}
-		return writeAtomic(f.path, data)
+		return f.commit(ctx, prev, s, data)
 	})
 	if err != nil {
 		return "", err
