@@ -52,6 +52,7 @@ var statusByCode = map[string]struct {
 	"invalid_desired_state":      {http.StatusBadRequest, codes.InvalidArgument},
 	"hook_timeout":               {http.StatusGatewayTimeout, codes.DeadlineExceeded},
 	"skill_locked":               {http.StatusConflict, codes.Aborted},
+	"skill_referenced_by_hook":   {http.StatusPreconditionFailed, codes.FailedPrecondition},
 	"skill_quarantined":          {http.StatusForbidden, codes.FailedPrecondition},
 	"skill_disabled":             {http.StatusForbidden, codes.FailedPrecondition},
 	"skill_status_missing":       {http.StatusForbidden, codes.FailedPrecondition},

@@ -169,10 +169,11 @@ func jsonEqual(a, b any) bool {
 }
 
 const (
-	skillA = "conf.alpha" // installed first; quarantined, enabled, disabled
-	skillB = "conf.beta"  // removed at the end
-	skillU = "conf.gamma" // upgraded last: a failing 1.1.0 is held back
-	skillR = "conf.delta" // signed by the publisher's rotated key
+	skillA = "conf.alpha"  // installed first; quarantined, enabled, disabled
+	skillB = "conf.beta"   // removed at the end
+	skillU = "conf.gamma"  // upgraded last: a failing 1.1.0 is held back
+	skillR = "conf.delta"  // signed by the publisher's rotated key
+	skillH = "conf.hooked" // run by hook bindings: removed only with force
 )
 
 // lowWallClock is a profile whose wall-clock cap is below what the
@@ -216,6 +217,14 @@ func callVersion(ctx context.Context, t *testing.T, s host.Service, want string)
 }
 
 func cases() []Case {
+	cs := baseCases()
+	// The referential integrity cases run once skillB is gone, before the
+	// upgrade cases.
+	i := slices.IndexFunc(cs, func(c Case) bool { return c.Name == "remove_unknown_skill" })
+	return slices.Insert(cs, i+1, refintCases()...)
+}
+
+func baseCases() []Case {
 	return append([]Case{
 		{Name: "install", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
 			if err := install(ctx, t, s, skillA); err != nil {
