@@ -18,7 +18,7 @@ import (
 // Store is the bindings file of a state directory, <state>/hooks/
 // bindings.json, shared safely by goroutines and processes.
 //
-// Every mutation (Bind, SetEnabled, Remove, Update) takes an exclusive
+// Every mutation (Bind, SetEnabled, Remove, Update, Locked) takes an exclusive
 // advisory lock on the sibling file bindings.json.lock, waiting for it as
 // long as its ctx allows, then re-reads the file, changes it, and replaces it
 // atomically (temporary file, fsync, rename; mode 0600). A legacy file is
