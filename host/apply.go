@@ -107,6 +107,15 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 		res.Steps = append(res.Steps, st)
 	}
 
+	// A pruned skill whose bindings no declared hook keeps is removed with
+	// force: its bindings are pruned below anyway, and a remove without
+	// force would be refused (skill_referenced_by_hook) while they are
+	// still there. A skill a declared hook runs is removed without force,
+	// so that the document's contradiction is reported, not resolved.
+	hooked := map[string]bool{}
+	for _, h := range doc.Hooks {
+		hooked[declaredBinding(h).PluginID] = true
+	}
 	for _, e := range l.Entries {
 		if declared[e.SkillID] {
 			continue
@@ -115,7 +124,7 @@ func ApplyTo(ctx context.Context, svc Service, f *source.Fetcher, req ApplyReque
 		if req.Prune {
 			st.Action = ActionRemove
 			if !req.DryRun {
-				if _, err := svc.Remove(ctx, RemoveRequest{SkillID: e.SkillID}); err != nil {
+				if _, err := svc.Remove(ctx, RemoveRequest{SkillID: e.SkillID, Force: !hooked[e.SkillID]}); err != nil {
 					fail(&st, err)
 				} else {
 					st.Done = true

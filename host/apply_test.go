@@ -151,7 +151,9 @@ tool = "acme.one.t"
 
 	// A hook changed in the document is rebound; undeclared things pruned.
 	doc = strings.Replace(doc, `tool = "acme.one.t"`, "tool = \"acme.one.t\"\nenabled = false", 1)
-	if _, err := h.BindHook(ctx, host.HookBinding{HookID: "stray", Event: "skill:enabled", PluginID: "acme.one", ToolID: "acme.one.t", Enabled: true}); err != nil {
+	// The stray binding runs the undeclared skill: prune removes both (the
+	// skill with force, since its enabled binding goes too).
+	if _, err := h.BindHook(ctx, host.HookBinding{HookID: "stray", Event: "skill:enabled", PluginID: "acme.two", ToolID: "acme.two.t", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	reg.publish("acme.two", "1.0.0")

@@ -144,12 +144,15 @@ func (h *Host) Quarantine(ctx context.Context, req StatusRequest) (*StatusResult
 
 // Remove implements Service: the version (every version when req.Version
 // is empty) leaves the inventory, its sidecar stops, and with
-// PurgeStorage the skill's storage is deleted once no version is left.
+// PurgeStorage the skill's storage is deleted once no version is left. A
+// remove that would leave no version of a skill an enabled hook binding
+// runs is refused with ErrSkillReferencedByHook unless req.Force, which
+// disables those bindings in the same change (see Host.remove).
 func (h *Host) Remove(ctx context.Context, req RemoveRequest) (*RemoveResult, error) {
 	if err := h.writable(); err != nil {
 		return nil, err
 	}
-	return h.remove(ctx, req.SkillID, req.Version, PrincipalFrom(ctx), req.PurgeStorage)
+	return h.remove(ctx, req.SkillID, req.Version, PrincipalFrom(ctx), req.PurgeStorage, req.Force)
 }
 
 // Reaudit implements Service.

@@ -249,12 +249,15 @@ type ReviewRequest struct {
 	Reason  string `json:"reason"`
 }
 
-// RemoveRequest is a remove: which version ("" = every version) and
-// whether to purge the skill's storage once no version is left.
+// RemoveRequest is a remove: which version ("" = every version), whether
+// to purge the skill's storage once no version is left, and whether to
+// disable the enabled hook bindings that run the skill (Force) rather than
+// refuse with ErrSkillReferencedByHook when no version would be left.
 type RemoveRequest struct {
 	SkillID      string `json:"skill_id"`
 	Version      string `json:"version,omitempty"`
 	PurgeStorage bool   `json:"purge_storage,omitempty"`
+	Force        bool   `json:"force,omitempty"`
 }
 
 // CallRequest is a tool call.

@@ -807,6 +807,9 @@ func removeText(r *host.RemoveResult) string {
 	if r.PurgedUsage != nil {
 		t += fmt.Sprintf(" purged_keys=%d purged_bytes=%d", r.PurgedUsage.Keys, r.PurgedUsage.Bytes)
 	}
+	for _, b := range r.DisabledHooks {
+		t += "\nhook.disabled " + output.KV("hook_id", b.HookID, "event", b.Event, "plugin_id", b.PluginID)
+	}
 	return t
 }
 
@@ -814,15 +817,18 @@ func (a *app) removeCommand() *cobra.Command {
 	var (
 		version string
 		purge   bool
+		force   bool
 		sf      stateFlags
 	)
 	c := &cobra.Command{
-		Use:     "remove SKILL_ID [--version V] [--purge-storage]",
-		Example: "  palyra skills remove acme.echo --version 1.0.0\n  palyra skills remove acme.echo --purge-storage",
+		Use:     "remove SKILL_ID [--version V] [--purge-storage] [--force]",
+		Example: "  palyra skills remove acme.echo --version 1.0.0\n  palyra skills remove acme.echo --purge-storage\n  palyra skills remove acme.echo --force   # also disables the hook bindings that run it",
 		Short:   "Uninstall a skill version, or every version without --version",
 		Long: "remove deletes the inventory rows (journaling skill.removed, with --principal) and then the files; the next highest version (one an upgrade held back only when no other is left) becomes current. Status rows and history stay, so a quarantined version is still quarantined if installed again. The trust store is left alone.\n\n" +
 			"The skill's key-value storage is shared by all its versions and kept by default. With --purge-storage it is deleted once no version of the skill is left, and the output reports storage_purged and the keys and bytes purged; " +
-			"--purge-storage with a --version that leaves other versions installed is refused (purge_needs_all_versions) before anything is removed.",
+			"--purge-storage with a --version that leaves other versions installed is refused (purge_needs_all_versions) before anything is removed.\n\n" +
+			"A remove that would leave no version of a skill that an enabled hook binding runs is refused (skill_referenced_by_hook), naming the bindings. With --force those bindings are disabled in the same change (listed as hook.disabled, and as disabled_hooks with -o json); disabled bindings never block. " +
+			"The bindings are disabled first, then the skill is removed: if the removal fails they are restored, and a crash in between leaves them disabled with the skill still installed (run the remove again, or palyra hooks enable to undo).",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sv, err := a.service(cmd, &sf, stateLocalFlags...)
@@ -831,7 +837,7 @@ func (a *app) removeCommand() *cobra.Command {
 			}
 			defer sv.Close()
 			rep := removeReport{SkillsRoot: sv.skillsRoot}
-			if rep.RemoveResult, err = sv.Remove(a.actor(cmd), host.RemoveRequest{SkillID: args[0], Version: version, PurgeStorage: purge}); err != nil {
+			if rep.RemoveResult, err = sv.Remove(a.actor(cmd), host.RemoveRequest{SkillID: args[0], Version: version, PurgeStorage: purge, Force: force}); err != nil {
 				return err
 			}
 			return a.emit(rep, removeText(rep.RemoveResult))
@@ -839,6 +845,7 @@ func (a *app) removeCommand() *cobra.Command {
 	}
 	c.Flags().StringVar(&version, "version", "", "version (default: every version)")
 	c.Flags().BoolVar(&purge, "purge-storage", false, "also delete the skill's key-value storage once no version is left")
+	c.Flags().BoolVar(&force, "force", false, "disable the enabled hook bindings that run the skill when no version would be left (otherwise refused with skill_referenced_by_hook)")
 	sf.register(c, false)
 	return c
 }

@@ -53,6 +53,7 @@ var statusByCode = map[string]struct {
 	"hook_timeout":               {http.StatusGatewayTimeout, codes.DeadlineExceeded},
 	"skill_locked":               {http.StatusConflict, codes.Aborted},
 	"trust_store_tampered":       {http.StatusConflict, codes.FailedPrecondition},
+	"skill_referenced_by_hook":   {http.StatusPreconditionFailed, codes.FailedPrecondition},
 	"skill_quarantined":          {http.StatusForbidden, codes.FailedPrecondition},
 	"review_pending":             {http.StatusConflict, codes.FailedPrecondition},
 	"review_not_pending":         {http.StatusConflict, codes.FailedPrecondition},

@@ -256,7 +256,7 @@ func (g *grpcServer) DisableSkill(ctx context.Context, req *hostv1.DisableSkillR
 }
 
 func (g *grpcServer) RemoveSkill(ctx context.Context, req *hostv1.RemoveSkillRequest) (*hostv1.RemoveSkillResponse, error) {
-	r, err := g.d.svc.Remove(ctx, host.RemoveRequest{SkillID: req.GetSkillId(), Version: req.GetVersion(), PurgeStorage: req.GetPurgeStorage()})
+	r, err := g.d.svc.Remove(ctx, host.RemoveRequest{SkillID: req.GetSkillId(), Version: req.GetVersion(), PurgeStorage: req.GetPurgeStorage(), Force: req.GetForce()})
 	if err != nil {
 		return nil, err
 	}
@@ -385,7 +385,7 @@ func orNull(b []byte) []byte {
 
 func bindingProto(b *host.HookBinding) *hostv1.HookBinding {
 	return &hostv1.HookBinding{
-		HookId: b.HookID, Event: b.Event, PluginId: b.PluginID, ToolId: b.ToolID, Enabled: b.Enabled, TimeoutMs: b.TimeoutMs,
+		HookId: b.HookID, Event: b.Event, PluginId: b.PluginID, ToolId: b.ToolID, Enabled: proto.Bool(b.Enabled), TimeoutMs: b.TimeoutMs,
 		OwnerPrincipal: b.Operator.OwnerPrincipal, DisplayName: b.Operator.DisplayName, Notes: b.Operator.Notes,
 		CreatedAtUnixMs: b.CreatedAtUnixMs, UpdatedAtUnixMs: b.UpdatedAtUnixMs,
 	}
@@ -408,7 +408,7 @@ func (g *grpcServer) BindHook(ctx context.Context, req *hostv1.BindHookRequest) 
 	if pb == nil {
 		return nil, fmt.Errorf("%w: binding is missing", ErrBadRequest)
 	}
-	b := host.HookBinding{HookID: pb.GetHookId(), Event: pb.GetEvent(), PluginID: pb.GetPluginId(), ToolID: pb.GetToolId(), Enabled: pb.GetEnabled(), TimeoutMs: pb.GetTimeoutMs()}
+	b := host.HookBinding{HookID: pb.GetHookId(), Event: pb.GetEvent(), PluginID: pb.GetPluginId(), ToolID: pb.GetToolId(), Enabled: pb.Enabled == nil || pb.GetEnabled(), TimeoutMs: pb.GetTimeoutMs()}
 	b.Operator.DisplayName, b.Operator.Notes, b.Operator.OwnerPrincipal = pb.GetDisplayName(), pb.GetNotes(), pb.GetOwnerPrincipal()
 	out, err := g.d.svc.BindHook(ctx, b)
 	if err != nil {

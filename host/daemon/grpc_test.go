@@ -200,7 +200,7 @@ func TestGRPCAPI(t *testing.T) {
 	}
 
 	// Hooks.
-	b, err := c.BindHook(ctx, &hostv1.BindHookRequest{Binding: &hostv1.HookBinding{HookId: "g1", Event: "RUN:BEFORE_TOOL", PluginId: "test.grpc", Enabled: true}})
+	b, err := c.BindHook(ctx, &hostv1.BindHookRequest{Binding: &hostv1.HookBinding{HookId: "g1", Event: "RUN:BEFORE_TOOL", PluginId: "test.grpc", Enabled: proto.Bool(true)}})
 	if err != nil || b.GetBinding().GetEvent() != "run:before_tool" || b.GetBinding().GetOwnerPrincipal() != "user:grpc" {
 		t.Fatalf("bind: %v %v", b, err)
 	}

@@ -206,7 +206,11 @@ func (d *Daemon) httpRemove(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := d.svc.Remove(r.Context(), host.RemoveRequest{SkillID: r.PathValue("id"), Version: q.Get("version"), PurgeStorage: purge})
+	force, err := boolParam(q.Get("force"), "force")
+	if err != nil {
+		return err
+	}
+	out, err := d.svc.Remove(r.Context(), host.RemoveRequest{SkillID: r.PathValue("id"), Version: q.Get("version"), PurgeStorage: purge, Force: force})
 	if err != nil {
 		return err
 	}
@@ -315,11 +319,22 @@ func (d *Daemon) httpHooks(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, hookList{Bindings: bs})
 }
 
+// bindHookBody is POST /v1/hooks's body: a binding whose enabled, when
+// absent, is true (a binding is made to run, as the CLI's hooks bind makes
+// it); an explicit false makes a disabled binding.
+type bindHookBody struct {
+	host.HookBinding
+	// Enabled shadows HookBinding.Enabled to tell absent from false.
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
 func (d *Daemon) httpBindHook(w http.ResponseWriter, r *http.Request) error {
-	var b host.HookBinding
-	if err := d.decode(r, &b); err != nil {
+	var body bindHookBody
+	if err := d.decode(r, &body); err != nil {
 		return err
 	}
+	b := body.HookBinding
+	b.Enabled = body.Enabled == nil || *body.Enabled
 	out, err := d.svc.BindHook(r.Context(), b)
 	if err != nil {
 		return err

@@ -171,6 +171,7 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 			query: []apiParam{
 				{name: "version", typ: "string", desc: "The version; every version when absent."},
 				{name: "purge_storage", typ: "boolean", desc: "Delete the skill's storage too."},
+				{name: "force", typ: "boolean", desc: "When no version would be left, disable the enabled hook bindings that run the skill in the same change; without it such a remove fails with skill_referenced_by_hook (412)."},
 			},
 			responses: ok(http.StatusOK, "What was removed.", host.RemoveResult{}),
 		}},
@@ -257,7 +258,7 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 		}},
 		{pattern: "POST /v1/hooks", h: d.httpBindHook, op: &apiOp{
 			id: "bindHook", tag: "hooks", summary: "Bind a tool to an event.",
-			body:      &apiBody{desc: "The binding.", required: true, json: host.HookBinding{}},
+			body:      &apiBody{desc: "The binding; enabled defaults to true when absent.", required: true, json: host.HookBinding{}},
 			responses: ok(http.StatusCreated, "The binding made.", host.HookBinding{}),
 		}},
 		d.hookSwitch(true),

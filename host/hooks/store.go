@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/palyra-go/palyra/host/statedir"
@@ -17,7 +18,7 @@ import (
 // Store is the bindings file of a state directory, <state>/hooks/
 // bindings.json, shared safely by goroutines and processes.
 //
-// Every mutation (Bind, SetEnabled, Remove, Update) takes an exclusive
+// Every mutation (Bind, SetEnabled, Remove, Update, Locked) takes an exclusive
 // advisory lock on the sibling file bindings.json.lock, waiting for it as
 // long as its ctx allows, then re-reads the file, changes it, and replaces it
 // atomically (temporary file, fsync, rename; mode 0600). A legacy file is
@@ -174,6 +175,23 @@ func (s *Store) Remove(ctx context.Context, hookID string) error {
 // (see Marshal), stamped with the current time and written atomically before
 // the lock is released. ctx governs only the wait for the lock.
 func (s *Store) Update(ctx context.Context, fn func(*File) error) error {
+	return s.Locked(ctx, func(f *File, save func(*File) error) error {
+		if err := fn(f); err != nil {
+			return err
+		}
+		return save(f)
+	})
+}
+
+// Locked runs fn under the exclusive lock, as Update does, with the file as
+// read, but lets fn decide when to write: each call of save validates f
+// (see Marshal), stamps it with the current time and writes it atomically,
+// and fn may call it any number of times (to write a change, do something
+// else that must happen while the bindings cannot change, and write the
+// previous content back if that failed). Nothing is written unless fn calls
+// save. Locked returns fn's error unchanged. ctx governs only the wait for
+// the lock.
+func (s *Store) Locked(ctx context.Context, fn func(f *File, save func(*File) error) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: hooks: update %s: %w", ErrLocked, s.path, err)
 	}
@@ -192,9 +210,12 @@ func (s *Store) Update(ctx context.Context, fn func(*File) error) error {
 	if err != nil {
 		return err
 	}
-	if err := fn(f); err != nil {
-		return err
-	}
+	return fn(f, s.save)
+}
+
+// save writes f (validated, stamped with the current time) atomically; the
+// caller holds the lock.
+func (s *Store) save(f *File) error {
 	f.UpdatedAtUnixMs = s.now().UnixMilli()
 	data, err := Marshal(f)
 	if err != nil {
@@ -204,6 +225,47 @@ func (s *Store) Update(ctx context.Context, fn func(*File) error) error {
 		return fmt.Errorf("hooks: write bindings: %w", err)
 	}
 	return nil
+}
+
+// EnabledFor returns the enabled bindings of f whose hook skill is pluginID
+// (trimmed and lower-cased first), sorted by hook id.
+func (f *File) EnabledFor(pluginID string) []Binding {
+	id := strings.ToLower(strings.TrimSpace(pluginID))
+	var out []Binding
+	for _, b := range f.Entries {
+		if b.Enabled && b.PluginID == id {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Clone returns a deep copy of f.
+func (f *File) Clone() *File {
+	c := *f
+	c.Entries = slices.Clone(f.Entries)
+	return &c
+}
+
+// DisableIn disables the bindings of f named by hookIDs (already normalized,
+// as in f), records principal (when not empty) as their operator.updated_by
+// and stamps them with the current time. It changes f only; the caller
+// saves it (see Locked). Unknown ids are ignored.
+func (s *Store) DisableIn(f *File, hookIDs []string, principal string) {
+	by := strings.TrimSpace(principal)
+	now := s.now().UnixMilli()
+	for _, id := range hookIDs {
+		i, ok := find(f, id)
+		if !ok {
+			continue
+		}
+		b := &f.Entries[i]
+		b.Enabled = false
+		if by != "" {
+			b.Operator.UpdatedBy = by
+		}
+		b.UpdatedAtUnixMs = now
+	}
 }
 
 // find returns the index of the binding with the (normalized) hook id.

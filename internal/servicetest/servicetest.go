@@ -213,6 +213,7 @@ const (
 	skillU   = "conf.gamma"  // upgraded last: a failing 1.1.0 is held back
 	skillR   = "conf.delta"  // signed by the publisher's rotated key
 	skillRev = "conf.review" // builder output awaiting review
+	skillH   = "conf.hooked" // run by hook bindings: removed only with force
 )
 
 // lowWallClock is a profile whose wall-clock cap is below what the
@@ -256,6 +257,14 @@ func callVersion(ctx context.Context, t *testing.T, s host.Service, want string)
 }
 
 func cases() []Case {
+	cs := baseCases()
+	// The referential integrity cases run once skillB is gone, before the
+	// upgrade cases.
+	i := slices.IndexFunc(cs, func(c Case) bool { return c.Name == "remove_unknown_skill" })
+	return slices.Insert(cs, i+1, refintCases()...)
+}
+
+func baseCases() []Case {
 	return append([]Case{
 		{Name: "install", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
 			if err := install(ctx, t, s, skillA); err != nil {

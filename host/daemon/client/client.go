@@ -334,7 +334,7 @@ func (c *Client) Remove(ctx context.Context, req host.RemoveRequest) (*host.Remo
 	if req.Version != "" {
 		q.Set("version", req.Version)
 	}
-	setBools(q, map[string]bool{"purge_storage": req.PurgeStorage})
+	setBools(q, map[string]bool{"purge_storage": req.PurgeStorage, "force": req.Force})
 	var out host.RemoveResult
 	if err := c.do(ctx, http.MethodDelete, "/v1/skills/"+esc(req.SkillID), q, "", nil, &out); err != nil {
 		return nil, err

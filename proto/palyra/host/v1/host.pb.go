@@ -1957,7 +1957,11 @@ type RemoveSkillRequest struct {
 	Version string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
 	// purge_storage also deletes the skill's key-value storage, only when no
 	// version of the skill is left installed.
-	PurgeStorage  bool `protobuf:"varint,3,opt,name=purge_storage,json=purgeStorage,proto3" json:"purge_storage,omitempty"`
+	PurgeStorage bool `protobuf:"varint,3,opt,name=purge_storage,json=purgeStorage,proto3" json:"purge_storage,omitempty"`
+	// force disables the enabled hook bindings that run the skill in the same
+	// change when no version would be left; without it such a remove fails
+	// with skill_referenced_by_hook.
+	Force         bool `protobuf:"varint,4,opt,name=force,proto3" json:"force,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2009,6 +2013,13 @@ func (x *RemoveSkillRequest) GetVersion() string {
 func (x *RemoveSkillRequest) GetPurgeStorage() bool {
 	if x != nil {
 		return x.PurgeStorage
+	}
+	return false
+}
+
+func (x *RemoveSkillRequest) GetForce() bool {
+	if x != nil {
+		return x.Force
 	}
 	return false
 }
@@ -2888,9 +2899,12 @@ type HookBinding struct {
 	HookId string                 `protobuf:"bytes,1,opt,name=hook_id,json=hookId,proto3" json:"hook_id,omitempty"`
 	Event  string                 `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
 	// plugin_id is the skill id of the hook skill.
-	PluginId        string `protobuf:"bytes,3,opt,name=plugin_id,json=pluginId,proto3" json:"plugin_id,omitempty"`
-	ToolId          string `protobuf:"bytes,4,opt,name=tool_id,json=toolId,proto3" json:"tool_id,omitempty"`
-	Enabled         bool   `protobuf:"varint,5,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	PluginId string `protobuf:"bytes,3,opt,name=plugin_id,json=pluginId,proto3" json:"plugin_id,omitempty"`
+	ToolId   string `protobuf:"bytes,4,opt,name=tool_id,json=toolId,proto3" json:"tool_id,omitempty"`
+	// enabled says whether the hook runs. In BindHook, an absent enabled
+	// makes an enabled binding (as the CLI and POST /v1/hooks do); an
+	// explicit false makes a disabled one.
+	Enabled         *bool  `protobuf:"varint,5,opt,name=enabled,proto3,oneof" json:"enabled,omitempty"`
 	TimeoutMs       int64  `protobuf:"varint,6,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
 	OwnerPrincipal  string `protobuf:"bytes,7,opt,name=owner_principal,json=ownerPrincipal,proto3" json:"owner_principal,omitempty"`
 	DisplayName     string `protobuf:"bytes,8,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
@@ -2960,8 +2974,8 @@ func (x *HookBinding) GetToolId() string {
 }
 
 func (x *HookBinding) GetEnabled() bool {
-	if x != nil {
-		return x.Enabled
+	if x != nil && x.Enabled != nil {
+		return *x.Enabled
 	}
 	return false
 }
@@ -4102,11 +4116,12 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\"L\n" +
 	"\x14DisableSkillResponse\x124\n" +
-	"\x06status\x18\x01 \x01(\v2\x1c.palyra.host.v1.StatusChangeR\x06status\"n\n" +
+	"\x06status\x18\x01 \x01(\v2\x1c.palyra.host.v1.StatusChangeR\x06status\"\x84\x01\n" +
 	"\x12RemoveSkillRequest\x12\x19\n" +
 	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12#\n" +
-	"\rpurge_storage\x18\x03 \x01(\bR\fpurgeStorage\"y\n" +
+	"\rpurge_storage\x18\x03 \x01(\bR\fpurgeStorage\x12\x14\n" +
+	"\x05force\x18\x04 \x01(\bR\x05force\"y\n" +
 	"\x13RemoveSkillResponse\x12\x1a\n" +
 	"\bversions\x18\x01 \x03(\tR\bversions\x12%\n" +
 	"\x0estorage_purged\x18\x02 \x01(\bR\rstoragePurged\x12\x1f\n" +
@@ -4175,13 +4190,13 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11RunInlineResponse\x128\n" +
 	"\x06result\x18\x01 \x01(\v2 .palyra.host.v1.CallToolResponseR\x06result\"N\n" +
 	"\x12SubmitFormResponse\x128\n" +
-	"\x06result\x18\x01 \x01(\v2 .palyra.host.v1.CallToolResponseR\x06result\"\xe7\x02\n" +
+	"\x06result\x18\x01 \x01(\v2 .palyra.host.v1.CallToolResponseR\x06result\"\xf8\x02\n" +
 	"\vHookBinding\x12\x17\n" +
 	"\ahook_id\x18\x01 \x01(\tR\x06hookId\x12\x14\n" +
 	"\x05event\x18\x02 \x01(\tR\x05event\x12\x1b\n" +
 	"\tplugin_id\x18\x03 \x01(\tR\bpluginId\x12\x17\n" +
-	"\atool_id\x18\x04 \x01(\tR\x06toolId\x12\x18\n" +
-	"\aenabled\x18\x05 \x01(\bR\aenabled\x12\x1d\n" +
+	"\atool_id\x18\x04 \x01(\tR\x06toolId\x12\x1d\n" +
+	"\aenabled\x18\x05 \x01(\bH\x00R\aenabled\x88\x01\x01\x12\x1d\n" +
 	"\n" +
 	"timeout_ms\x18\x06 \x01(\x03R\ttimeoutMs\x12'\n" +
 	"\x0fowner_principal\x18\a \x01(\tR\x0eownerPrincipal\x12!\n" +
@@ -4189,7 +4204,9 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x05notes\x18\t \x01(\tR\x05notes\x12+\n" +
 	"\x12created_at_unix_ms\x18\n" +
 	" \x01(\x03R\x0fcreatedAtUnixMs\x12+\n" +
-	"\x12updated_at_unix_ms\x18\v \x01(\x03R\x0fupdatedAtUnixMs\"\x12\n" +
+	"\x12updated_at_unix_ms\x18\v \x01(\x03R\x0fupdatedAtUnixMsB\n" +
+	"\n" +
+	"\b_enabled\"\x12\n" +
 	"\x10ListHooksRequest\"L\n" +
 	"\x11ListHooksResponse\x127\n" +
 	"\bbindings\x18\x01 \x03(\v2\x1b.palyra.host.v1.HookBindingR\bbindings\"H\n" +
@@ -4445,6 +4462,7 @@ func file_palyra_host_v1_host_proto_init() {
 	if File_palyra_host_v1_host_proto != nil {
 		return
 	}
+	file_palyra_host_v1_host_proto_msgTypes[43].OneofWrappers = []any{}
 	file_palyra_host_v1_host_proto_msgTypes[54].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
