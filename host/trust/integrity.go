@@ -383,14 +383,36 @@ func (f *File) commit(ctx context.Context, prev, next *Store, data []byte) error
 // holds the lock when adopt is set. An unsealed store is adopted (sealed as
 // it is, and logged) when adopt is set; a tampered one is a
 // *TamperedError.
+//
+// Without the lock the store and its seal are two reads, and a writer in
+// another process may replace either in between (it writes a seal naming
+// the old and the new content, then the store, then a seal naming the new
+// content only). The store is read again after the seal: when both reads
+// of the store agree, the seal read between them names that content if
+// the file was sealed, so a mismatch is tampering; when they differ, a
+// writer moved on and the reads are taken again (at most
+// maxConsistentReads times).
 func (f *File) readVerified(ctx context.Context, adopt bool) (*Store, []byte, *Review, error) {
-	s, data, err := readStore(f.path)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	r, err := f.review(ctx, s)
-	if err != nil {
-		return nil, nil, nil, err
+	var (
+		s    *Store
+		data []byte
+		r    *Review
+		err  error
+	)
+	for attempt := 1; ; attempt++ {
+		if s, data, err = readStore(f.path); err != nil {
+			return nil, nil, nil, err
+		}
+		if r, err = f.review(ctx, s); err != nil {
+			return nil, nil, nil, err
+		}
+		if r.Status != IntegrityTampered || adopt || attempt == maxConsistentReads {
+			break
+		}
+		_, again, err := readStore(f.path)
+		if err == nil && bytes.Equal(again, data) {
+			break
+		}
 	}
 	switch r.Status {
 	case IntegrityTampered:
@@ -407,6 +429,10 @@ func (f *File) readVerified(ctx context.Context, adopt bool) (*Store, []byte, *R
 	}
 	return s, data, r, nil
 }
+
+// maxConsistentReads bounds how often an unlocked read retries because a
+// writer replaced the store between reading it and reading its seal.
+const maxConsistentReads = 8
 
 // publisherNames lists the publishers of s, for logs.
 func publisherNames(s *Store) []string {

@@ -376,3 +376,46 @@ func TestIntegrityKeySourceChange(t *testing.T) {
 		t.Fatalf("key-file seal under a configured vault key: %v", err)
 	}
 }
+
+// TestIntegrityUnlockedReadsDuringWrites: a Load (no lock) while another
+// writer keeps changing the store never takes the store and a seal from
+// two different writes for tampering.
+func TestIntegrityUnlockedReadsDuringWrites(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "trust-store.json")
+	w := trust.OpenFile(path)
+	if err := w.Update(ctx, func(s *trust.Store) (bool, error) { return true, s.AddTrusted("seed", echoKeyHex) }); err != nil {
+		t.Fatal(err)
+	}
+	const writes = 150
+	done := make(chan error, 1)
+	go func() {
+		for i := range writes {
+			name := fmt.Sprintf("w%d", i)
+			if _, err := w.Decide(ctx, name, pub(byte(i%250+1)), true); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	r := trust.OpenFile(path)
+	reads := 0
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("writer: %v", err)
+			}
+			if reads == 0 {
+				t.Fatal("no read overlapped the writes")
+			}
+			return
+		default:
+		}
+		if _, err := r.Load(ctx); err != nil {
+			t.Fatalf("read %d during the writes: %v", reads, err)
+		}
+		reads++
+	}
+}
