@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -123,15 +122,7 @@ func (a *app) devRunOnce(ctx context.Context, sv *service, p *devProject, req ho
 			fmt.Fprintf(a.stderr, "log %s: %q\n", l.Level, l.Message)
 		}
 	}
-	if a.structured() {
-		return a.emit(rep, "")
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, rep.Output) != nil {
-		buf.Reset()
-		buf.Write(rep.Output)
-	}
-	return a.emit(nil, buf.String())
+	return a.emitRun(&rep.runReport, &rep)
 }
 
 // devWatch builds and runs, then does it again on every change of the

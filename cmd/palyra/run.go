@@ -60,6 +60,21 @@ func (a *app) callOutcome(res *host.CallResult, err error, rep *runReport, detai
 	return &detailedError{err: err, details: details}
 }
 
+// emitRun prints a successful call: report (the command's report,
+// holding rep) with -o json|yaml, else the tool's output as one line of
+// compact JSON.
+func (a *app) emitRun(rep *runReport, report any) error {
+	if a.structured() {
+		return a.emit(report, "")
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, rep.Output) != nil {
+		buf.Reset()
+		buf.Write(rep.Output)
+	}
+	return a.emit(nil, buf.String())
+}
+
 func (a *app) runCommand() *cobra.Command {
 	var (
 		s       stateFlags
@@ -91,15 +106,7 @@ func (a *app) runCommand() *cobra.Command {
 			if err := a.callOutcome(res, err, &rep, &rep); err != nil {
 				return err
 			}
-			if a.structured() {
-				return a.emit(rep, "")
-			}
-			var buf bytes.Buffer
-			if json.Compact(&buf, rep.Output) != nil {
-				buf.Reset()
-				buf.Write(rep.Output)
-			}
-			return a.emit(nil, buf.String())
+			return a.emitRun(&rep, rep)
 		},
 	}
 	s.register(c, true)

@@ -104,7 +104,33 @@ func artifactWith(t *testing.T, id, version, publisher string, key ed25519.Priva
 // (more than the 5000 of the others is a capability escalation).
 func artifactWall(t *testing.T, id, version, publisher string, key ed25519.PrivateKey, module string, wallMS int) []byte {
 	t.Helper()
-	m := fmt.Sprintf(`manifest_version = 2
+	return testskill.Build(t, echoManifest(id, version, publisher, wallMS, ""), repoFile(t, "testdata/wasm/"+module+".wasm"), key)
+}
+
+// artifactReview is artifact as dynamic tool builder output with the
+// given review_status.
+func artifactReview(t *testing.T, id, version, reviewStatus string) []byte {
+	t.Helper()
+	builder := fmt.Sprintf(`
+[builder]
+experimental = true
+source_kind = "prompt"
+source_ref = "conformance"
+rollout_flag = "conformance_builder"
+review_status = %q
+
+[builder.checklist]
+capability_declaration_path = "skill.toml"
+provenance_path = "provenance.json"
+test_harness_path = "tests/harness.json"
+`, reviewStatus)
+	return testskill.Build(t, echoManifest(id, version, Publisher, 5000, builder), repoFile(t, "testdata/wasm/echo.wasm"), Key)
+}
+
+// echoManifest is the skill.toml of the conformance echo skill, with a
+// wall-clock timeout of wallMS and extra TOML appended (or "").
+func echoManifest(id, version, publisher string, wallMS int, extra string) string {
+	return fmt.Sprintf(`manifest_version = 2
 skill_id = %q
 name = "Conformance echo"
 version = %q
@@ -123,47 +149,7 @@ wall_clock_timeout_ms = %d
 [compat]
 required_protocol_major = 1
 min_palyra_version = "0.1.0"
-`, id, version, publisher, publisher, wallMS)
-	return testskill.Build(t, m, repoFile(t, "testdata/wasm/"+module+".wasm"), key)
-}
-
-// artifactReview is artifact as dynamic tool builder output with the
-// given review_status.
-func artifactReview(t *testing.T, id, version, reviewStatus string) []byte {
-	t.Helper()
-	m := fmt.Sprintf(`manifest_version = 2
-skill_id = %q
-name = "Conformance echo"
-version = %q
-publisher = %q
-
-[[entrypoints.tools]]
-id = "%s.echo"
-name = "echo"
-description = "Copies its input"
-input_schema = { type = "object", properties = { text = { type = "string" } } }
-output_schema = { type = "object" }
-
-[capabilities.quotas]
-wall_clock_timeout_ms = 5000
-
-[compat]
-required_protocol_major = 1
-min_palyra_version = "0.1.0"
-
-[builder]
-experimental = true
-source_kind = "prompt"
-source_ref = "conformance"
-rollout_flag = "conformance_builder"
-review_status = %q
-
-[builder.checklist]
-capability_declaration_path = "skill.toml"
-provenance_path = "provenance.json"
-test_harness_path = "tests/harness.json"
-`, id, version, Publisher, Publisher, reviewStatus)
-	return testskill.Build(t, m, repoFile(t, "testdata/wasm/echo.wasm"), Key)
+`, id, version, publisher, publisher, wallMS) + extra
 }
 
 func install(ctx context.Context, t *testing.T, s host.Service, id string) error {
