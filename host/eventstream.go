@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/inventory"
 )
 
@@ -37,8 +36,8 @@ func streamEvent(e inventory.Event) Event {
 // startFollower starts following the journal from its current end, unless
 // the host already does: every event journaled from then on (by this host
 // or by any process working on the state directory) is published on the
-// stream, in journal order, and, with Config.DispatchHooks, handed to the
-// hooks. It stops when the host closes. A failure to start is returned and
+// stream, in journal order. With Config.DispatchHooks the hooks are told at
+// once (they catch up from their cursors) and after every new event. It stops when the host closes. A failure to start is returned and
 // the next call tries again.
 func (h *Host) startFollower() error {
 	h.mu.Lock()
@@ -66,6 +65,12 @@ func (h *Host) startFollower() error {
 	}
 	h.following = true
 	h.cursor.Store(last)
+	if h.cfg.DispatchHooks {
+		// The catch-up: each binding is delivered what the journal holds
+		// after its cursor, including the events journaled while no
+		// host dispatched hooks.
+		h.disp.Notify()
+	}
 	wake := h.wake.Subscribe(h.loopCtx, 16)
 	h.loops.Add(1)
 	go func() {
@@ -88,20 +93,23 @@ func (h *Host) startFollower() error {
 	return nil
 }
 
-// publishJournal publishes every journal event after the cursor.
+// publishJournal publishes every journal event after the cursor and, with
+// Config.DispatchHooks, tells the hooks when there were any.
 func (h *Host) publishJournal(ctx context.Context) error {
+	n := 0
 	_, err := h.replay(ctx, h.cursor.Load(), math.MaxInt64, func(ev Event) error {
 		// The cursor moves first: a stream that subscribes between the
 		// two then replays this event rather than missing it.
 		h.cursor.Store(ev.ID)
 		h.stream.Publish(ev)
-		if h.cfg.DispatchHooks {
-			if _, err := hooks.NormalizeEvent(ev.Kind); err == nil && !h.disp.Enqueue(ev.Kind, ev) {
-				h.log.Warn("hook queue full; event not dispatched", "event", ev.Kind, "event_id", ev.ID)
-			}
-		}
+		n++
 		return nil
 	})
+	if n > 0 && h.cfg.DispatchHooks {
+		// The hooks read the journal themselves, each binding from its
+		// own cursor (host/hooks, "Delivery from the journal").
+		h.disp.Notify()
+	}
 	return err
 }
 

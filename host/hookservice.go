@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/hooks"
+	"github.com/palyra-go/palyra/host/inventory"
 )
 
 // Kinds of the events the host adds to its stream (not journaled).
@@ -168,8 +170,66 @@ func HookOutcomeEvent(o HookOutcome) Event {
 	if len(o.Output) > 0 {
 		details["output"] = json.RawMessage(o.Output)
 	}
+	if o.EventID != 0 {
+		// Delivered from the journal: which event, which try.
+		details["event_id"], details["attempt"] = o.EventID, o.Attempt
+		if o.GaveUp {
+			details["gave_up"] = true
+		}
+	}
 	if o.Err != "" {
 		details["error"], details["code"] = o.Err, o.Code
 	}
 	return Event{Kind: kind, SkillID: o.PluginID, At: time.Now().UTC(), Details: details}
+}
+
+// PrincipalHooks is the principal of the journal events the hook
+// dispatcher records (skill.hook_gave_up).
+const PrincipalHooks = "system:hooks"
+
+// EventHookGaveUp is the journal kind of a hook the host gave up on for a
+// journal event after its retries (Config.HookRetries): the event's skill
+// id is the hook skill's, the reason the last error, and the details name
+// the hook, the event, its journal id, the tries and the error code.
+const EventHookGaveUp = inventory.EventKind("skill.hook_gave_up")
+
+// hookJournal is the inventory's journal as the hook dispatcher reads it.
+type hookJournal struct{ h *Host }
+
+// After implements hooks.Journal.
+func (j hookJournal) After(ctx context.Context, afterID int64, limit int) ([]Event, error) {
+	page, err := j.h.in.Inventory().Events(ctx, inventory.EventFilter{AfterID: afterID, Limit: min(limit, inventory.MaxEventLimit)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Event, len(page))
+	for i, e := range page {
+		out[i] = streamEvent(e)
+	}
+	return out, nil
+}
+
+// Head implements hooks.Journal.
+func (j hookJournal) Head(ctx context.Context) (int64, error) {
+	return j.h.in.Inventory().LastEventID(ctx)
+}
+
+// hookGaveUp journals that the dispatcher gave up on a hook for a journal
+// event, before the binding's cursor moves past it.
+func (h *Host) hookGaveUp(ctx context.Context, o hooks.Outcome) error {
+	details, err := json.Marshal(map[string]any{
+		"hook_id": o.HookID, "event": o.Event, "event_id": o.EventID, "tool_id": o.ToolID,
+		"attempts": o.Attempt, "code": o.Code,
+	})
+	if err != nil {
+		return err
+	}
+	reason := o.Err
+	if len(reason) > inventory.MaxReasonBytes {
+		reason = strings.ToValidUTF8(reason[:inventory.MaxReasonBytes], "")
+	}
+	return h.in.Inventory().Update(ctx, func(tx *inventory.Tx) error {
+		_, err := tx.AppendEvent(inventory.Event{Kind: EventHookGaveUp, SkillID: o.PluginID, Reason: reason, Principal: PrincipalHooks, Details: details})
+		return err
+	})
 }

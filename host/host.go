@@ -113,6 +113,14 @@ type Config struct {
 	// HookTimeout is the time limit of a hook call whose binding sets none
 	// (hooks.DefaultTimeout when ≤ 0).
 	HookTimeout time.Duration
+	// HookRetries is how many times, with DispatchHooks, a hook that failed
+	// on a journal event is tried again before the host gives up on it,
+	// journals a skill.hook_gave_up event and moves the binding's cursor on
+	// (hooks.DefaultRetries when 0; none when < 0). HookRetryBackoff is the
+	// wait before the first retry, doubled for each next one
+	// (hooks.DefaultRetryBackoff when ≤ 0).
+	HookRetries      int
+	HookRetryBackoff time.Duration
 	// OnHook, when set, is called with every hook outcome (metrics). It
 	// must not block.
 	OnHook func(hooks.Outcome)
@@ -285,7 +293,8 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	h := &Host{cfg: cfg, in: in, trust: in.TrustFile(), log: cfg.Logger.Named("host"), verified: map[string]*verified{}, looped: map[string]time.Time{},
 		broker: caps.broker, storage: caps.storage, ownsStore: caps.ownsStore, vault: caps.vault, channels: caps.channels, egress: caps.egress, stats: newCallStats(),
-		calls: newCallSummary(), docs: newDocStore(maxDocuments, documentTTL), wake: wake, stream: &events.Bus{}, hooks: hooks.OpenStore(cfg.StateDir)}
+		calls: newCallSummary(), docs: newDocStore(maxDocuments, documentTTL), wake: wake, stream: &events.Bus{},
+		hooks: hooks.OpenStore(cfg.StateDir, hooks.WithJournalHead(in.Inventory().LastEventID))}
 	scfg := cfg.Sources
 	scfg.Trust = h.decideRegistryKey
 	scfg.Logger = cfg.Logger.Named("source")
@@ -294,6 +303,7 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	h.disp = hooks.NewDispatcher(hooks.DispatcherConfig{
 		Store: h.hooks, Call: h.hookCall, Timeout: cfg.HookTimeout,
 		Logger: cfg.Logger.Named("hooks"), OnOutcome: h.hookOutcome,
+		Journal: hookJournal{h}, Retries: cfg.HookRetries, RetryBackoff: cfg.HookRetryBackoff, OnGiveUp: h.hookGaveUp,
 	})
 	if cfg.Anomaly != nil {
 		h.detector = anomaly.NewDetector(*cfg.Anomaly, nil)

@@ -120,6 +120,13 @@ type Outcome struct {
 	Duration time.Duration `json:"duration_ns"`
 	// Payload is the input sent to the tool: the HookInput as JSON.
 	Payload json.RawMessage `json:"payload"`
+	// EventID is the journal id of the event, for an event delivered from
+	// the journal (0 otherwise). Attempt counts the tries of the hook for
+	// that event, from 1; GaveUp is set on the last failed try, after which
+	// the binding's cursor moves past the event.
+	EventID int64 `json:"event_id,omitempty"`
+	Attempt int   `json:"attempt,omitempty"`
+	GaveUp  bool  `json:"gave_up,omitempty"`
 }
 
 // Failed reports whether the hook failed (Err is set). A failed hook's

@@ -95,6 +95,25 @@ type DispatcherConfig struct {
 	// hook id order). It is called from several goroutines at once and must
 	// not block for long: the daemon journals the outcomes with it.
 	OnOutcome func(Outcome)
+	// Journal, when set, is where the Dispatcher reads the events it
+	// delivers after Notify: each binding from its cursor on (see
+	// "Delivery from the journal" in the package doc).
+	Journal Journal
+	// Retries is how many times a hook that failed on a journal event is
+	// tried again before the Dispatcher gives up on it (DefaultRetries when
+	// 0; none when < 0).
+	Retries int
+	// RetryBackoff is the wait before the first retry, doubled for each
+	// next one up to MaxRetryBackoff (DefaultRetryBackoff when ≤ 0).
+	RetryBackoff time.Duration
+	// PageSize is how many journal events a skill's runner reads at once
+	// (DefaultPageSize when ≤ 0): what bounds the memory of a catch-up.
+	PageSize int
+	// OnGiveUp, when set, is called when the Dispatcher gives up on a hook
+	// for a journal event (its last outcome, GaveUp set), before the
+	// binding's cursor moves past the event; the daemon journals it. An
+	// error is logged; the cursor moves on anyway.
+	OnGiveUp func(ctx context.Context, o Outcome) error
 }
 
 // Dispatcher runs the hooks bound to events. It starts its router
@@ -133,6 +152,17 @@ type Dispatcher struct {
 	skills     map[string]*skillQueue
 	dropped    atomic.Uint64
 	overflowed atomic.Uint64
+
+	// The delivery from the journal (journal.go).
+	journal  Journal
+	retries  int
+	backoff  time.Duration
+	pageSize int
+	onGiveUp func(context.Context, Outcome) error
+	// runners holds the skills whose journal runner runs (under smu), and
+	// whether it must look at the journal again before it returns.
+	runners map[string]*runner
+	skipped atomic.Uint64
 }
 
 type job struct {
@@ -177,6 +207,18 @@ func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
 	if cfg.SkillQueueDepth <= 0 {
 		cfg.SkillQueueDepth = DefaultSkillQueueDepth
 	}
+	switch {
+	case cfg.Retries == 0:
+		cfg.Retries = DefaultRetries
+	case cfg.Retries < 0:
+		cfg.Retries = 0
+	}
+	if cfg.RetryBackoff <= 0 {
+		cfg.RetryBackoff = DefaultRetryBackoff
+	}
+	if cfg.PageSize <= 0 {
+		cfg.PageSize = DefaultPageSize
+	}
 	d := &Dispatcher{
 		store:      cfg.Store,
 		call:       cfg.Call,
@@ -188,6 +230,12 @@ func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
 		slots:      make(chan struct{}, cfg.Workers),
 		stopping:   make(chan struct{}),
 		skills:     map[string]*skillQueue{},
+		journal:    cfg.Journal,
+		retries:    cfg.Retries,
+		backoff:    cfg.RetryBackoff,
+		pageSize:   cfg.PageSize,
+		onGiveUp:   cfg.OnGiveUp,
+		runners:    map[string]*runner{},
 	}
 	d.base, d.cancel = context.WithCancel(context.Background())
 	d.wg.Add(1)

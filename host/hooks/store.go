@@ -29,14 +29,22 @@ import (
 type Store struct {
 	path string
 	now  func() time.Time
+	head JournalHead // nil: see WithJournalHead
 }
 
 // OpenStore returns the bindings store of the state directory stateDir,
 // <state>/hooks/bindings.json (statedir.Layout.HookBindings). It does not
 // touch the file system: a missing file is an empty set of bindings,
 // created by the first mutation (with its directory, mode 0700).
-func OpenStore(stateDir string) *Store {
-	return &Store{path: statedir.At(stateDir).HookBindings(), now: time.Now}
+//
+// Beside the bindings the Store keeps each binding's journal cursor, in
+// <state>/hooks/cursors.json (see Cursor), written under the same lock.
+func OpenStore(stateDir string, opts ...StoreOption) *Store {
+	s := &Store{path: statedir.At(stateDir).HookBindings(), now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Path returns the path of the bindings file.
@@ -93,16 +101,18 @@ func (s *Store) Get(hookID string) (Binding, error) {
 
 // Bind adds a binding and returns it as stored: ids lower-cased, event
 // normalized, operator fields trimmed, CreatedAtUnixMs and UpdatedAtUnixMs
-// set to now. Errors wrap ErrInvalidBinding (b does not validate; a
-// *FieldError names the field), ErrHookExists (the hook id is taken),
-// ErrTooManyHooks (the file already holds MaxEntries bindings), ErrLocked,
-// or the errors of Load.
+// set to now. The binding's journal cursor starts at the journal head (see
+// WithJournalHead), written before the binding: a new binding is delivered
+// the events journaled after it was bound, not the history. Errors wrap
+// ErrInvalidBinding (b does not validate; a *FieldError names the field),
+// ErrHookExists (the hook id is taken), ErrTooManyHooks (the file already
+// holds MaxEntries bindings), ErrLocked, or the errors of Load.
 func (s *Store) Bind(ctx context.Context, b Binding) (Binding, error) {
 	nb, err := normalizeBinding(b)
 	if err != nil {
 		return Binding{}, fmt.Errorf("%w: %w", ErrInvalidBinding, err)
 	}
-	err = s.Update(ctx, func(f *File) error {
+	err = s.Locked(ctx, func(f *File, save func(*File) error) error {
 		if _, ok := find(f, nb.HookID); ok {
 			return fmt.Errorf("%w: %s", ErrHookExists, quote(nb.HookID))
 		}
@@ -112,7 +122,15 @@ func (s *Store) Bind(ctx context.Context, b Binding) (Binding, error) {
 		now := s.now().UnixMilli()
 		nb.CreatedAtUnixMs, nb.UpdatedAtUnixMs = now, now
 		f.Entries = append(f.Entries, nb)
-		return nil
+		sortEntries(f.Entries)
+		cf, err := s.loadCursors()
+		if err != nil {
+			return err
+		}
+		if err := s.startCursor(ctx, cf, f, nb); err != nil {
+			return err
+		}
+		return save(f)
 	})
 	if err != nil {
 		return Binding{}, err
@@ -122,8 +140,10 @@ func (s *Store) Bind(ctx context.Context, b Binding) (Binding, error) {
 
 // SetEnabled enables or disables a hook, records principal (when not empty)
 // as the binding's operator.updated_by, and returns the binding as stored.
-// Errors wrap ErrHookNotFound, ErrInvalidBinding, ErrLocked, or the errors of
-// Load.
+// Enabling a disabled binding starts its journal cursor again at the
+// journal head (as Bind does): the events journaled while it was disabled
+// are not delivered to it. Errors wrap ErrHookNotFound, ErrInvalidBinding,
+// ErrLocked, or the errors of Load.
 func (s *Store) SetEnabled(ctx context.Context, hookID string, enabled bool, principal string) (Binding, error) {
 	id, err := normalizeHookIDArg(hookID)
 	if err != nil {
@@ -134,36 +154,55 @@ func (s *Store) SetEnabled(ctx context.Context, hookID string, enabled bool, pri
 		return Binding{}, fmt.Errorf("%w: %w", ErrInvalidBinding, &FieldError{Index: -1, Field: "operator.updated_by", Err: err})
 	}
 	var out Binding
-	err = s.Update(ctx, func(f *File) error {
+	err = s.Locked(ctx, func(f *File, save func(*File) error) error {
 		i, ok := find(f, id)
 		if !ok {
 			return fmt.Errorf("%w: %s", ErrHookNotFound, quote(id))
 		}
 		b := &f.Entries[i]
+		wasEnabled := b.Enabled
 		b.Enabled = enabled
 		if by != "" {
 			b.Operator.UpdatedBy = by
 		}
 		b.UpdatedAtUnixMs = s.now().UnixMilli()
 		out = *b
-		return nil
+		if enabled && !wasEnabled {
+			cf, err := s.loadCursors()
+			if err != nil {
+				return err
+			}
+			if err := s.startCursor(ctx, cf, f, out); err != nil {
+				return err
+			}
+		}
+		return save(f)
 	})
 	return out, err
 }
 
-// Remove deletes a binding. Errors wrap ErrHookNotFound, ErrInvalidBinding,
-// ErrLocked, or the errors of Load.
+// Remove deletes a binding and its journal cursor. Errors wrap
+// ErrHookNotFound, ErrInvalidBinding, ErrLocked, or the errors of Load.
 func (s *Store) Remove(ctx context.Context, hookID string) error {
 	id, err := normalizeHookIDArg(hookID)
 	if err != nil {
 		return err
 	}
-	return s.Update(ctx, func(f *File) error {
+	return s.Locked(ctx, func(f *File, save func(*File) error) error {
 		i, ok := find(f, id)
 		if !ok {
 			return fmt.Errorf("%w: %s", ErrHookNotFound, quote(id))
 		}
 		f.Entries = slices.Delete(f.Entries, i, i+1)
+		if err := save(f); err != nil {
+			return err
+		}
+		// The cursor goes after the binding, and a failure to drop it is
+		// not the remove's: a cursor no binding matches is ignored (see
+		// CursorFor) and dropped by the next cursor write.
+		if cf, err := s.loadCursors(); err == nil {
+			_ = s.saveCursors(cf, f)
+		}
 		return nil
 	})
 }
