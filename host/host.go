@@ -105,10 +105,13 @@ type Config struct {
 	// DispatchHooks makes the host follow the inventory journal and run the
 	// hooks bound to each lifecycle event (skill:enabled,
 	// skill:quarantined, ...) as it is journaled, by this host or by any
-	// process working on the state dir. A skill's hooks see the events one
-	// at a time, in journal order; other skills' hooks run in parallel
-	// (see host/hooks, "Order of enqueued events"). Without it hooks run
-	// only when fired (FireHooks).
+	// process working on the state dir. Each binding is delivered the
+	// journal from its cursor (host/hooks, "Delivery from the journal"):
+	// when the host opens, it catches up on the events journaled while no
+	// host dispatched hooks (the CLI's changes while the daemon was down),
+	// then follows; at least once, in journal order. A skill's hooks see
+	// the events one at a time; other skills' hooks run in parallel.
+	// Without it hooks run only when fired (FireHooks).
 	DispatchHooks bool
 	// HookTimeout is the time limit of a hook call whose binding sets none
 	// (hooks.DefaultTimeout when ≤ 0).

@@ -37,7 +37,9 @@ package cluster
 // redelivered to another node after hooksAckWait and its hooks run again:
 // hooks are exactly once per cluster in a run without crashes and at least
 // once when a node dies while running them (or loses its NATS connection
-// for longer than hooksAckWait). A node that closes lets the
+// for longer than hooksAckWait). The consumer's acknowledged position is
+// the cluster's one hook cursor: the per-binding journal cursors of a
+// single host (host/hooks) are not used in cluster mode. A node that closes lets the
 // event it is running finish (within the ctx of Close) before it leaves;
 // if it cannot, it hands the event back (nak) for another node to run.
 //

@@ -60,6 +60,8 @@ func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
 //	listen = "127.0.0.1:7142"
 //	reaudit_interval = "6h"        # 0 disables the scheduled re-audit
 //	hook_timeout = "10s"
+//	hook_retries = 3               # tries after a hook fails on a journal event, then skill.hook_gave_up (0: none)
+//	hook_retry_backoff = "1s"      # the wait before the first retry, doubled for each next one
 //	shutdown_timeout = "30s"       # how long SIGTERM waits for in-flight calls
 //	max_request_bytes = 1048576
 //	max_artifact_bytes = 67108864
@@ -108,6 +110,14 @@ type Config struct {
 	Channels         []channels.Spec `toml:"channels"`
 	MCP              MCPConfig       `toml:"mcp"`
 	Cluster          *ClusterConfig  `toml:"cluster"`
+
+	// HookRetries is how many times a hook that failed on a journal event
+	// is tried again before the daemon gives up on it (nil:
+	// hooks.DefaultRetries; 0: none); HookRetryBackoff the wait before the
+	// first retry (0: hooks.DefaultRetryBackoff). See host/hooks,
+	// "Delivery from the journal".
+	HookRetries      *int     `toml:"hook_retries"`
+	HookRetryBackoff Duration `toml:"hook_retry_backoff"`
 }
 
 // MCPConfig is the [mcp] table: the MCP endpoint's options.
@@ -181,6 +191,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: reaudit_interval %s is under 100ms", ErrInvalidConfig, c.ReauditInterval.Duration)
 	case c.HookTimeout.Duration < 0 || c.HookTimeout.Duration > 10*time.Minute:
 		return fmt.Errorf("%w: hook_timeout %s is outside 0..10m", ErrInvalidConfig, c.HookTimeout.Duration)
+	case c.HookRetries != nil && (*c.HookRetries < 0 || *c.HookRetries > 100):
+		return fmt.Errorf("%w: hook_retries %d is outside 0..100", ErrInvalidConfig, *c.HookRetries)
+	case c.HookRetryBackoff.Duration < 0 || c.HookRetryBackoff.Duration > 10*time.Minute:
+		return fmt.Errorf("%w: hook_retry_backoff %s is outside 0..10m", ErrInvalidConfig, c.HookRetryBackoff.Duration)
 	case c.ShutdownTimeout.Duration < 0 || c.ShutdownTimeout.Duration > time.Hour:
 		return fmt.Errorf("%w: shutdown_timeout %s is outside 0..1h", ErrInvalidConfig, c.ShutdownTimeout.Duration)
 	case c.MaxRequestBytes < 1<<10 || c.MaxRequestBytes > 64<<20:

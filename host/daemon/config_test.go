@@ -34,6 +34,8 @@ func TestParseConfig(t *testing.T) {
 		{`reaudit_interval = "soon"`, `key reaudit_interval (line 1, column 20): "soon" is not a duration`},
 		{"[anomaly]\nwindow = \"five minutes\"", `key anomaly.window (line 2, column 10): "five minutes" is not a duration`},
 		{`hook_timeout = "11m"`, "outside 0..10m"},
+		{`hook_retries = -1`, "hook_retries -1 is outside 0..100"},
+		{`hook_retry_backoff = "11m"`, "hook_retry_backoff 11m0s is outside 0..10m"},
 		{`max_request_bytes = 10`, "outside 1 KiB..64 MiB"},
 		{"[tls]\ncert_file = \"a.crt\"", "needs both"},
 		{"[anomaly]\nwindow = \"1m\"\nthresholds = { gremlins = 1 }", "gremlins"},

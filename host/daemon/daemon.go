@@ -229,7 +229,13 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		TrustStore: opts.TrustStore, VaultKey: opts.VaultKey, VaultKeyCommand: opts.VaultKeyCommand,
 		Supervisor: opts.Supervisor, Anomaly: cfg.Anomaly, Sources: opts.Sources,
 		OnCall: d.observeCall, OnHook: d.observeHook,
-		DispatchHooks: d.link == nil, HookTimeout: cfg.HookTimeout.Duration,
+		DispatchHooks: d.link == nil, HookTimeout: cfg.HookTimeout.Duration, HookRetryBackoff: cfg.HookRetryBackoff.Duration,
+	}
+	if cfg.HookRetries != nil {
+		hcfg.HookRetries = *cfg.HookRetries
+		if hcfg.HookRetries == 0 {
+			hcfg.HookRetries = -1 // none
+		}
 	}
 	if d.link != nil {
 		hcfg.Storage = d.link.SkillStorage() // skills keep one state cluster-wide

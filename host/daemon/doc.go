@@ -98,7 +98,12 @@
 // ?follow=false ends a stream after its replay; a stream that falls behind
 // re-reads the journal rather than skipping events. Hook outcomes
 // (hook:dispatched, hook:failed) join the stream without a journal id. The
-// hooks bound to gateway:startup run once the daemon serves.
+// hooks bound to gateway:startup run once the daemon serves. Each hook
+// binding keeps a cursor in the journal: a daemon that starts first
+// delivers the events each binding missed (those the CLI journaled while
+// no daemon ran included), at least once and in order, then the live ones
+// (host/hooks, "Delivery from the journal"); a hook that keeps failing is
+// given up after its retries with a skill.hook_gave_up journal event.
 //
 // Schedules. The re-audit runs every reaudit_interval (default 6 h, 0
 // disables) and quarantines what no longer verifies, audits or fits the

@@ -72,9 +72,11 @@
 // (skill:installed, skill:updated, skill:enabled, skill:disabled,
 // skill:quarantined, skill:removed, skill:crashlooping) and the run phases
 // run:before_run, run:before_tool, run:after_tool, run:before_delivery and
-// run:after_run. The daemon dispatches gateway:startup and the skill events;
-// a run phase is dispatched only when the code that runs it calls
-// Dispatcher.Fire (or an operator runs "palyra hooks fire").
+// run:after_run. The daemon fires gateway:startup when it serves and
+// delivers the skill events from its journal, each binding from its own
+// cursor (see "Delivery from the journal"); a run phase is dispatched only
+// when the code that runs it calls Dispatcher.Fire (or an operator runs
+// "palyra hooks fire").
 //
 // # Hook input contract
 //
@@ -106,9 +108,10 @@
 // Dispatcher.Fire runs the enabled hooks bound to an event at once,
 // concurrently, each under its time limit, and returns their outcomes and
 // the resolution; "palyra hooks fire" and the code running a run phase use
-// it. Dispatcher.Enqueue is the path for the daemon's event follower
-// (Dispatcher.Follow reads a host/events subscription into it): it never
-// blocks; the event waits in a bounded queue (QueueDepth) for the router
+// it. Dispatcher.Enqueue is the path for events that are not journaled,
+// handed over in process (Dispatcher.Follow reads a host/events
+// subscription into it; the daemon's skill events take the journal path
+// instead, see "Delivery from the journal"): it never blocks; the event waits in a bounded queue (QueueDepth) for the router
 // goroutine, and when that queue is full it is dropped, counted
 // (Dispatcher.Dropped) and logged. Dispatcher.Close stops taking events,
 // lets the queued ones run, and waits for every goroutine the Dispatcher
@@ -142,6 +145,85 @@
 // failed outcome, not an error of Fire, and does not vote in Resolve, as in
 // Palyra; Resolution.Failed lists such hooks for callers that must fail
 // closed.
+//
+// # Cursors
+//
+// Every binding keeps a cursor: the id of the last journal event it is
+// done with. The cursors live beside the bindings, in
+// <state>/hooks/cursors.json:
+//
+//	{"schema_version": 1, "cursors": {"audit.quarantine": {"event_id": 42,
+//	  "binding_created_at_unix_ms": 1714300000000, "updated_at_unix_ms": 1714300000100}}}
+//
+// and are written under the bindings' lock, atomically, like the bindings
+// (a separate file because Palyra's bindings.json rejects unknown keys,
+// and because a cursor moves on every event while the bindings change by
+// hand). A cursor names the creation time of its binding: a cursor left by
+// a removed binding is ignored by a new binding of the same hook id.
+//
+// A binding's cursor starts at the journal's head when it is bound
+// (Store.Bind, with WithJournalHead): a new binding is delivered the events
+// journaled after it, not the history. Enabling a disabled binding starts
+// it at the head again: the events journaled while it was disabled are not
+// delivered (disabled means "do not deliver", not "hold"). Removing a
+// binding removes its cursor. A binding without a cursor (made by hand,
+// by Palyra's tools, or before cursors existed) gets one at the head when
+// the Dispatcher first sees it, which it logs. Deleting cursors.json makes
+// every binding start at the head.
+//
+// # Delivery from the journal
+//
+// A Dispatcher with a Journal delivers the skill events from it (the
+// daemon's Journal is the inventory's journal, which every process
+// working on the state directory writes, the CLI included). Notify wakes
+// it: the daemon calls it when it starts and whenever it sees new events.
+// Each hook skill with enabled bindings to skill events then gets one
+// runner goroutine, which reads the journal after the lowest cursor of the
+// skill's bindings, a page (PageSize events) at a time, and for each event
+// runs the skill's bindings of that event's kind whose cursor is behind it,
+// in hook id order, one at a time; the runner returns at the end of the
+// journal. So:
+//
+//   - Catch-up: a daemon that starts delivers what each binding has not
+//     been delivered, the events journaled while no daemon ran (a
+//     "palyra skills disable" run while the daemon was down) included.
+//     Memory is bounded by the page, whatever the backlog; a catch-up of
+//     more than one page is logged ("hooks catching up with the journal",
+//     from, to) and its end too ("hooks caught up with the journal": from,
+//     to, events, pages, took).
+//   - Hand-over: the live events are read from the same journal, after the
+//     same cursors, so there is no gap and no duplicate between the
+//     catch-up and the live events, whoever journaled them.
+//   - Order: a binding is delivered its events in journal order, and one
+//     skill's hooks run one at a time (as for enqueued events, see "Order
+//     of enqueued events"); different skills run in parallel, up to
+//     Workers at once, each at its own pace.
+//   - At least once: a binding's cursor moves past an event only after
+//     its hook ran for it (or the Dispatcher gave up, below), and past
+//     the events of other kinds at the end of each page. A Dispatcher
+//     closed, or a daemon killed, before that leaves the cursor before the
+//     event, and the next Dispatcher delivers it again. In the normal case
+//     (no crash), each binding is delivered each event exactly once.
+//   - Failures: a hook that fails on a journal event (an error, a
+//     timeout, a missing or quarantined skill) is tried again after
+//     RetryBackoff, doubled for each next try up to MaxRetryBackoff, up to
+//     Retries more times (DefaultRetries: 3 more, after 1 s, 2 s, 4 s);
+//     every try's outcome is reported (Outcome.EventID, Attempt). A
+//     failure a retry cannot change (hook_decision_not_allowed,
+//     invalid_hook_output) is not tried again. Then the Dispatcher gives
+//     up: the last outcome has GaveUp set, OnGiveUp records it (the daemon
+//     journals a skill.hook_gave_up event on the hook skill, naming the
+//     hook, the event, its id, the tries and the code) and the cursor
+//     moves on. The skill's later events wait meanwhile, so the order
+//     holds. A hook is never retried forever.
+//   - Pruned events: ids grow by one; events gone from the journal (a
+//     retention job deleted them) before a binding was delivered them
+//     are skipped, with a warning naming the ids, and counted (Skipped).
+//
+// In a cluster the host does not deliver hooks itself (host/cluster runs
+// them from one durable consumer of the cluster's event stream, whose
+// acknowledged position is the one cursor of the cluster); the cursors
+// here are those of a single host.
 //
 // Where Palyra stops short (a gap between Palyra's docs and its code, item 8), Palyra-Go goes on: the
 // run phases are dispatched by whoever calls Fire for them, the event payload

@@ -29,7 +29,8 @@
 //	│   └── vault.lock                Layout.VaultLock: the writers' flock
 //	├── hooks/                        Layout.HooksDir
 //	│   ├── bindings.json             Layout.HookBindings: hook bindings (host/hooks)
-//	│   └── bindings.json.lock        Layout.HookBindingsLock: the writers' flock
+//	│   ├── bindings.json.lock        Layout.HookBindingsLock: the writers' flock (of the cursors too)
+//	│   └── cursors.json              each binding's journal cursor (host/hooks, Store.Cursors)
 //	├── run/                          Layout.RunDir: the hosts' runtime files, mode 0700 (host/rundir), when short enough
 //	│   ├── h<random>.lock            one live host instance's flock (held for the host's life)
 //	│   └── h<random>/                that instance's directory
