@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -404,5 +405,61 @@ func TestJournalCloseKeepsCursor(t *testing.T) {
 	got := take(t, outs, 2)
 	if got[0].EventID != ids[0] || got[1].EventID != ids[1] {
 		t.Fatalf("after a restart: events %d, %d; want %v", got[0].EventID, got[1].EventID, ids)
+	}
+}
+
+// TestCursorsConcurrentWriters: the daemon advancing cursors while the CLI
+// (another Store on the same directory) binds and removes hooks loses
+// nothing: every binding made keeps its cursor, the advanced one ends
+// where it was moved, and no cursor outlives its binding.
+func TestCursorsConcurrentWriters(t *testing.T) {
+	ctx := context.Background()
+	f := newJournalFixture(t)
+	f.journal("skill.enabled")
+	b := f.bind(Binding{HookID: "daemon.hook", Event: EventSkillEnabled, PluginID: "acme.hook", Enabled: true})
+	cli := OpenStore(f.dir, WithJournalHead(f.db.LastEventID))
+	done := make(chan error, 1)
+	go func() {
+		for i := range 20 {
+			id := fmt.Sprintf("cli.h%02d", i)
+			if _, err := cli.Bind(ctx, Binding{HookID: id, Event: EventSkillDisabled, PluginID: "acme.other", Enabled: true}); err != nil {
+				done <- err
+				return
+			}
+			if i%2 == 1 {
+				if err := cli.Remove(ctx, id); err != nil {
+					done <- err
+					return
+				}
+			}
+		}
+		done <- nil
+	}()
+	for id := int64(2); id <= 200; id++ {
+		if err := f.store.AdvanceCursors(ctx, []Binding{b}, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	bs, err := f.store.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := f.store.Cursors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 11 || len(cs) != 11 {
+		t.Fatalf("%d bindings and %d cursors, want 11 of each: %v", len(bs), len(cs), cs)
+	}
+	for _, b := range bs {
+		if _, ok := CursorFor(cs, b); !ok {
+			t.Errorf("binding %s has no cursor", b.HookID)
+		}
+	}
+	if cs["daemon.hook"].EventID != 200 {
+		t.Fatalf("the advanced cursor at %d, want 200", cs["daemon.hook"].EventID)
 	}
 }
