@@ -162,6 +162,9 @@ type Dispatcher struct {
 	// runners holds the skills whose journal runner runs (under smu), and
 	// whether it must look at the journal again before it returns.
 	runners map[string]*runner
+	// drained holds the skills whose runner reached the end of the
+	// journal once (under smu): their next catch-ups are live events.
+	drained map[string]bool
 	skipped atomic.Uint64
 }
 
@@ -236,6 +239,7 @@ func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
 		pageSize:   cfg.PageSize,
 		onGiveUp:   cfg.OnGiveUp,
 		runners:    map[string]*runner{},
+		drained:    map[string]bool{},
 	}
 	d.base, d.cancel = context.WithCancel(context.Background())
 	d.wg.Add(1)

@@ -189,7 +189,12 @@ func (d *Dispatcher) drain(skill string) error {
 			return
 		}
 		args := []any{"skill_id", skill, "from", from, "to", to, "events", delivered, "pages", pages, "took", time.Since(start)}
-		if pages > 1 || delivered > 1 {
+		d.smu.Lock()
+		first := !d.drained[skill]
+		d.drained[skill] = true
+		d.smu.Unlock()
+		if pages > 1 || (first && delivered > 0) {
+			// The catch-up of a Dispatcher that starts, or of a backlog.
 			d.log.Info("hooks caught up with the journal", args...)
 		} else {
 			d.log.Debug("hooks delivered journal events", args...)
@@ -318,6 +323,9 @@ func (d *Dispatcher) drain(skill string) error {
 // Dispatcher.
 func (d *Dispatcher) deliver(b Binding, kind string, id int64, payload []byte) bool {
 	for attempt := 1; ; attempt++ {
+		if d.stopped() {
+			return false
+		}
 		select {
 		case d.slots <- struct{}{}:
 		case <-d.stopping:

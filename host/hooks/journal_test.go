@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/inventory"
@@ -247,7 +250,9 @@ func TestJournalCatchUpInPages(t *testing.T) {
 	ids := f.journal(kinds...)
 
 	calls := make(chan int64, 100)
-	d, outs := f.dispatcher(recordCall(calls), DispatcherConfig{PageSize: 7})
+	var logs bytes.Buffer // read once the Dispatcher is closed
+	d, outs := f.dispatcher(recordCall(calls), DispatcherConfig{PageSize: 7,
+		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info, DisableTime: true})})
 	d.Notify()
 	var want []int64
 	for i, id := range ids {
@@ -273,6 +278,15 @@ func TestJournalCatchUpInPages(t *testing.T) {
 	}
 	if len(outs) != 0 || len(calls) != len(want) {
 		t.Fatalf("%d more outcomes, %d calls for %d events", len(outs), len(calls), len(want))
+	}
+	// The catch-up is logged: where it starts and ends, and what it did.
+	for _, line := range []string{
+		fmt.Sprintf("hooks catching up with the journal: skill_id=acme.hook from=1 to=%d page_size=7", ids[len(ids)-1]),
+		fmt.Sprintf("hooks caught up with the journal: skill_id=acme.hook from=1 to=%d events=%d pages=6 took=", ids[len(ids)-1], len(want)),
+	} {
+		if !strings.Contains(logs.String(), line) {
+			t.Errorf("the log has no %q:\n%s", line, logs.String())
+		}
 	}
 	last := ids[len(ids)-1]
 	for _, h := range []string{"h.enabled", "h.disabled", "h.removed"} {
