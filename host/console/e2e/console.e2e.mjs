@@ -7,8 +7,10 @@
 // It signs in, lists the skills, opens one, runs echo from the generated
 // form, runs report and sees its table and chart, submits the report's
 // A2UI form and sees the reply, quarantines and enables a skill, sees the
-// quarantine on the events page, and sees this machine's node on the
-// Cluster page. With PALYRA_E2E_REGISTRY (a local registry directory
+// quarantine on the events page, sees this machine's node on the
+// Cluster page, and removes the event-log skill a hook binding runs: the
+// refusal names the binding, and "Remove and disable those hooks" removes
+// it and disables the binding. With PALYRA_E2E_REGISTRY (a local registry directory
 // holding PALYRA_E2E_REGISTRY_SKILL 1.0.0) and PALYRA_E2E_PUBLISH_NEXT (a
 // program that publishes 1.1.0 there, granted one more HTTP host), it also
 // installs that skill from the registry (the dry run's preview, then the
@@ -513,6 +515,34 @@ const steps = [
         ],
       ]
     : []),
+  [
+    'remove a skill hooks run: the bindings shown, then remove and disable them',
+    async () => {
+      // event-log is run by the enabled binding event-log.quarantined: the
+      // plain remove is answered 412 skill_referenced_by_hook (Chromium logs
+      // the 4xx as a console error), and the dialog names the binding.
+      allowedErrors = /status of 412/;
+      await page.goto(`${BASE}/skills/palyra.event_log`);
+      await expectText(tid('skill-title'), /Event log/, 'the title');
+      await tid('action-remove').click();
+      await tid('confirm-dialog').waitFor();
+      await tid('confirm-ok').click();
+      await tid('remove-hook-refs').waitFor();
+      await page.locator('[data-testid="remove-hook-ref"][data-hook-id="event-log.quarantined"]').waitFor();
+      await expectText(tid('confirm-ok'), /^Remove and disable those hooks$/, 'the forced remove button');
+      const still = await apiGet('/v1/skills?skill_id=palyra.event_log');
+      if (still.count !== 1) throw new Error(`the refused remove removed: ${JSON.stringify(still.entries)}`);
+      await shot('20-remove-referenced');
+      await tid('confirm-ok').click();
+      await page.waitForURL((u) => u.pathname === '/skills');
+      const gone = await apiGet('/v1/skills?skill_id=palyra.event_log');
+      if (gone.count !== 0) throw new Error(`the forced remove left: ${JSON.stringify(gone.entries)}`);
+      const hooks = await apiGet('/v1/hooks');
+      const b = (hooks.bindings ?? []).find((x) => x.hook_id === 'event-log.quarantined');
+      if (!b || b.enabled) throw new Error(`the binding after the forced remove: ${JSON.stringify(b)}`);
+      allowedErrors = null;
+    },
+  ],
   [
     'sign out',
     async () => {

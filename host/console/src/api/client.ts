@@ -144,8 +144,9 @@ export const api = {
     request<unknown>(`/v1/skills/${enc(id)}/enable`, { method: 'POST', body: { version: version ?? '', reason, override } }),
   disable: (id: string, version: string | undefined, reason: string) =>
     request<unknown>(`/v1/skills/${enc(id)}/disable`, { method: 'POST', body: { version: version ?? '', reason } }),
-  remove: (id: string, version: string | undefined, purge: boolean) =>
-    request<unknown>(`/v1/skills/${enc(id)}${query({ version, purge_storage: purge })}`, { method: 'DELETE' }),
+  /** Removes a version; with force, also disables the enabled hook bindings that run the skill when no version would be left (else 412 skill_referenced_by_hook). */
+  remove: (id: string, version: string | undefined, purge: boolean, force = false) =>
+    request<unknown>(`/v1/skills/${enc(id)}${query({ version, purge_storage: purge, force })}`, { method: 'DELETE' }),
   reaudit: () => request<unknown>('/v1/reaudit', { method: 'POST' }),
   call: (id: string, tool: string, input: unknown, timeoutMs?: number) =>
     request<import('./types').CallResponse>(`/v1/skills/${enc(id)}/tools/${enc(tool)}/call`, {

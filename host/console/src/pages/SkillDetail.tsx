@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Chart } from '../a2ui/Chart';
 import { api, ApiError } from '../api/client';
-import type { AuditReport, OutdatedSkill, SkillInfo, SkillMetrics, StreamEvent } from '../api/types';
+import type { AuditReport, HookBinding, OutdatedSkill, SkillInfo, SkillMetrics, StreamEvent } from '../api/types';
 import { Badge, Banner, ConfirmDialog, errorBanner, JsonView, LoadError, time, useLoad, type BannerState } from '../components/common';
 import { Link, useRouter } from '../router';
 import { followEvents } from '../sse/stream';
@@ -269,9 +269,18 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
   const [reason, setReason] = useState('');
   const [override, setOverride] = useState(true);
   const [purge, setPurge] = useState(false);
+  // The answer to a remove the enabled hook bindings of the skill refused
+  // (412 skill_referenced_by_hook): the daemon's message and the bindings.
+  const [refs, setRefs] = useState<{ message: string; bindings: HookBinding[] } | null>(null);
+
+  // Set while a remove is under way: the live feed's skill:removed (which
+  // may come before the answer) must not reload a skill that is gone.
+  const removing = useRef(false);
 
   const d = info.data as SkillInfo | undefined;
-  const reload = () => setRefresh((n) => n + 1);
+  const reload = () => {
+    if (!removing.current) setRefresh((n) => n + 1);
+  };
 
   if (info.error && !d) {
     return (
@@ -296,10 +305,11 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
     setReason('');
     setOverride(true);
     setPurge(false);
+    setRefs(null);
     setAction(a);
   };
 
-  const run = async (a: Action) => {
+  const run = async (a: Action, force = false) => {
     const v = inv.version;
     try {
       let out: unknown;
@@ -321,7 +331,8 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
           out = await api.disable(skillId, v, reason.trim());
           break;
         case 'remove':
-          out = await api.remove(skillId, v, purge);
+          removing.current = true;
+          out = await api.remove(skillId, v, purge, force);
           break;
       }
       const label = ACTIONS.find((x) => x.a === a)!.label;
@@ -333,7 +344,21 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
       }
       reload();
     } catch (e) {
+      removing.current = false;
+      if (a === 'remove' && !force && e instanceof ApiError && e.code === 'skill_referenced_by_hook') {
+        // The dialog stays open: it names the bindings and offers to
+        // disable them in the same change.
+        let bindings: HookBinding[] = [];
+        try {
+          bindings = ((await api.hooks()).bindings ?? []).filter((b) => b.enabled && b.plugin_id === skillId);
+        } catch {
+          // The daemon's message names them too.
+        }
+        setRefs({ message: e.message, bindings });
+        return;
+      }
       setAction(null);
+      setRefs(null);
       setBanner(errorBanner(`${ACTIONS.find((x) => x.a === a)!.label} failed`, e));
     }
   };
@@ -601,17 +626,45 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
       {action ? (
         <ConfirmDialog
           title={`${ACTIONS.find((x) => x.a === action)!.label} ${skillId} ${inv.version}?`}
-          confirmLabel={ACTIONS.find((x) => x.a === action)!.label}
+          confirmLabel={action === 'remove' && refs ? 'Remove and disable those hooks' : ACTIONS.find((x) => x.a === action)!.label}
           danger={ACTIONS.find((x) => x.a === action)!.danger}
           canConfirm={action !== 'quarantine' || reason.trim() !== ''}
-          onClose={() => setAction(null)}
-          onConfirm={() => run(action)}
+          onClose={() => {
+            setAction(null);
+            setRefs(null);
+          }}
+          onConfirm={() => run(action, action === 'remove' && refs !== null)}
         >
           {action === 'verify' ? <p>Checks the installed artifact’s signature against the trust store again. Nothing changes.</p> : null}
           {action === 'audit' ? <p>Runs the static security audit on the installed artifact again and records the report.</p> : null}
           {action === 'remove' ? (
             <>
               <p>Removes this version. Its sidecar stops.</p>
+              {refs ? (
+                <div className="banner banner-error" role="alert" data-testid="remove-hook-refs">
+                  <div className="banner-body">
+                    <p>
+                      <strong>Not removed:</strong> this is the last version of <code>{skillId}</code>, and enabled hook bindings run it.
+                    </p>
+                    {refs.bindings.length > 0 ? (
+                      <ul aria-label="Enabled hook bindings that run this skill">
+                        {refs.bindings.map((b) => (
+                          <li key={b.hook_id} data-testid="remove-hook-ref" data-hook-id={b.hook_id}>
+                            <code>{b.hook_id}</code> on {b.event}
+                            {b.operator?.display_name ? ` (${b.operator.display_name})` : ''}
+                          </li>
+                        ))}
+                      </ul>
+                    ) : (
+                      <p>{refs.message}</p>
+                    )}
+                    <p>
+                      “Remove and disable those hooks” disables them in the same change (they stay on the <Link to="/hooks">Hooks</Link> page, to enable
+                      again later); Cancel keeps the skill.
+                    </p>
+                  </div>
+                </div>
+              ) : null}
               <label className="check" htmlFor="purge">
                 <input id="purge" type="checkbox" checked={purge} onChange={(e) => setPurge(e.target.checked)} data-testid="confirm-purge" /> Also delete the
                 skill’s stored data
