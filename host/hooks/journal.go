@@ -188,6 +188,8 @@ func (d *Dispatcher) drain(skill string) error {
 		if pages == 0 {
 			return
 		}
+		// events counts the hook runs: an event bound by two of the
+		// skill's hooks counts twice.
 		args := []any{"skill_id", skill, "from", from, "to", to, "events", delivered, "pages", pages, "took", time.Since(start)}
 		d.smu.Lock()
 		first := !d.drained[skill]
@@ -272,21 +274,34 @@ func (d *Dispatcher) drain(skill string) error {
 				"skill_id", skill, "first_missing", pos+1, "last_missing", page[0].ID-1, "skipped", gap, "skipped_total", n)
 		}
 		for _, ev := range page {
+			to = ev.ID
 			kind, err := NormalizeEvent(ev.Kind)
 			if err != nil {
 				continue // nothing can be bound to it
 			}
-			var payload []byte
+			var due []Binding
 			for _, b := range bs {
-				c, ok := cs[b.HookID]
-				if !ok || b.Event != kind || c.EventID >= ev.ID {
-					continue
+				if c, ok := cs[b.HookID]; ok && b.Event == kind && c.EventID < ev.ID {
+					due = append(due, b)
 				}
-				if payload == nil {
-					if payload, err = encodePayload(ev); err != nil {
-						d.log.Warn("hooks: journal event not delivered: its payload cannot be encoded", "event_id", ev.ID, "event", kind, "error", err)
-						break
-					}
+			}
+			if len(due) == 0 {
+				continue
+			}
+			payload, err := encodePayload(ev)
+			if err != nil {
+				d.log.Warn("hooks: journal event not delivered: its payload cannot be encoded", "event_id", ev.ID, "event", kind, "error", err)
+				continue
+			}
+			// The bindings as they are now: one disabled or removed since
+			// the page began is not run.
+			now, err := d.store.Load()
+			if err != nil {
+				return err
+			}
+			for _, b := range due {
+				if i, ok := find(now, b.HookID); !ok || !now.Entries[i].Enabled || now.Entries[i].CreatedAtUnixMs != b.CreatedAtUnixMs {
+					continue
 				}
 				if !d.deliver(b, kind, ev.ID, payload) {
 					return errStopping
@@ -294,11 +309,11 @@ func (d *Dispatcher) drain(skill string) error {
 				if err := d.store.AdvanceCursors(ctx, []Binding{b}, ev.ID); err != nil {
 					return err
 				}
+				c := cs[b.HookID]
 				c.EventID = ev.ID
 				cs[b.HookID] = c
 				delivered++
 			}
-			to = ev.ID
 		}
 		last := page[len(page)-1].ID
 		var behind []Binding

@@ -477,3 +477,28 @@ func TestCursorsConcurrentWriters(t *testing.T) {
 		t.Fatalf("the advanced cursor at %d, want 200", cs["daemon.hook"].EventID)
 	}
 }
+
+// TestJournalBindingDisabledMidPage: a binding disabled while its runner
+// is in the middle of a page is not run for the rest of it.
+func TestJournalBindingDisabledMidPage(t *testing.T) {
+	f := newJournalFixture(t)
+	f.bind(Binding{HookID: "once", Event: EventSkillEnabled, PluginID: "acme.hook", Enabled: true})
+	f.journal(slices.Repeat([]string{"skill.enabled"}, 10)...)
+	var calls atomic.Int32
+	call := func(ctx context.Context, _, _ string, _ json.RawMessage) (int32, json.RawMessage, error) {
+		calls.Add(1)
+		_, err := f.store.SetEnabled(ctx, "once", false, "op") // the operator, during the first run
+		return 0, nil, err
+	}
+	d, outs := f.dispatcher(call, DispatcherConfig{})
+	d.Notify()
+	if o := take(t, outs, 1)[0]; o.Failed() {
+		t.Fatalf("first run: %+v", o)
+	}
+	if err := d.Close(context.Background()); err != nil { // waits for the runner
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("the hook ran %d times; disabled during its first run, it should not run again", n)
+	}
+}
