@@ -110,9 +110,10 @@ type DispatcherConfig struct {
 	// (DefaultPageSize when ≤ 0): what bounds the memory of a catch-up.
 	PageSize int
 	// OnGiveUp, when set, is called when the Dispatcher gives up on a hook
-	// for a journal event (its last outcome, GaveUp set), before the
-	// binding's cursor moves past the event; the daemon journals it. An
-	// error is logged; the cursor moves on anyway.
+	// for a journal event (its last outcome, GaveUp set), before that
+	// outcome reaches OnOutcome and before the binding's cursor moves past
+	// the event; the daemon journals it. An error is logged; the cursor
+	// moves on anyway.
 	OnGiveUp func(ctx context.Context, o Outcome) error
 }
 

@@ -361,8 +361,9 @@ func (d *Dispatcher) deliver(b Binding, kind string, id int64, payload []byte) b
 			return true
 		}
 		if attempt > d.retries || !retryable(o.Code) {
+			// Recorded before it is reported: whoever sees the outcome
+			// finds the record.
 			o.GaveUp = true
-			d.report(o)
 			d.log.Warn("hooks: gave up on a journal event; the binding's cursor moves past it",
 				"hook_id", b.HookID, "skill_id", b.PluginID, "event", kind, "event_id", id, "attempts", attempt, "code", o.Code)
 			if d.onGiveUp != nil {
@@ -370,6 +371,7 @@ func (d *Dispatcher) deliver(b Binding, kind string, id int64, payload []byte) b
 					d.log.Error("hooks: recording a hook given up", "hook_id", b.HookID, "event_id", id, "error", err)
 				}
 			}
+			d.report(o)
 			return true
 		}
 		d.report(o)
