@@ -23,6 +23,7 @@ import (
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/host/trust"
 )
 
 // run runs tool toolID of the current version of skillID with input: the
@@ -365,6 +366,14 @@ func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error)
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	vr, err := artifact.Verify(ctx, data, artifact.VerifyOptions{Trust: store.Decider(), AllowTOFU: false})
+	if errors.Is(err, trust.ErrUntrustedPublisher) {
+		// The install that pinned this publisher may still be saving the
+		// pin (trust.File.LoadSettled): ask again once it is done.
+		if store, err = h.trust.LoadSettled(ctx); err != nil {
+			return nil, fmt.Errorf("host: %w", err)
+		}
+		vr, err = artifact.Verify(ctx, data, artifact.VerifyOptions{Trust: store.Decider(), AllowTOFU: false})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
 	}
