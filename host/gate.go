@@ -91,15 +91,20 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	if h.sup == nil {
 		return nil, "", fmt.Errorf("host: %w: Config.SidecarPath is empty", supervisor.ErrSidecarNotFound)
 	}
+	gen := h.retired.Load()
 	p, err := h.check(ctx, id, toolID, input, true)
 	if err != nil {
 		return nil, p.e.Version, err
 	}
 	e, t, dec, sch, input := p.e, p.t, p.dec, p.sch, p.input
 	inv := broker.Invocation{ID: supervisor.NewInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}
+	if h.beforeSidecar != nil {
+		h.beforeSidecar()
+	}
 	end := h.broker.Begin(inv)
 	res, err := h.sup.Call(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID})
 	usage := end()
+	h.stopIfRetired(ctx, e, gen)
 	if err != nil {
 		if errors.Is(err, supervisor.ErrCrashLooping) || h.sup.State(e.SkillID, e.Version).Status == supervisor.StatusCrashLooping {
 			h.markCrashLooping(e, err)
