@@ -1,0 +1,101 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/palyra-go/palyra/host"
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/hooks"
+	"github.com/palyra-go/palyra/host/supervisor"
+)
+
+// TestPalyraHookSkillVector is the hook sequence of Palyra's daemon
+// admin-surface test (facts §11), run on the signed hook-skill vector
+// derived from Palyra's examples (a Palyra-ABI module whose run export
+// returns 7): a binding to skill:enabled is accepted; removing the hook
+// skill it runs is refused (skill_referenced_by_hook, HTTP 412); enabling
+// a skill dispatches the hook, whose outcome carries exit code 7; then
+// the binding and the hook skill are removed. docs/palyra-parity.md cites
+// it.
+func TestPalyraHookSkillVector(t *testing.T) {
+	ctx := host.WithPrincipal(context.Background(), "user:ops")
+	sock, err := os.MkdirTemp("", "hs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sock) })
+	outcomes := make(chan hooks.Outcome, 16)
+	h, err := host.Open(ctx, host.Config{
+		StateDir:      t.TempDir(),
+		SidecarPath:   sidecarPath,
+		DispatchHooks: true,
+		HookTimeout:   hooks.MaxHookTimeout,
+		OnHook:        func(o hooks.Outcome) { outcomes <- o },
+		Supervisor:    supervisor.Config{SocketDir: sock},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := h.Close(ctx); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+
+	vector, err := os.ReadFile(filepath.Join("..", "testdata", "vectors", "derived", "acme.hook_skill-1.0.0.palyra-skill"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := h.Install(ctx, host.InstallRequest{Artifact: vector, AllowTOFU: true})
+	if err != nil || r.Status != "active" {
+		t.Fatalf("install the hook skill: %+v %v", r, err)
+	}
+	echo, echoKey, err := buildEcho()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Install(ctx, host.InstallRequest{Artifact: echo, TrustedPublishers: []host.TrustedKey{{Publisher: "palyra", PublicKeyHex: echoKey}}}); err != nil {
+		t.Fatal(err)
+	}
+	// Palyra's binding names the plugin only; its v1 manifest has no
+	// operator.plugin.default_tool_id, so the binding names the tool.
+	b, err := h.BindHook(ctx, host.HookBinding{HookID: "acme.on_enabled", Event: "skill:enabled", PluginID: "acme.hook_skill", ToolID: "acme.hook_run", Enabled: true})
+	if err != nil || !b.Enabled || b.Event != hooks.EventSkillEnabled {
+		t.Fatalf("bind: %+v %v", b, err)
+	}
+
+	if _, err := h.Remove(ctx, host.RemoveRequest{SkillID: "acme.hook_skill"}); !errors.Is(err, host.ErrSkillReferencedByHook) || errcode.Of(err) != "skill_referenced_by_hook" {
+		t.Fatalf("remove the referenced hook skill: %v", err)
+	}
+
+	if _, err := h.Disable(ctx, host.StatusRequest{SkillID: "palyra.echo", Reason: "pause"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Enable(ctx, host.EnableRequest{SkillID: "palyra.echo", Reason: "back"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case o := <-outcomes:
+		if o.HookID != "acme.on_enabled" || o.Event != hooks.EventSkillEnabled || o.Failed() ||
+			o.ExitCode != 7 || o.Decision != hooks.DecisionAnnotate {
+			t.Fatalf("outcome: %+v", o)
+		}
+		if ev := host.HookOutcomeEvent(o); ev.Kind != host.EventHookDispatched || ev.Details["exit_code"] != int32(7) {
+			t.Fatalf("event: %+v", ev)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("no hook outcome")
+	}
+
+	if err := h.RemoveHook(ctx, "acme.on_enabled"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Remove(ctx, host.RemoveRequest{SkillID: "acme.hook_skill"}); err != nil {
+		t.Fatalf("remove the hook skill once unbound: %v", err)
+	}
+}
