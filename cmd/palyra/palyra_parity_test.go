@@ -8,6 +8,37 @@ import (
 	"testing"
 )
 
+// TestPalyraDaemonPinSealedForCLI is §10 item 12 of the facts: Palyra's
+// daemon writes the trust store without its integrity digest, so the next
+// CLI run reports a mismatch whenever the daemon pinned a key (a TOFU
+// install from the console). Here the daemon's pin is sealed in the same
+// write: the local CLI then reads the store as intact and sees the pin.
+func TestPalyraDaemonPinSealedForCLI(t *testing.T) {
+	state, dir := t.TempDir(), t.TempDir()
+	shortTMPDIR(t)
+	t.Setenv(sidecarEnv, sidecarBinary(t))
+	remote, local := skillsVerbs(t, state, startDaemon(t, state))
+	var out installOut
+	remote("install", "--json", "--artifact", probeArtifact(t, dir, "test.pinned", "0.1.0"), "--allow-tofu").decode(t, &out)
+	if out.TrustDecision != "tofu_newly_pinned" {
+		t.Fatalf("install through the daemon: %+v", out)
+	}
+	var store struct {
+		TOFU map[string]string `json:"tofu_publishers"`
+	}
+	cli(t, state, "", "trust", "show", "--json").decode(t, &store)
+	if store.TOFU["test"] == "" {
+		t.Fatalf("trust show after the daemon's pin: %+v", store)
+	}
+	var v struct {
+		TrustDecision string `json:"trust_decision"`
+	}
+	local("verify", "test.pinned", "--json").decode(t, &v)
+	if v.TrustDecision != "tofu_pinned" {
+		t.Fatalf("local verify after the daemon's pin: %+v", v)
+	}
+}
+
 // TestPalyraTamperedArtifactInstall is the tampered-artifact case of
 // Palyra's CLI lifecycle test (facts §11): one byte flipped in the middle
 // of the .palyra-skill file makes install fail, and nothing is installed.
