@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -19,8 +20,9 @@ import (
 // derived from Palyra's examples (a Palyra-ABI module whose run export
 // returns 7): a binding to skill:enabled is accepted; removing the hook
 // skill it runs is refused (skill_referenced_by_hook, HTTP 412); enabling
-// a skill dispatches the hook, whose outcome carries exit code 7; then
-// the binding and the hook skill are removed. docs/palyra-parity.md cites
+// a skill dispatches the hook, whose outcome carries exit code 7; a
+// quarantined hook skill's hook fails at the call gate; then the binding
+// and the hook skill are removed. docs/palyra-parity.md cites
 // it.
 func TestPalyraHookSkillVector(t *testing.T) {
 	ctx := host.WithPrincipal(context.Background(), "user:ops")
@@ -92,10 +94,80 @@ func TestPalyraHookSkillVector(t *testing.T) {
 		t.Fatal("no hook outcome")
 	}
 
+	// A hook skill runs through the call gate (Palyra's hooks run skills
+	// that have no status row): quarantined, its hook fails with the gate's
+	// code and decides nothing.
+	if _, err := h.Quarantine(ctx, host.StatusRequest{SkillID: "acme.hook_skill", Reason: "hold"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Disable(ctx, host.StatusRequest{SkillID: "palyra.echo", Reason: "pause"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Enable(ctx, host.EnableRequest{SkillID: "palyra.echo", Reason: "back"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case o := <-outcomes:
+		if !o.Failed() || o.Code != "skill_quarantined" || o.Decision != "" {
+			t.Fatalf("outcome of a quarantined hook skill: %+v", o)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("no hook outcome")
+	}
+
 	if err := h.RemoveHook(ctx, "acme.on_enabled"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.Remove(ctx, host.RemoveRequest{SkillID: "acme.hook_skill"}); err != nil {
 		t.Fatalf("remove the hook skill once unbound: %v", err)
+	}
+}
+
+// TestPalyraGateChecksTheCurrentVersion is §10 item 6 of the facts:
+// Palyra's gate, given no version, judges the most recently changed status
+// of any version while its runner executes the current one. Here a call
+// without a version runs the current version under that version's status:
+// a status change of another version neither blocks nor unblocks it.
+func TestPalyraGateChecksTheCurrentVersion(t *testing.T) {
+	h, _ := openHostWith(t, supervisor.Config{})
+	ctx := context.Background()
+	installVersion(t, h, "acme.gv", "1.0.0")
+	installVersion(t, h, "acme.gv", "1.1.0")
+	call := func() (*host.CallResult, error) {
+		return h.Call(ctx, host.CallRequest{SkillID: "acme.gv", ToolID: "acme.gv.t", Input: json.RawMessage(`{}`)})
+	}
+	steps := []struct {
+		name    string
+		change  func() error
+		version string // the version that runs, "" for refused
+		code    string
+	}{
+		{"an older version quarantined last", func() error {
+			_, err := h.Quarantine(ctx, host.StatusRequest{SkillID: "acme.gv", Version: "1.0.0", Reason: "old"})
+			return err
+		}, "1.1.0", ""},
+		{"the current version quarantined", func() error {
+			_, err := h.Quarantine(ctx, host.StatusRequest{SkillID: "acme.gv", Version: "1.1.0", Reason: "bad"})
+			return err
+		}, "", "skill_quarantined"},
+		{"an older version enabled last", func() error {
+			_, err := h.Enable(ctx, host.EnableRequest{SkillID: "acme.gv", Version: "1.0.0", Reason: "ok", Override: true})
+			return err
+		}, "", "skill_quarantined"},
+	}
+	for _, s := range steps {
+		if err := s.change(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		res, err := call()
+		if s.version == "" {
+			if errcode.Of(err) != s.code {
+				t.Fatalf("%s: call %+v, %v; want %s", s.name, res, err, s.code)
+			}
+			continue
+		}
+		if err != nil || res.Version != s.version {
+			t.Fatalf("%s: call %+v, %v; want version %s to run", s.name, res, err, s.version)
+		}
 	}
 }
