@@ -171,3 +171,36 @@ func TestPalyraGateChecksTheCurrentVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestPalyraRefusedCallJournaled is the last case of Palyra's run-stream
+// test (facts §11): a call of a quarantined skill is denied before it runs
+// and the denial is journaled. Here it is denied (TestCallGate) and
+// counted in the skill's stats and metrics, but not journaled: the journal
+// holds lifecycle events only. Issue 24 does not cover it.
+func TestPalyraRefusedCallJournaled(t *testing.T) {
+	t.Skip("a refused call is not journaled (not in issue 24; docs/palyra-parity.md lists it as failed)")
+	h := openHost(t)
+	ctx := context.Background()
+	if _, err := h.Quarantine(ctx, host.StatusRequest{SkillID: "palyra.echo", Reason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	journal := func() int {
+		n := 0
+		if err := h.Events(ctx, host.EventsRequest{After: 0}, func(e host.Event) error {
+			if e.SkillID == "palyra.echo" {
+				n++
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := journal()
+	if _, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"x"}`)}); errcode.Of(err) != "skill_quarantined" {
+		t.Fatalf("call: %v", err)
+	}
+	if after := journal(); after != before+1 {
+		t.Fatalf("journal events of the skill: %d before the refused call, %d after", before, after)
+	}
+}
