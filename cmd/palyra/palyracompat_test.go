@@ -323,3 +323,98 @@ func TestPalyraHiddenFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestPalyraRegistryCommandLines: Palyra's install and update from a local
+// registry (--registry-dir with --skill-id, its parser tests' lines), with
+// --skills-dir: install takes the version named, update takes the newest
+// from the registry the skill came from, then reports already_current.
+func TestPalyraRegistryCommandLines(t *testing.T) {
+	work := t.TempDir()
+	t.Setenv("PALYRA_STATE_DIR", filepath.Join(work, "default"))
+	reg := filepath.Join(work, "registry")
+	if err := os.MkdirAll(reg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	module := mustAbs(vectors + "/derived/http_count.wasm")
+	// 1.0.0 and 1.1.0 of the example (the manifest's version changed).
+	mf, err := os.ReadFile(example + "/skill.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf11 := filepath.Join(work, "skill-1.1.0.toml")
+	if err := os.WriteFile(mf11, bytes.Replace(mf, []byte(`version = "1.0.0"`), []byte(`version = "1.1.0"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := palyraRun(t, seed01+"\n", palyraBuild(module, filepath.Join(reg, "acme.echo_http-1.0.0.palyra-skill"))...); r.code != 0 {
+		t.Fatalf("build 1.0.0: %s", r.stderr)
+	}
+	args := palyraBuild(module, filepath.Join(reg, "acme.echo_http-1.1.0.palyra-skill"))
+	args[4] = mf11 // --manifest
+	if r := palyraRun(t, seed01+"\n", args...); r.code != 0 {
+		t.Fatalf("build 1.1.0: %s", r.stderr)
+	}
+	if r := palyraRun(t, indexSeed, "skills", "registry", "build", "--dir", reg, "--signing-key-stdin", "--publisher", "hub"); r.code != 0 {
+		t.Fatalf("registry build: %s", r.stderr)
+	}
+	skillsDir := filepath.Join(work, "state", "skills")
+
+	inst := palyraRun(t, "", "skills", "install", "--registry-dir", reg, "--skill-id", "acme.echo_http", "--version", "1.0.0",
+		"--skills-dir", skillsDir, "--allow-untrusted", "--non-interactive", "--json").object(t)
+	if field(t, inst, "version") != "1.0.0" || field(t, inst, "source", "kind") != "local_registry" ||
+		field(t, inst, "skills_root") != skillsDir {
+		t.Fatalf("install from the registry: %v", inst)
+	}
+	// A directory named skills is <state-dir>/skills: its parent is the
+	// state directory, so --state-dir work/state sees the same skills.
+	if l := palyraRun(t, "", "--state-dir", filepath.Join(work, "state"), "skills", "list", "--json").object(t); field(t, l, "count") != 1.0 {
+		t.Fatalf("list with the state dir: %v", l)
+	}
+
+	update := []string{"skills", "update", "--registry-dir", reg, "--skill-id", "acme.echo_http", "--skills-dir", skillsDir, "--json"}
+	up := palyraRun(t, "", update...).object(t)
+	if field(t, up, "results", 0, "updated") != true || field(t, up, "results", 0, "from_version") != "1.0.0" || field(t, up, "results", 0, "to_version") != "1.1.0" {
+		t.Fatalf("update: %v", up)
+	}
+	again := palyraRun(t, "", update...).object(t)
+	if field(t, again, "results", 0, "updated") != false || field(t, again, "results", 0, "reason") != "already_current" {
+		t.Fatalf("second update: %v", again)
+	}
+	info := palyraRun(t, "", "skills", "info", "acme.echo_http", "--skills-dir", skillsDir, "--json").object(t)
+	if field(t, info, "inventory", "version") != "1.1.0" {
+		t.Fatalf("info after update: %v", field(t, info, "inventory"))
+	}
+}
+
+// TestPalyraNonInteractive: under Palyra's --non-interactive the one
+// command that prompts, trust accept-changes, fails instead of asking (and
+// says so), and leaves the store refused; --yes still accepts.
+func TestPalyraNonInteractive(t *testing.T) {
+	state := t.TempDir()
+	store := filepath.Join(t.TempDir(), "trust-store.json")
+	// A store sealed by a legitimate change, then edited by hand.
+	if r := cli(t, state, "", "skills", "package", "verify", "--artifact", mustAbs(vectors+"/derived/acme.echo_http-1.0.0.palyra-skill"), "--trust-store", store, "--trusted-publisher", "acme="+echoPub); r.code != 0 {
+		t.Fatalf("verify: %s", r.stderr)
+	}
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), `"trusted_publishers": {`, `"trusted_publishers": {
+    "evil": ["`+echoPub+`"],`, 1)
+	if edited == string(data) {
+		t.Fatalf("unexpected trust store layout: %s", data)
+	}
+	if err := os.WriteFile(store, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, state, "", "trust", "accept-changes", "--trust-store", store, "--non-interactive", "--json")
+	if r.code != exitUsage || r.errorCode(t) != "usage" || !strings.Contains(r.stdout, "--non-interactive forbids prompting") {
+		t.Fatalf("accept-changes --non-interactive: exit %d %s", r.code, r.stdout)
+	}
+	if r := cli(t, state, "", "trust", "show", "--trust-store", store, "--json"); r.code != exitFailure || r.errorCode(t) != "trust_store_tampered" {
+		t.Fatalf("the store was accepted: exit %d %s", r.code, r.stdout)
+	}
+	if r := cli(t, state, "", "trust", "accept-changes", "--trust-store", store, "--non-interactive", "--yes", "--json"); r.code != 0 {
+		t.Fatalf("accept-changes --non-interactive --yes: exit %d %s", r.code, r.stdout)
+	}
+}
