@@ -71,8 +71,10 @@ func (a *app) installPalyraSkillsFlags(c *cobra.Command) {
 			a.palyraTrustedPublisher(sub)
 			palyraUntrusted(sub, "allow-untrusted")
 		case "quarantine", "enable":
-			palyraRefused(sub, "device-id", "palyra-go has no device context: who acts is --principal alone (recorded with the change and sent to a daemon as x-palyra-principal); drop --device-id")
-			palyraRefused(sub, "channel", "palyra-go has no channel context for operator verbs: who acts is --principal alone; drop --channel")
+			palyraRefused(sub, []refusedFlag{
+				{"device-id", "palyra-go has no device context: who acts is --principal alone (recorded with the change and sent to a daemon as x-palyra-principal); drop --device-id"},
+				{"channel", "palyra-go has no channel context for operator verbs: who acts is --principal alone; drop --channel"},
+			})
 		}
 	}
 }
@@ -114,14 +116,26 @@ func wrap(c *cobra.Command, pre func(cmd *cobra.Command, args []string) ([]strin
 	}
 }
 
-// palyraRefused adds the hidden string flag name to c, refused with a
-// usage error saying why and what to use instead.
-func palyraRefused(c *cobra.Command, name, why string) {
-	c.Flags().String(name, "", "Palyra's flag, refused: "+why)
-	hide(c.Flags(), name)
+// refusedFlag is a Palyra flag with no counterpart here, and why.
+type refusedFlag struct{ name, why string }
+
+// palyraRefused adds the hidden string flags of refused to c; giving any
+// of them is a usage error that names each one given, why it is refused
+// and what to use instead.
+func palyraRefused(c *cobra.Command, refused []refusedFlag) {
+	for _, r := range refused {
+		c.Flags().String(r.name, "", "Palyra's flag, refused: "+r.why)
+		hide(c.Flags(), r.name)
+	}
 	wrap(c, func(cmd *cobra.Command, args []string) ([]string, error) {
-		if cmd.Flags().Changed(name) {
-			return nil, fmt.Errorf("%w: %s --%s is Palyra's flag and has no counterpart here: %s", errUsage, cmd.CommandPath(), name, why)
+		var msgs []string
+		for _, r := range refused {
+			if cmd.Flags().Changed(r.name) {
+				msgs = append(msgs, "--"+r.name+" is Palyra's flag and has no counterpart here: "+r.why)
+			}
+		}
+		if len(msgs) > 0 {
+			return nil, fmt.Errorf("%w: %s: %s", errUsage, cmd.CommandPath(), strings.Join(msgs, "; "))
 		}
 		return args, nil
 	}, nil)

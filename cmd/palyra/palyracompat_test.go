@@ -165,7 +165,8 @@ func TestPalyraLifecycleCommandLines(t *testing.T) {
 	q := palyraRun(t, "", "skill", "quarantine", "acme.echo_http", "--version", "1.0.0", "--reason", "manual security hold",
 		"--url", "http://127.0.0.1:7142", "--token", "admin-token", "--principal", "user:ops",
 		"--device-id", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "--channel", "cli", "--json")
-	if q.code != exitUsage || q.errorCode(t) != "usage" || !strings.Contains(q.stdout, "--principal") {
+	if q.code != exitUsage || q.errorCode(t) != "usage" || !strings.Contains(q.stdout, "--principal") ||
+		!strings.Contains(q.stdout, "--device-id is Palyra's flag") || !strings.Contains(q.stdout, "--channel is Palyra's flag") {
 		t.Fatalf("quarantine with --device-id/--channel: exit %d %s", q.code, q.stdout)
 	}
 	// Without them, locally.
