@@ -174,3 +174,23 @@ func TestPalyraEchoHTTPExample(t *testing.T) {
 		t.Errorf("call of the empty example: %v, want skill_quarantined", err)
 	}
 }
+
+// TestPalyraExampleInline: the exit-code rule holds on RunInline (palyra
+// dev run) too: echo-http's manifest with a Palyra module gives the exit
+// code; with the WAT echo, which writes output, the schema applies.
+func TestPalyraExampleInline(t *testing.T) {
+	ctx := context.Background()
+	h := openInlineHost(t, inlineProfile(nil))
+	mf := string(readVector(t, "palyra-echo-http-example/skill.toml"))
+	res, err := h.RunInline(ctx, host.InlineRunRequest{Module: readVector(t, "derived/http_count.wasm"), Manifest: mf, ToolID: "acme.echo", Input: json.RawMessage(`{"text":"hi"}`)})
+	if err != nil {
+		t.Fatalf("inline Palyra module: %v", err)
+	}
+	if string(res.Output) != `{"exit_code":1}` || res.ExitCode != 1 {
+		t.Fatalf("inline result %s exit %d; want {\"exit_code\":1}", res.Output, res.ExitCode)
+	}
+	_, err = h.RunInline(ctx, host.InlineRunRequest{Module: testWasm(t, "echo"), Manifest: mf, ToolID: "acme.echo", Input: json.RawMessage(`{"text":"hi"}`)})
+	if errcode.Of(err) != "invalid_output" {
+		t.Fatalf("inline module writing output off its schema: %v, want invalid_output", err)
+	}
+}
