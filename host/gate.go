@@ -116,7 +116,7 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 		}
 		return res, e.Version, fmt.Errorf("host: %s %s tool %s: %w", e.SkillID, e.Version, toolID, err)
 	}
-	return res, e.Version, h.checkOutput(res, toolID, sch)
+	return res, e.Version, h.checkCallOutput(res, toolID, sch, p.palyraABI)
 }
 
 // checked is a call that passed the gate's checks before the sidecar.
@@ -126,6 +126,8 @@ type checked struct {
 	dec   *policy.Decision
 	sch   *manifest.ToolSchemas
 	input json.RawMessage
+	// palyraABI is the verified module's (palyraabi.go).
+	palyraABI bool
 }
 
 // check runs the gate's checks before the sidecar on a call of toolID of
@@ -167,7 +169,7 @@ func (h *Host) check(ctx context.Context, id, toolID string, input json.RawMessa
 	if !ok {
 		return p, fmt.Errorf("host: %w: %s has no tool %q", ErrUnknownTool, e.SkillID, toolID)
 	}
-	p.sch = sch
+	p.sch, p.palyraABI = sch, v.palyraABI
 	if err := sch.ValidateInputJSON(input); err != nil {
 		return p, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
 	}
@@ -414,6 +416,7 @@ func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error)
 	if v.module == "" {
 		return nil, fmt.Errorf("host: %w: %s %s", ErrNoModule, e.SkillID, e.Version)
 	}
+	v.palyraABI = isPalyraABI(vr.Inspection.Entries[v.module])
 	h.mu.Lock()
 	h.verified[e.ArtifactSHA256] = v
 	h.mu.Unlock()

@@ -217,6 +217,9 @@ type verified struct {
 	sha      string // module sha256
 	// entrypoint is operator.plugin.default_entrypoint ("" = the ABI's).
 	entrypoint string
+	// palyraABI: the module imports nothing from palyra:skills/host@1,
+	// so its result is the exit code (palyraabi.go).
+	palyraABI bool
 	// plan is the decision and target of the last policy profile calls
 	// ran under.
 	plan atomic.Pointer[callPlan]

@@ -293,11 +293,15 @@ func (m *Module) finish(res *Result, st *instState, inv *Invocation) error {
 	} else if st.call.outOverflow {
 		return fmt.Errorf("%w: the guest returned 0 after output-write refused a write past %d bytes", ErrOutputTooLarge, MaxOutputBytes)
 	}
-	output, v, err := parseOutput(out, inv.Validator != nil)
+	// A Palyra module's result is its exit code, never checked against
+	// the output_schema: it cannot write output (sdk/ABI.md §8, the
+	// exit-code rule; the host checks it is exactly that document).
+	validate := inv.Validator != nil && !m.legacy
+	output, v, err := parseOutput(out, validate)
 	if err != nil {
 		return err
 	}
-	if inv.Validator != nil {
+	if validate {
 		if err := inv.Validator.ValidateOutput(v); err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalidOutput, err)
 		}
