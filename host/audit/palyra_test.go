@@ -26,6 +26,7 @@ var palyraChecks = []string{
 	"wasm_wasi_filesystem_imports", "wasm_import_modules", "wasm_import_surface",
 	"wasm_memory_limits", "wasm_data_segments", "wasm_table_limits", "wasm_start_function",
 	"wasm_entrypoint",
+	"provenance_module_digest",
 	"vulnerability_feed_hook",
 }
 
@@ -40,13 +41,14 @@ func TestPalyraBaselinePasses(t *testing.T) {
 	}
 	// Palyra warns about its vulnerability feed hook unless an
 	// environment variable is set, though it consults no feed either way;
-	// here the check is skipped and says there is no feed, and nothing
-	// warns (RATIONALE.md, "No vulnerability feed yet").
+	// here the check consults the installed deny feed (host/feed), and
+	// with none installed it is skipped and says so, and nothing warns
+	// (RATIONALE.md, "The deny feed").
 	if got := r.WarningChecks(); len(got) != 0 {
 		t.Errorf("warning checks = %v, want none", got)
 	}
 	v := r.VulnerabilityScan
-	wantStatus(t, v, StatusSkipped, "no vulnerability feed")
+	wantStatus(t, v, StatusSkipped, "no deny feed is installed", "palyra feed update")
 	if v.CheckID != "vulnerability_feed_hook" || v.Severity != SeverityInfo || v.Details["feed_consulted"] != false {
 		t.Errorf("vulnerability_scan = %+v", v)
 	}
