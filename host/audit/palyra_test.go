@@ -239,13 +239,15 @@ func TestPalyraCapabilityScopes(t *testing.T) {
 // examples (testdata/vectors/derived). The hook skill (run7.wasm) passes.
 // The echo-http example passes Palyra's audit but ships the empty module,
 // which no runtime can run: here it fails wasm_entrypoint, and only that.
+// Their provenance has no digest or Palyra's placeholder, which only warns.
 func TestPalyraVectors(t *testing.T) {
 	for _, tt := range []struct {
 		file   string
 		failed []string
+		prov   string
 	}{
-		{"acme.hook_skill-1.0.0.palyra-skill", []string{}},
-		{"acme.echo_http-1.0.0.palyra-skill", []string{"wasm_entrypoint"}},
+		{"acme.hook_skill-1.0.0.palyra-skill", []string{}, "carries no digest"},
+		{"acme.echo_http-1.0.0.palyra-skill", []string{"wasm_entrypoint"}, "placeholder-generated-at-build"},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("../../testdata/vectors/derived", tt.file))
@@ -260,6 +262,9 @@ func TestPalyraVectors(t *testing.T) {
 			if got := r.FailedChecks(); !slices.Equal(got, tt.failed) {
 				t.Errorf("failed checks = %v, want %v (%q)", got, tt.failed, r.QuarantineReasons)
 			}
+			// Their provenance carries Palyra's placeholder digest, or
+			// none: a warning, not a failure.
+			wantStatus(t, mustCheck(t, r, "provenance_module_digest"), StatusWarn, tt.prov)
 			t.Logf("warnings: %v", r.WarningChecks())
 		})
 	}
