@@ -55,6 +55,11 @@ func Load(ctx context.Context, path string, store *trust.Store) (*Installed, err
 	return in, nil
 }
 
+// ReadUnverified reads the installed feed at path without checking its
+// signatures, to describe a feed that Load refused; nothing it returns
+// may be trusted. A missing file is (nil, nil).
+func ReadUnverified(path string) (*Installed, error) { return readInstalled(path) }
+
 // readInstalled reads and parses the installed-feed file without checking
 // its signatures; a missing file is (nil, nil).
 func readInstalled(path string) (*Installed, error) {
