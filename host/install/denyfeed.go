@@ -100,12 +100,15 @@ func (in *Installer) DenyFeed(ctx context.Context) (*FeedInfo, error) {
 // UpdateDenyFeed installs the signed deny feed data (see host/feed): it
 // must verify against the trust store (a key the store allowlists for the
 // feed's issuer; no trust on first use) and be newer than the installed
-// feed. principal "" means PrincipalLocal. It then re-audits every
+// feed. trusted are publisher keys the operator allowlists with the feed
+// (the CLI's --trusted-publisher ISSUER=HEX): the feed is verified against
+// the store with them, and they are persisted in the store only once the
+// feed verifies with them. principal "" means PrincipalLocal. It then re-audits every
 // installed version (Reaudit), so that each version the feed denies is
 // quarantined with the entry's reason and reference, journaled. The feed
 // stays installed when the re-audit reports an error (the next re-audit,
 // and every install, consult it); that error is returned with the result.
-func (in *Installer) UpdateDenyFeed(ctx context.Context, data []byte, principal string) (*FeedUpdateResult, error) {
+func (in *Installer) UpdateDenyFeed(ctx context.Context, data []byte, principal string, trusted ...TrustedKey) (*FeedUpdateResult, error) {
 	if err := in.check(ctx); err != nil {
 		return nil, err
 	}
@@ -115,6 +118,26 @@ func (in *Installer) UpdateDenyFeed(ctx context.Context, data []byte, principal 
 	store, err := in.trust.Load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
+	}
+	if len(trusted) > 0 {
+		store = store.Clone()
+		for _, k := range trusted {
+			if err := store.AddTrusted(k.Publisher, k.PublicKeyHex); err != nil {
+				return nil, fmt.Errorf("install: %w", err)
+			}
+		}
+		// Verified before anything is written: a feed that does not
+		// verify even with these keys allowlists nothing.
+		s, err := feed.Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("install: %w", err)
+		}
+		if err := s.Verify(store); err != nil {
+			return nil, fmt.Errorf("install: %w", err)
+		}
+		if err := in.addTrusted(ctx, trusted); err != nil {
+			return nil, err
+		}
 	}
 	up, err := feed.Update(ctx, in.layout.DenyFeed(), data, store, principal, in.now())
 	if err != nil {
