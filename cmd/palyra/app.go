@@ -104,7 +104,7 @@ func (a *app) rootCommand() *cobra.Command {
 	// A mistyped command gets "Did you mean this?" (cobra's suggestions,
 	// on for every group through noArgs).
 	root.SuggestionsMinimumDistance = 2
-	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand(), a.clusterCommand(), a.applyCommand(), a.diffCommand(), a.devCommand())
+	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.feedCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand(), a.clusterCommand(), a.applyCommand(), a.diffCommand(), a.devCommand())
 	root.AddCommand(a.doctorCommand())
 	versioncmd.Install(root, "palyra")
 	a.installPalyraRootFlags(root)

@@ -29,6 +29,8 @@ var cliHints = map[string]string{
 	"skill_disabled":                 "palyra skills enable SKILL_ID --reason R",
 	"trusted_publisher_key_mismatch": "the artifact is signed by another key than the allowlisted one; if the publisher rotated it, apply its statement with palyra trust rotate --statement FILE",
 	"trust_store_tampered":           "review what changed with palyra trust accept-changes (--trust-store T for another file; --yes when not at a terminal), or restore the file from a backup",
+	"untrusted_deny_feed":            "allowlist the feed issuer's key (checked out of band) with palyra feed update FILE --trusted-publisher ISSUER=PUBLIC_KEY_HEX, or get a feed signed by a key the trust store allowlists",
+	"deny_feed_not_newer":            "the installed feed is newer (palyra feed show); ask the issuer for its latest feed",
 	"tofu_key_mismatch":              "the publisher's key changed since it was pinned; if it rotated it, apply its statement with palyra trust rotate --statement FILE",
 }
 

@@ -293,6 +293,35 @@ func (g *grpcServer) RotateTrust(ctx context.Context, req *hostv1.RotateTrustReq
 	return &hostv1.RotateTrustResponse{Publisher: r.Publisher, Outcome: r.Outcome, StatementSha256: r.StatementSHA256}, nil
 }
 
+func (g *grpcServer) UpdateDenyFeed(ctx context.Context, req *hostv1.UpdateDenyFeedRequest) (*hostv1.UpdateDenyFeedResponse, error) {
+	in := host.UpdateDenyFeedRequest{Feed: req.GetFeed()}
+	for _, v := range req.GetTrustedPublishers() {
+		pub, key, ok := strings.Cut(v, "=")
+		if !ok || pub == "" || key == "" {
+			return nil, fmt.Errorf("%w: trusted_publishers entry %q is not ISSUER=PUBLIC_KEY_HEX", ErrBadRequest, v)
+		}
+		in.TrustedPublishers = append(in.TrustedPublishers, host.TrustedKey{Publisher: pub, PublicKeyHex: key})
+	}
+	r, err := g.d.svc.UpdateDenyFeed(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.UpdateDenyFeedResponse{
+		Issuer: r.Feed.Issuer, Serial: r.Feed.Serial, PreviousSerial: r.PreviousSerial, Changed: r.Changed,
+		Quarantined: int32(r.Reaudit.Quarantined), ResultJson: mustJSON(r),
+	}, nil
+}
+
+func (g *grpcServer) GetDenyFeed(ctx context.Context, _ *hostv1.GetDenyFeedRequest) (*hostv1.GetDenyFeedResponse, error) {
+	r, err := g.d.svc.DenyFeed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.GetDenyFeedResponse{
+		Installed: r.Installed, Issuer: r.Issuer, Serial: r.Serial, Entries: int32(len(r.Entries)), Error: r.Error, ResultJson: mustJSON(r),
+	}, nil
+}
+
 func (g *grpcServer) ListOutdated(ctx context.Context, req *hostv1.ListOutdatedRequest) (*hostv1.ListOutdatedResponse, error) {
 	rep, err := g.d.svc.Outdated(ctx, host.OutdatedRequest{SkillID: req.GetSkillId(), AllowTOFU: req.GetAllowTofu()})
 	if err != nil {

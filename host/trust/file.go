@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/palyra-go/palyra/host/vault"
 	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
@@ -36,7 +37,9 @@ type File struct {
 	vaultKey func(context.Context) ([]byte, error)
 	// vaultStrict refuses key-file seals while the vault key is available.
 	vaultStrict bool
-	log         hclog.Logger
+	// vault holds the "sealed once" marker of vault seals (WithVault).
+	vault *vault.Vault
+	log   hclog.Logger
 }
 
 // OpenFile returns the trust store at path. It does not touch the file

@@ -2193,6 +2193,275 @@ func (x *RotateTrustResponse) GetStatementSha256() string {
 	return ""
 }
 
+// UpdateDenyFeedRequest carries the signed deny feed file (a DSSE
+// envelope; docs/deny-feed.md), at most 4 MiB.
+type UpdateDenyFeedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Feed  []byte                 `protobuf:"bytes,1,opt,name=feed,proto3" json:"feed,omitempty"`
+	// trusted_publishers are ISSUER=PUBLIC_KEY_HEX keys allowlisted with the
+	// feed, persisted once the feed verifies with them.
+	TrustedPublishers []string `protobuf:"bytes,2,rep,name=trusted_publishers,json=trustedPublishers,proto3" json:"trusted_publishers,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *UpdateDenyFeedRequest) Reset() {
+	*x = UpdateDenyFeedRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateDenyFeedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateDenyFeedRequest) ProtoMessage() {}
+
+func (x *UpdateDenyFeedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateDenyFeedRequest.ProtoReflect.Descriptor instead.
+func (*UpdateDenyFeedRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *UpdateDenyFeedRequest) GetFeed() []byte {
+	if x != nil {
+		return x.Feed
+	}
+	return nil
+}
+
+func (x *UpdateDenyFeedRequest) GetTrustedPublishers() []string {
+	if x != nil {
+		return x.TrustedPublishers
+	}
+	return nil
+}
+
+// UpdateDenyFeedResponse is what installing the feed did.
+type UpdateDenyFeedResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Issuer         string                 `protobuf:"bytes,1,opt,name=issuer,proto3" json:"issuer,omitempty"`
+	Serial         uint64                 `protobuf:"varint,2,opt,name=serial,proto3" json:"serial,omitempty"`
+	PreviousSerial uint64                 `protobuf:"varint,3,opt,name=previous_serial,json=previousSerial,proto3" json:"previous_serial,omitempty"`
+	// changed is false when the same feed was installed already.
+	Changed bool `protobuf:"varint,4,opt,name=changed,proto3" json:"changed,omitempty"`
+	// quarantined counts the versions the re-audit quarantined.
+	Quarantined int32 `protobuf:"varint,5,opt,name=quarantined,proto3" json:"quarantined,omitempty"`
+	// result_json is the whole result (feed, re-audit report) as JSON.
+	ResultJson    []byte `protobuf:"bytes,6,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateDenyFeedResponse) Reset() {
+	*x = UpdateDenyFeedResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateDenyFeedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateDenyFeedResponse) ProtoMessage() {}
+
+func (x *UpdateDenyFeedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateDenyFeedResponse.ProtoReflect.Descriptor instead.
+func (*UpdateDenyFeedResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *UpdateDenyFeedResponse) GetIssuer() string {
+	if x != nil {
+		return x.Issuer
+	}
+	return ""
+}
+
+func (x *UpdateDenyFeedResponse) GetSerial() uint64 {
+	if x != nil {
+		return x.Serial
+	}
+	return 0
+}
+
+func (x *UpdateDenyFeedResponse) GetPreviousSerial() uint64 {
+	if x != nil {
+		return x.PreviousSerial
+	}
+	return 0
+}
+
+func (x *UpdateDenyFeedResponse) GetChanged() bool {
+	if x != nil {
+		return x.Changed
+	}
+	return false
+}
+
+func (x *UpdateDenyFeedResponse) GetQuarantined() int32 {
+	if x != nil {
+		return x.Quarantined
+	}
+	return 0
+}
+
+func (x *UpdateDenyFeedResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
+// GetDenyFeedRequest asks for the installed deny feed.
+type GetDenyFeedRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDenyFeedRequest) Reset() {
+	*x = GetDenyFeedRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDenyFeedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDenyFeedRequest) ProtoMessage() {}
+
+func (x *GetDenyFeedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDenyFeedRequest.ProtoReflect.Descriptor instead.
+func (*GetDenyFeedRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{34}
+}
+
+// GetDenyFeedResponse describes the installed deny feed.
+type GetDenyFeedResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// installed is false when no feed is installed.
+	Installed bool   `protobuf:"varint,1,opt,name=installed,proto3" json:"installed,omitempty"`
+	Issuer    string `protobuf:"bytes,2,opt,name=issuer,proto3" json:"issuer,omitempty"`
+	Serial    uint64 `protobuf:"varint,3,opt,name=serial,proto3" json:"serial,omitempty"`
+	Entries   int32  `protobuf:"varint,4,opt,name=entries,proto3" json:"entries,omitempty"`
+	// error says why an installed feed cannot be used ("" when it can).
+	Error string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	// result_json is the whole description (entries included) as JSON.
+	ResultJson    []byte `protobuf:"bytes,6,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDenyFeedResponse) Reset() {
+	*x = GetDenyFeedResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDenyFeedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDenyFeedResponse) ProtoMessage() {}
+
+func (x *GetDenyFeedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDenyFeedResponse.ProtoReflect.Descriptor instead.
+func (*GetDenyFeedResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *GetDenyFeedResponse) GetInstalled() bool {
+	if x != nil {
+		return x.Installed
+	}
+	return false
+}
+
+func (x *GetDenyFeedResponse) GetIssuer() string {
+	if x != nil {
+		return x.Issuer
+	}
+	return ""
+}
+
+func (x *GetDenyFeedResponse) GetSerial() uint64 {
+	if x != nil {
+		return x.Serial
+	}
+	return 0
+}
+
+func (x *GetDenyFeedResponse) GetEntries() int32 {
+	if x != nil {
+		return x.Entries
+	}
+	return 0
+}
+
+func (x *GetDenyFeedResponse) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *GetDenyFeedResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
 // SetPolicyRequest carries the operator profile's TOML, at most 256 KiB.
 type SetPolicyRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2203,7 +2472,7 @@ type SetPolicyRequest struct {
 
 func (x *SetPolicyRequest) Reset() {
 	*x = SetPolicyRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2215,7 +2484,7 @@ func (x *SetPolicyRequest) String() string {
 func (*SetPolicyRequest) ProtoMessage() {}
 
 func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2228,7 +2497,7 @@ func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPolicyRequest.ProtoReflect.Descriptor instead.
 func (*SetPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{32}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *SetPolicyRequest) GetProfile() []byte {
@@ -2253,7 +2522,7 @@ type SetPolicyResponse struct {
 
 func (x *SetPolicyResponse) Reset() {
 	*x = SetPolicyResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2265,7 +2534,7 @@ func (x *SetPolicyResponse) String() string {
 func (*SetPolicyResponse) ProtoMessage() {}
 
 func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2278,7 +2547,7 @@ func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPolicyResponse.ProtoReflect.Descriptor instead.
 func (*SetPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{33}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *SetPolicyResponse) GetSha256() string {
@@ -2311,7 +2580,7 @@ type ReauditRequest struct {
 
 func (x *ReauditRequest) Reset() {
 	*x = ReauditRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2323,7 +2592,7 @@ func (x *ReauditRequest) String() string {
 func (*ReauditRequest) ProtoMessage() {}
 
 func (x *ReauditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2336,7 +2605,7 @@ func (x *ReauditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReauditRequest.ProtoReflect.Descriptor instead.
 func (*ReauditRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{34}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{38}
 }
 
 // ReauditResponse is the re-audit report.
@@ -2351,7 +2620,7 @@ type ReauditResponse struct {
 
 func (x *ReauditResponse) Reset() {
 	*x = ReauditResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2363,7 +2632,7 @@ func (x *ReauditResponse) String() string {
 func (*ReauditResponse) ProtoMessage() {}
 
 func (x *ReauditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2376,7 +2645,7 @@ func (x *ReauditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReauditResponse.ProtoReflect.Descriptor instead.
 func (*ReauditResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{35}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ReauditResponse) GetAudited() int32 {
@@ -2414,7 +2683,7 @@ type CallToolRequest struct {
 
 func (x *CallToolRequest) Reset() {
 	*x = CallToolRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2426,7 +2695,7 @@ func (x *CallToolRequest) String() string {
 func (*CallToolRequest) ProtoMessage() {}
 
 func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2439,7 +2708,7 @@ func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
 func (*CallToolRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{36}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *CallToolRequest) GetSkillId() string {
@@ -2489,7 +2758,7 @@ type A2UIRef struct {
 
 func (x *A2UIRef) Reset() {
 	*x = A2UIRef{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2501,7 +2770,7 @@ func (x *A2UIRef) String() string {
 func (*A2UIRef) ProtoMessage() {}
 
 func (x *A2UIRef) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2514,7 +2783,7 @@ func (x *A2UIRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use A2UIRef.ProtoReflect.Descriptor instead.
 func (*A2UIRef) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{37}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *A2UIRef) GetDocumentId() string {
@@ -2567,7 +2836,7 @@ type CallToolResponse struct {
 
 func (x *CallToolResponse) Reset() {
 	*x = CallToolResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2579,7 +2848,7 @@ func (x *CallToolResponse) String() string {
 func (*CallToolResponse) ProtoMessage() {}
 
 func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2592,7 +2861,7 @@ func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
 func (*CallToolResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{38}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *CallToolResponse) GetInvocationId() string {
@@ -2671,7 +2940,7 @@ type SubmitFormRequest struct {
 
 func (x *SubmitFormRequest) Reset() {
 	*x = SubmitFormRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2683,7 +2952,7 @@ func (x *SubmitFormRequest) String() string {
 func (*SubmitFormRequest) ProtoMessage() {}
 
 func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2696,7 +2965,7 @@ func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormRequest.ProtoReflect.Descriptor instead.
 func (*SubmitFormRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *SubmitFormRequest) GetDocumentId() string {
@@ -2742,7 +3011,7 @@ type RunInlineRequest struct {
 
 func (x *RunInlineRequest) Reset() {
 	*x = RunInlineRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2754,7 +3023,7 @@ func (x *RunInlineRequest) String() string {
 func (*RunInlineRequest) ProtoMessage() {}
 
 func (x *RunInlineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2767,7 +3036,7 @@ func (x *RunInlineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInlineRequest.ProtoReflect.Descriptor instead.
 func (*RunInlineRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RunInlineRequest) GetModule() []byte {
@@ -2822,7 +3091,7 @@ type RunInlineResponse struct {
 
 func (x *RunInlineResponse) Reset() {
 	*x = RunInlineResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2834,7 +3103,7 @@ func (x *RunInlineResponse) String() string {
 func (*RunInlineResponse) ProtoMessage() {}
 
 func (x *RunInlineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2847,7 +3116,7 @@ func (x *RunInlineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInlineResponse.ProtoReflect.Descriptor instead.
 func (*RunInlineResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *RunInlineResponse) GetResult() *CallToolResponse {
@@ -2867,7 +3136,7 @@ type SubmitFormResponse struct {
 
 func (x *SubmitFormResponse) Reset() {
 	*x = SubmitFormResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2879,7 +3148,7 @@ func (x *SubmitFormResponse) String() string {
 func (*SubmitFormResponse) ProtoMessage() {}
 
 func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2892,7 +3161,7 @@ func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormResponse.ProtoReflect.Descriptor instead.
 func (*SubmitFormResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *SubmitFormResponse) GetResult() *CallToolResponse {
@@ -2927,7 +3196,7 @@ type HookBinding struct {
 
 func (x *HookBinding) Reset() {
 	*x = HookBinding{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2939,7 +3208,7 @@ func (x *HookBinding) String() string {
 func (*HookBinding) ProtoMessage() {}
 
 func (x *HookBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2952,7 +3221,7 @@ func (x *HookBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookBinding.ProtoReflect.Descriptor instead.
 func (*HookBinding) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *HookBinding) GetHookId() string {
@@ -3041,7 +3310,7 @@ type ListHooksRequest struct {
 
 func (x *ListHooksRequest) Reset() {
 	*x = ListHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3053,7 +3322,7 @@ func (x *ListHooksRequest) String() string {
 func (*ListHooksRequest) ProtoMessage() {}
 
 func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3066,7 +3335,7 @@ func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
 }
 
 // ListHooksResponse lists every binding.
@@ -3079,7 +3348,7 @@ type ListHooksResponse struct {
 
 func (x *ListHooksResponse) Reset() {
 	*x = ListHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3091,7 +3360,7 @@ func (x *ListHooksResponse) String() string {
 func (*ListHooksResponse) ProtoMessage() {}
 
 func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3104,7 +3373,7 @@ func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListHooksResponse) GetBindings() []*HookBinding {
@@ -3124,7 +3393,7 @@ type BindHookRequest struct {
 
 func (x *BindHookRequest) Reset() {
 	*x = BindHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3136,7 +3405,7 @@ func (x *BindHookRequest) String() string {
 func (*BindHookRequest) ProtoMessage() {}
 
 func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3149,7 +3418,7 @@ func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookRequest.ProtoReflect.Descriptor instead.
 func (*BindHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *BindHookRequest) GetBinding() *HookBinding {
@@ -3169,7 +3438,7 @@ type BindHookResponse struct {
 
 func (x *BindHookResponse) Reset() {
 	*x = BindHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3181,7 +3450,7 @@ func (x *BindHookResponse) String() string {
 func (*BindHookResponse) ProtoMessage() {}
 
 func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3194,7 +3463,7 @@ func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookResponse.ProtoReflect.Descriptor instead.
 func (*BindHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *BindHookResponse) GetBinding() *HookBinding {
@@ -3215,7 +3484,7 @@ type SetHookEnabledRequest struct {
 
 func (x *SetHookEnabledRequest) Reset() {
 	*x = SetHookEnabledRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3227,7 +3496,7 @@ func (x *SetHookEnabledRequest) String() string {
 func (*SetHookEnabledRequest) ProtoMessage() {}
 
 func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3240,7 +3509,7 @@ func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *SetHookEnabledRequest) GetHookId() string {
@@ -3267,7 +3536,7 @@ type SetHookEnabledResponse struct {
 
 func (x *SetHookEnabledResponse) Reset() {
 	*x = SetHookEnabledResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3279,7 +3548,7 @@ func (x *SetHookEnabledResponse) String() string {
 func (*SetHookEnabledResponse) ProtoMessage() {}
 
 func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3292,7 +3561,7 @@ func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *SetHookEnabledResponse) GetBinding() *HookBinding {
@@ -3312,7 +3581,7 @@ type RemoveHookRequest struct {
 
 func (x *RemoveHookRequest) Reset() {
 	*x = RemoveHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3324,7 +3593,7 @@ func (x *RemoveHookRequest) String() string {
 func (*RemoveHookRequest) ProtoMessage() {}
 
 func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3337,7 +3606,7 @@ func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookRequest.ProtoReflect.Descriptor instead.
 func (*RemoveHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RemoveHookRequest) GetHookId() string {
@@ -3356,7 +3625,7 @@ type RemoveHookResponse struct {
 
 func (x *RemoveHookResponse) Reset() {
 	*x = RemoveHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3368,7 +3637,7 @@ func (x *RemoveHookResponse) String() string {
 func (*RemoveHookResponse) ProtoMessage() {}
 
 func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3381,7 +3650,7 @@ func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookResponse.ProtoReflect.Descriptor instead.
 func (*RemoveHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
 }
 
 // FireHooksRequest fires an event with a JSON payload.
@@ -3395,7 +3664,7 @@ type FireHooksRequest struct {
 
 func (x *FireHooksRequest) Reset() {
 	*x = FireHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3407,7 +3676,7 @@ func (x *FireHooksRequest) String() string {
 func (*FireHooksRequest) ProtoMessage() {}
 
 func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3420,7 +3689,7 @@ func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksRequest.ProtoReflect.Descriptor instead.
 func (*FireHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *FireHooksRequest) GetEvent() string {
@@ -3449,7 +3718,7 @@ type FireHooksResponse struct {
 
 func (x *FireHooksResponse) Reset() {
 	*x = FireHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3461,7 +3730,7 @@ func (x *FireHooksResponse) String() string {
 func (*FireHooksResponse) ProtoMessage() {}
 
 func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3474,7 +3743,7 @@ func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksResponse.ProtoReflect.Descriptor instead.
 func (*FireHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *FireHooksResponse) GetDecision() string {
@@ -3505,7 +3774,7 @@ type StreamEventsRequest struct {
 
 func (x *StreamEventsRequest) Reset() {
 	*x = StreamEventsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3517,7 +3786,7 @@ func (x *StreamEventsRequest) String() string {
 func (*StreamEventsRequest) ProtoMessage() {}
 
 func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3530,7 +3799,7 @@ func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsRequest.ProtoReflect.Descriptor instead.
 func (*StreamEventsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *StreamEventsRequest) GetAfterId() int64 {
@@ -3562,7 +3831,7 @@ type StreamEventsResponse struct {
 
 func (x *StreamEventsResponse) Reset() {
 	*x = StreamEventsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3574,7 +3843,7 @@ func (x *StreamEventsResponse) String() string {
 func (*StreamEventsResponse) ProtoMessage() {}
 
 func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3587,7 +3856,7 @@ func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsResponse.ProtoReflect.Descriptor instead.
 func (*StreamEventsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *StreamEventsResponse) GetId() int64 {
@@ -3634,7 +3903,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3646,7 +3915,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3659,7 +3928,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{60}
 }
 
 // ListToolsResponse is the callable-tool catalog.
@@ -3675,7 +3944,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3687,7 +3956,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3700,7 +3969,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ListToolsResponse) GetGeneration() string {
@@ -3726,7 +3995,7 @@ type ListSidecarsRequest struct {
 
 func (x *ListSidecarsRequest) Reset() {
 	*x = ListSidecarsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3738,7 +4007,7 @@ func (x *ListSidecarsRequest) String() string {
 func (*ListSidecarsRequest) ProtoMessage() {}
 
 func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3751,7 +4020,7 @@ func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsRequest.ProtoReflect.Descriptor instead.
 func (*ListSidecarsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{62}
 }
 
 // ListSidecarsResponse is the supervisor's view of every sidecar.
@@ -3765,7 +4034,7 @@ type ListSidecarsResponse struct {
 
 func (x *ListSidecarsResponse) Reset() {
 	*x = ListSidecarsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3777,7 +4046,7 @@ func (x *ListSidecarsResponse) String() string {
 func (*ListSidecarsResponse) ProtoMessage() {}
 
 func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3790,7 +4059,7 @@ func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsResponse.ProtoReflect.Descriptor instead.
 func (*ListSidecarsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *ListSidecarsResponse) GetResultJson() []byte {
@@ -3810,7 +4079,7 @@ type GetSkillMetricsRequest struct {
 
 func (x *GetSkillMetricsRequest) Reset() {
 	*x = GetSkillMetricsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3822,7 +4091,7 @@ func (x *GetSkillMetricsRequest) String() string {
 func (*GetSkillMetricsRequest) ProtoMessage() {}
 
 func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3835,7 +4104,7 @@ func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsRequest.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{60}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *GetSkillMetricsRequest) GetSkillId() string {
@@ -3856,7 +4125,7 @@ type GetSkillMetricsResponse struct {
 
 func (x *GetSkillMetricsResponse) Reset() {
 	*x = GetSkillMetricsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3868,7 +4137,7 @@ func (x *GetSkillMetricsResponse) String() string {
 func (*GetSkillMetricsResponse) ProtoMessage() {}
 
 func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3881,7 +4150,7 @@ func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsResponse.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{61}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *GetSkillMetricsResponse) GetResultJson() []byte {
@@ -3900,7 +4169,7 @@ type GetClusterRequest struct {
 
 func (x *GetClusterRequest) Reset() {
 	*x = GetClusterRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3912,7 +4181,7 @@ func (x *GetClusterRequest) String() string {
 func (*GetClusterRequest) ProtoMessage() {}
 
 func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3925,7 +4194,7 @@ func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{62}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{66}
 }
 
 // GetClusterResponse is the cluster as the daemon sees it.
@@ -3939,7 +4208,7 @@ type GetClusterResponse struct {
 
 func (x *GetClusterResponse) Reset() {
 	*x = GetClusterResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3951,7 +4220,7 @@ func (x *GetClusterResponse) String() string {
 func (*GetClusterResponse) ProtoMessage() {}
 
 func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3964,7 +4233,7 @@ func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{63}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *GetClusterResponse) GetResultJson() []byte {
@@ -4142,7 +4411,27 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x13RotateTrustResponse\x12\x1c\n" +
 	"\tpublisher\x18\x01 \x01(\tR\tpublisher\x12\x18\n" +
 	"\aoutcome\x18\x02 \x01(\tR\aoutcome\x12)\n" +
-	"\x10statement_sha256\x18\x03 \x01(\tR\x0fstatementSha256\",\n" +
+	"\x10statement_sha256\x18\x03 \x01(\tR\x0fstatementSha256\"Z\n" +
+	"\x15UpdateDenyFeedRequest\x12\x12\n" +
+	"\x04feed\x18\x01 \x01(\fR\x04feed\x12-\n" +
+	"\x12trusted_publishers\x18\x02 \x03(\tR\x11trustedPublishers\"\xce\x01\n" +
+	"\x16UpdateDenyFeedResponse\x12\x16\n" +
+	"\x06issuer\x18\x01 \x01(\tR\x06issuer\x12\x16\n" +
+	"\x06serial\x18\x02 \x01(\x04R\x06serial\x12'\n" +
+	"\x0fprevious_serial\x18\x03 \x01(\x04R\x0epreviousSerial\x12\x18\n" +
+	"\achanged\x18\x04 \x01(\bR\achanged\x12 \n" +
+	"\vquarantined\x18\x05 \x01(\x05R\vquarantined\x12\x1f\n" +
+	"\vresult_json\x18\x06 \x01(\fR\n" +
+	"resultJson\"\x14\n" +
+	"\x12GetDenyFeedRequest\"\xb4\x01\n" +
+	"\x13GetDenyFeedResponse\x12\x1c\n" +
+	"\tinstalled\x18\x01 \x01(\bR\tinstalled\x12\x16\n" +
+	"\x06issuer\x18\x02 \x01(\tR\x06issuer\x12\x16\n" +
+	"\x06serial\x18\x03 \x01(\x04R\x06serial\x12\x18\n" +
+	"\aentries\x18\x04 \x01(\x05R\aentries\x12\x14\n" +
+	"\x05error\x18\x05 \x01(\tR\x05error\x12\x1f\n" +
+	"\vresult_json\x18\x06 \x01(\fR\n" +
+	"resultJson\",\n" +
 	"\x10SetPolicyRequest\x12\x18\n" +
 	"\aprofile\x18\x01 \x01(\fR\aprofile\"`\n" +
 	"\x11SetPolicyResponse\x12\x16\n" +
@@ -4271,7 +4560,7 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11GetClusterRequest\"5\n" +
 	"\x12GetClusterResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson2\xe6\x13\n" +
+	"resultJson2\x9f\x15\n" +
 	"\vHostService\x12S\n" +
 	"\n" +
 	"ListSkills\x12!.palyra.host.v1.ListSkillsRequest\x1a\".palyra.host.v1.ListSkillsResponse\x12M\n" +
@@ -4286,7 +4575,9 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\fDisableSkill\x12#.palyra.host.v1.DisableSkillRequest\x1a$.palyra.host.v1.DisableSkillResponse\x12V\n" +
 	"\vRemoveSkill\x12\".palyra.host.v1.RemoveSkillRequest\x1a#.palyra.host.v1.RemoveSkillResponse\x12J\n" +
 	"\aReaudit\x12\x1e.palyra.host.v1.ReauditRequest\x1a\x1f.palyra.host.v1.ReauditResponse\x12V\n" +
-	"\vRotateTrust\x12\".palyra.host.v1.RotateTrustRequest\x1a#.palyra.host.v1.RotateTrustResponse\x12P\n" +
+	"\vRotateTrust\x12\".palyra.host.v1.RotateTrustRequest\x1a#.palyra.host.v1.RotateTrustResponse\x12_\n" +
+	"\x0eUpdateDenyFeed\x12%.palyra.host.v1.UpdateDenyFeedRequest\x1a&.palyra.host.v1.UpdateDenyFeedResponse\x12V\n" +
+	"\vGetDenyFeed\x12\".palyra.host.v1.GetDenyFeedRequest\x1a#.palyra.host.v1.GetDenyFeedResponse\x12P\n" +
 	"\tSetPolicy\x12 .palyra.host.v1.SetPolicyRequest\x1a!.palyra.host.v1.SetPolicyResponse\x12M\n" +
 	"\bCallTool\x12\x1f.palyra.host.v1.CallToolRequest\x1a .palyra.host.v1.CallToolResponse\x12P\n" +
 	"\tRunInline\x12 .palyra.host.v1.RunInlineRequest\x1a!.palyra.host.v1.RunInlineResponse\x12S\n" +
@@ -4320,7 +4611,7 @@ func file_palyra_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_palyra_host_v1_host_proto_rawDescData
 }
 
-var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
+var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 68)
 var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*Skill)(nil),                      // 0: palyra.host.v1.Skill
 	(*ListSkillsRequest)(nil),          // 1: palyra.host.v1.ListSkillsRequest
@@ -4354,38 +4645,42 @@ var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*RemoveSkillResponse)(nil),        // 29: palyra.host.v1.RemoveSkillResponse
 	(*RotateTrustRequest)(nil),         // 30: palyra.host.v1.RotateTrustRequest
 	(*RotateTrustResponse)(nil),        // 31: palyra.host.v1.RotateTrustResponse
-	(*SetPolicyRequest)(nil),           // 32: palyra.host.v1.SetPolicyRequest
-	(*SetPolicyResponse)(nil),          // 33: palyra.host.v1.SetPolicyResponse
-	(*ReauditRequest)(nil),             // 34: palyra.host.v1.ReauditRequest
-	(*ReauditResponse)(nil),            // 35: palyra.host.v1.ReauditResponse
-	(*CallToolRequest)(nil),            // 36: palyra.host.v1.CallToolRequest
-	(*A2UIRef)(nil),                    // 37: palyra.host.v1.A2UIRef
-	(*CallToolResponse)(nil),           // 38: palyra.host.v1.CallToolResponse
-	(*SubmitFormRequest)(nil),          // 39: palyra.host.v1.SubmitFormRequest
-	(*RunInlineRequest)(nil),           // 40: palyra.host.v1.RunInlineRequest
-	(*RunInlineResponse)(nil),          // 41: palyra.host.v1.RunInlineResponse
-	(*SubmitFormResponse)(nil),         // 42: palyra.host.v1.SubmitFormResponse
-	(*HookBinding)(nil),                // 43: palyra.host.v1.HookBinding
-	(*ListHooksRequest)(nil),           // 44: palyra.host.v1.ListHooksRequest
-	(*ListHooksResponse)(nil),          // 45: palyra.host.v1.ListHooksResponse
-	(*BindHookRequest)(nil),            // 46: palyra.host.v1.BindHookRequest
-	(*BindHookResponse)(nil),           // 47: palyra.host.v1.BindHookResponse
-	(*SetHookEnabledRequest)(nil),      // 48: palyra.host.v1.SetHookEnabledRequest
-	(*SetHookEnabledResponse)(nil),     // 49: palyra.host.v1.SetHookEnabledResponse
-	(*RemoveHookRequest)(nil),          // 50: palyra.host.v1.RemoveHookRequest
-	(*RemoveHookResponse)(nil),         // 51: palyra.host.v1.RemoveHookResponse
-	(*FireHooksRequest)(nil),           // 52: palyra.host.v1.FireHooksRequest
-	(*FireHooksResponse)(nil),          // 53: palyra.host.v1.FireHooksResponse
-	(*StreamEventsRequest)(nil),        // 54: palyra.host.v1.StreamEventsRequest
-	(*StreamEventsResponse)(nil),       // 55: palyra.host.v1.StreamEventsResponse
-	(*ListToolsRequest)(nil),           // 56: palyra.host.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),          // 57: palyra.host.v1.ListToolsResponse
-	(*ListSidecarsRequest)(nil),        // 58: palyra.host.v1.ListSidecarsRequest
-	(*ListSidecarsResponse)(nil),       // 59: palyra.host.v1.ListSidecarsResponse
-	(*GetSkillMetricsRequest)(nil),     // 60: palyra.host.v1.GetSkillMetricsRequest
-	(*GetSkillMetricsResponse)(nil),    // 61: palyra.host.v1.GetSkillMetricsResponse
-	(*GetClusterRequest)(nil),          // 62: palyra.host.v1.GetClusterRequest
-	(*GetClusterResponse)(nil),         // 63: palyra.host.v1.GetClusterResponse
+	(*UpdateDenyFeedRequest)(nil),      // 32: palyra.host.v1.UpdateDenyFeedRequest
+	(*UpdateDenyFeedResponse)(nil),     // 33: palyra.host.v1.UpdateDenyFeedResponse
+	(*GetDenyFeedRequest)(nil),         // 34: palyra.host.v1.GetDenyFeedRequest
+	(*GetDenyFeedResponse)(nil),        // 35: palyra.host.v1.GetDenyFeedResponse
+	(*SetPolicyRequest)(nil),           // 36: palyra.host.v1.SetPolicyRequest
+	(*SetPolicyResponse)(nil),          // 37: palyra.host.v1.SetPolicyResponse
+	(*ReauditRequest)(nil),             // 38: palyra.host.v1.ReauditRequest
+	(*ReauditResponse)(nil),            // 39: palyra.host.v1.ReauditResponse
+	(*CallToolRequest)(nil),            // 40: palyra.host.v1.CallToolRequest
+	(*A2UIRef)(nil),                    // 41: palyra.host.v1.A2UIRef
+	(*CallToolResponse)(nil),           // 42: palyra.host.v1.CallToolResponse
+	(*SubmitFormRequest)(nil),          // 43: palyra.host.v1.SubmitFormRequest
+	(*RunInlineRequest)(nil),           // 44: palyra.host.v1.RunInlineRequest
+	(*RunInlineResponse)(nil),          // 45: palyra.host.v1.RunInlineResponse
+	(*SubmitFormResponse)(nil),         // 46: palyra.host.v1.SubmitFormResponse
+	(*HookBinding)(nil),                // 47: palyra.host.v1.HookBinding
+	(*ListHooksRequest)(nil),           // 48: palyra.host.v1.ListHooksRequest
+	(*ListHooksResponse)(nil),          // 49: palyra.host.v1.ListHooksResponse
+	(*BindHookRequest)(nil),            // 50: palyra.host.v1.BindHookRequest
+	(*BindHookResponse)(nil),           // 51: palyra.host.v1.BindHookResponse
+	(*SetHookEnabledRequest)(nil),      // 52: palyra.host.v1.SetHookEnabledRequest
+	(*SetHookEnabledResponse)(nil),     // 53: palyra.host.v1.SetHookEnabledResponse
+	(*RemoveHookRequest)(nil),          // 54: palyra.host.v1.RemoveHookRequest
+	(*RemoveHookResponse)(nil),         // 55: palyra.host.v1.RemoveHookResponse
+	(*FireHooksRequest)(nil),           // 56: palyra.host.v1.FireHooksRequest
+	(*FireHooksResponse)(nil),          // 57: palyra.host.v1.FireHooksResponse
+	(*StreamEventsRequest)(nil),        // 58: palyra.host.v1.StreamEventsRequest
+	(*StreamEventsResponse)(nil),       // 59: palyra.host.v1.StreamEventsResponse
+	(*ListToolsRequest)(nil),           // 60: palyra.host.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),          // 61: palyra.host.v1.ListToolsResponse
+	(*ListSidecarsRequest)(nil),        // 62: palyra.host.v1.ListSidecarsRequest
+	(*ListSidecarsResponse)(nil),       // 63: palyra.host.v1.ListSidecarsResponse
+	(*GetSkillMetricsRequest)(nil),     // 64: palyra.host.v1.GetSkillMetricsRequest
+	(*GetSkillMetricsResponse)(nil),    // 65: palyra.host.v1.GetSkillMetricsResponse
+	(*GetClusterRequest)(nil),          // 66: palyra.host.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),         // 67: palyra.host.v1.GetClusterResponse
 }
 var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	0,  // 0: palyra.host.v1.ListSkillsResponse.skills:type_name -> palyra.host.v1.Skill
@@ -4396,13 +4691,13 @@ var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	19, // 5: palyra.host.v1.EnableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
 	19, // 6: palyra.host.v1.ApproveSkillReviewResponse.status:type_name -> palyra.host.v1.StatusChange
 	19, // 7: palyra.host.v1.DisableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
-	37, // 8: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
-	38, // 9: palyra.host.v1.RunInlineResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	38, // 10: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	43, // 11: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
-	43, // 12: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
-	43, // 13: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
-	43, // 14: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
+	41, // 8: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
+	42, // 9: palyra.host.v1.RunInlineResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	42, // 10: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	47, // 11: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
+	47, // 12: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
+	47, // 13: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
+	47, // 14: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
 	1,  // 15: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
 	3,  // 16: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
 	5,  // 17: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
@@ -4413,56 +4708,60 @@ var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	24, // 22: palyra.host.v1.HostService.ApproveSkillReview:input_type -> palyra.host.v1.ApproveSkillReviewRequest
 	26, // 23: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
 	28, // 24: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
-	34, // 25: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
+	38, // 25: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
 	30, // 26: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
-	32, // 27: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
-	36, // 28: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
-	40, // 29: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
-	39, // 30: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
-	44, // 31: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
-	46, // 32: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
-	48, // 33: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
-	50, // 34: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
-	52, // 35: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
-	54, // 36: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
-	56, // 37: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
-	58, // 38: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
-	60, // 39: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
-	7,  // 40: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
-	10, // 41: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
-	12, // 42: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
-	62, // 43: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
-	2,  // 44: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
-	4,  // 45: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
-	14, // 46: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
-	16, // 47: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
-	18, // 48: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
-	21, // 49: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
-	23, // 50: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
-	25, // 51: palyra.host.v1.HostService.ApproveSkillReview:output_type -> palyra.host.v1.ApproveSkillReviewResponse
-	27, // 52: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
-	29, // 53: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
-	35, // 54: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
-	31, // 55: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
-	33, // 56: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
-	38, // 57: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
-	41, // 58: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
-	42, // 59: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
-	45, // 60: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
-	47, // 61: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
-	49, // 62: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
-	51, // 63: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
-	53, // 64: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
-	55, // 65: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
-	57, // 66: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
-	59, // 67: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
-	61, // 68: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
-	9,  // 69: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
-	11, // 70: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
-	13, // 71: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
-	63, // 72: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
-	44, // [44:73] is the sub-list for method output_type
-	15, // [15:44] is the sub-list for method input_type
+	32, // 27: palyra.host.v1.HostService.UpdateDenyFeed:input_type -> palyra.host.v1.UpdateDenyFeedRequest
+	34, // 28: palyra.host.v1.HostService.GetDenyFeed:input_type -> palyra.host.v1.GetDenyFeedRequest
+	36, // 29: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
+	40, // 30: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
+	44, // 31: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
+	43, // 32: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
+	48, // 33: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
+	50, // 34: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
+	52, // 35: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
+	54, // 36: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
+	56, // 37: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
+	58, // 38: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
+	60, // 39: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
+	62, // 40: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
+	64, // 41: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
+	7,  // 42: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
+	10, // 43: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
+	12, // 44: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
+	66, // 45: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
+	2,  // 46: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
+	4,  // 47: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
+	14, // 48: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
+	16, // 49: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
+	18, // 50: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
+	21, // 51: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
+	23, // 52: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
+	25, // 53: palyra.host.v1.HostService.ApproveSkillReview:output_type -> palyra.host.v1.ApproveSkillReviewResponse
+	27, // 54: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
+	29, // 55: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
+	39, // 56: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
+	31, // 57: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
+	33, // 58: palyra.host.v1.HostService.UpdateDenyFeed:output_type -> palyra.host.v1.UpdateDenyFeedResponse
+	35, // 59: palyra.host.v1.HostService.GetDenyFeed:output_type -> palyra.host.v1.GetDenyFeedResponse
+	37, // 60: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
+	42, // 61: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
+	45, // 62: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
+	46, // 63: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
+	49, // 64: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
+	51, // 65: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
+	53, // 66: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
+	55, // 67: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
+	57, // 68: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
+	59, // 69: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
+	61, // 70: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
+	63, // 71: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
+	65, // 72: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
+	9,  // 73: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
+	11, // 74: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
+	13, // 75: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
+	67, // 76: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
+	46, // [46:77] is the sub-list for method output_type
+	15, // [15:46] is the sub-list for method input_type
 	15, // [15:15] is the sub-list for extension type_name
 	15, // [15:15] is the sub-list for extension extendee
 	0,  // [0:15] is the sub-list for field type_name
@@ -4473,15 +4772,15 @@ func file_palyra_host_v1_host_proto_init() {
 	if File_palyra_host_v1_host_proto != nil {
 		return
 	}
-	file_palyra_host_v1_host_proto_msgTypes[43].OneofWrappers = []any{}
-	file_palyra_host_v1_host_proto_msgTypes[54].OneofWrappers = []any{}
+	file_palyra_host_v1_host_proto_msgTypes[47].OneofWrappers = []any{}
+	file_palyra_host_v1_host_proto_msgTypes[58].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_host_v1_host_proto_rawDesc), len(file_palyra_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   64,
+			NumMessages:   68,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
