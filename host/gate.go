@@ -97,7 +97,7 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	e, t, dec, sch, input := p.e, p.t, p.dec, p.sch, p.input
 	inv := broker.Invocation{ID: supervisor.NewInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}
 	end := h.broker.Begin(inv)
-	res, err := h.sup.Call(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID})
+	res, err := h.sup.Call(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID, Config: p.config})
 	usage := end()
 	if err != nil {
 		if errors.Is(err, supervisor.ErrCrashLooping) || h.sup.State(e.SkillID, e.Version).Status == supervisor.StatusCrashLooping {
@@ -120,6 +120,8 @@ type checked struct {
 	dec   *policy.Decision
 	sch   *manifest.ToolSchemas
 	input json.RawMessage
+	// config is the skill's effective operator config (nil: none).
+	config json.RawMessage
 }
 
 // check runs the gate's checks before the sidecar on a call of toolID of
@@ -164,6 +166,9 @@ func (h *Host) check(ctx context.Context, id, toolID string, input json.RawMessa
 	p.sch = sch
 	if err := sch.ValidateInputJSON(input); err != nil {
 		return p, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
+	}
+	if p.config, err = h.resolveConfig(ctx, e, v); err != nil {
+		return p, err
 	}
 	return p, nil
 }
@@ -373,6 +378,9 @@ func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error)
 		return nil, fmt.Errorf("host: %w: %s %s: artifact is for %s", install.ErrInstalledArtifact, e.SkillID, e.Version, m.SkillID)
 	}
 	v = &verified{trustKey: tk, manifest: m, schemas: map[string]*manifest.ToolSchemas{}}
+	if v.config, err = m.ConfigSchema(); err != nil {
+		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
+	}
 	for _, tl := range m.Entrypoints.Tools {
 		s, err := m.ToolSchemas(tl.ID)
 		if err != nil {

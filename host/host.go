@@ -210,6 +210,8 @@ type verified struct {
 	sha      string // module sha256
 	// entrypoint is operator.plugin.default_entrypoint ("" = the ABI's).
 	entrypoint string
+	// config is the compiled [config] schema (nil without one).
+	config *manifest.ConfigSchema
 	// plan is the decision and target of the last policy profile calls
 	// ran under.
 	plan atomic.Pointer[callPlan]

@@ -30,6 +30,9 @@ type ConfigChange struct {
 	Set       []ConfigValue
 	Unset     []string
 	Principal string
+	// Drop are keys whose values are removed without being journaled as
+	// unset: the plain copy of a key that is now kept in the vault.
+	Drop []string
 	// JournalSet and JournalUnset are keys journaled besides those of Set
 	// and Unset: the sensitive keys the caller keeps in the vault.
 	JournalSet, JournalUnset []string
@@ -119,6 +122,11 @@ ON CONFLICT (skill_id, key) DO UPDATE SET value_json = excluded.value_json,
 			return wrap("unset config", err)
 		}
 		unset = append(unset, k)
+	}
+	for _, k := range ch.Drop {
+		if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM skill_config WHERE skill_id = ? AND key = ?`, id, k); err != nil {
+			return wrap("drop config", err)
+		}
 	}
 	if len(set) == 0 && len(unset) == 0 {
 		return nil
