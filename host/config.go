@@ -242,46 +242,11 @@ func (h *Host) SetSkillConfig(ctx context.Context, req SetConfigRequest) (*Skill
 	if err := h.writable(); err != nil {
 		return nil, err
 	}
-	id := strings.ToLower(strings.TrimSpace(req.SkillID))
-	if len(req.Values) == 0 {
-		return nil, fmt.Errorf("host: %w: no value to set", ErrConfigInvalid)
-	}
-	e, m, err := h.currentManifest(ctx, id)
+	c, err := h.checkConfig(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	s, err := m.ConfigSchema()
-	if err != nil {
-		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
-	}
-	if s == nil {
-		return nil, fmt.Errorf("host: %w: %s %s declares no [config]", ErrConfigInvalid, e.SkillID, e.Version)
-	}
-	var errs []error
-	for _, k := range slices.Sorted(maps.Keys(req.Values)) {
-		if err := s.ValidateValue(k, req.Values[k]); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("host: %s: %w", e.SkillID, errors.Join(errs...))
-	}
-	// Constraints across keys: the values that would be kept, with the
-	// new ones, must fit the whole schema (its required list aside).
-	merged := map[string]json.RawMessage{}
-	values, err := h.in.ConfigValues(ctx, e.SkillID)
-	if err != nil {
-		return nil, err
-	}
-	for _, v := range values {
-		if s.ValidateValue(v.Key, v.Value) == nil {
-			merged[v.Key] = v.Value
-		}
-	}
-	maps.Copy(merged, req.Values)
-	if _, err := s.Effective(merged); err != nil {
-		return nil, fmt.Errorf("host: %s: %w", e.SkillID, err)
-	}
+	e, m, s, values := c.e, c.m, c.s, c.values
 	ch := inventory.ConfigChange{SkillID: e.SkillID, Principal: PrincipalFrom(ctx)}
 	for _, k := range slices.Sorted(maps.Keys(req.Values)) {
 		v := compactJSON(req.Values[k])
@@ -310,6 +275,69 @@ func (h *Host) SetSkillConfig(ctx context.Context, req SetConfigRequest) (*Skill
 	}
 	h.log.Info("skill config set", "skill_id", e.SkillID, "keys", slices.Sorted(maps.Keys(req.Values)), "principal", ch.Principal)
 	return h.skillConfig(ctx, e, m)
+}
+
+// checkedConfig is a config change that passed checkConfig.
+type checkedConfig struct {
+	e      inventory.Entry
+	m      *manifest.Manifest
+	s      *manifest.ConfigSchema
+	values []inventory.ConfigValue // the values kept before the change
+}
+
+// CheckSkillConfig runs SetSkillConfig's checks and stores nothing: a
+// cluster node checks a change before it appends it to the ops stream.
+func (h *Host) CheckSkillConfig(ctx context.Context, req SetConfigRequest) error {
+	if err := h.open(); err != nil {
+		return err
+	}
+	_, err := h.checkConfig(ctx, req)
+	return err
+}
+
+// checkConfig checks every value of req against the schema of the
+// current version (each key, then the values that would be kept taken
+// together, the schema's required list aside).
+func (h *Host) checkConfig(ctx context.Context, req SetConfigRequest) (*checkedConfig, error) {
+	id := strings.ToLower(strings.TrimSpace(req.SkillID))
+	if len(req.Values) == 0 {
+		return nil, fmt.Errorf("host: %w: no value to set", ErrConfigInvalid)
+	}
+	e, m, err := h.currentManifest(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s, err := m.ConfigSchema()
+	if err != nil {
+		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
+	}
+	if s == nil {
+		return nil, fmt.Errorf("host: %w: %s %s declares no [config]", ErrConfigInvalid, e.SkillID, e.Version)
+	}
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(req.Values)) {
+		if err := s.ValidateValue(k, req.Values[k]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("host: %s: %w", e.SkillID, errors.Join(errs...))
+	}
+	values, err := h.in.ConfigValues(ctx, e.SkillID)
+	if err != nil {
+		return nil, err
+	}
+	merged := map[string]json.RawMessage{}
+	for _, v := range values {
+		if s.ValidateValue(v.Key, v.Value) == nil {
+			merged[v.Key] = v.Value
+		}
+	}
+	maps.Copy(merged, req.Values)
+	if _, err := s.Effective(merged); err != nil {
+		return nil, fmt.Errorf("host: %s: %w", e.SkillID, err)
+	}
+	return &checkedConfig{e: e, m: m, s: s, values: values}, nil
 }
 
 // deleteConfigSecret removes the vault entry of key, if any.

@@ -119,6 +119,14 @@ type InstallResult struct {
 	// (wildcard keys always), as Palyra's install records them; empty
 	// when the Installer has no Config.SecretPresent.
 	MissingSecrets []inventory.SecretRef `json:"missing_secrets"`
+	// ConfigMissing are the required keys of this version's [config]
+	// that have neither a value set for the skill nor a default, and
+	// ConfigUnfit the config values kept for the skill (set for an
+	// earlier version) that this version's schema does not accept. Both
+	// make the version not eligible (config_missing, config_invalid)
+	// until the operator fixes them; no value is ever dropped.
+	ConfigMissing []string      `json:"config_missing,omitempty"`
+	ConfigUnfit   []ConfigIssue `json:"config_unfit,omitempty"`
 }
 
 // Install admits the artifact in data and installs it.
@@ -683,6 +691,9 @@ func (t *installation) finish(ctx context.Context) (*InstallResult, error) {
 	res.Replaced = t.same != nil
 	res.Current = e.Current
 	res.HeldBack = e.HeldBack
+	if m, err := decodeManifest(e.Manifest); err == nil {
+		res.ConfigMissing, res.ConfigUnfit = t.in.configFit(ctx, e, m)
+	}
 	res.InstallDir = t.versionDir
 	if e.Status != nil {
 		res.Status = e.Status.Status
