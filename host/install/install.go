@@ -414,12 +414,14 @@ var errDryRun = errors.New("dry run")
 
 // dryRun ends a dry run after the checks: the result says what the install
 // would be (the status the admission decides), and nothing is written.
-func (t *installation) dryRun(context.Context) error {
+func (t *installation) dryRun(ctx context.Context) error {
 	if !t.opts.DryRun {
 		return nil
 	}
 	t.res.Installed = false
 	t.res.Status = inventory.StatusActive
+	// What the install would report about the skill's config, too.
+	t.res.ConfigMissing, t.res.ConfigUnfit = t.in.configFit(ctx, inventory.Entry{Record: inventory.Record{SkillID: t.id}}, t.vr.Inspection.Manifest)
 	if t.adm.quarantine() {
 		t.res.Status = inventory.StatusQuarantined
 		t.res.Reasons = append(t.res.Reasons, t.adm.reasons...)

@@ -178,7 +178,14 @@ func configCases() []Case {
 		}},
 		{Name: "config_upgrade_reports_unfit", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
 			// 2.0.0 caps retries at 4: the 7 kept no longer fits; endpoint
-			// and api_token still do.
+			// and api_token still do. A dry run says so first.
+			dry, err := s.Install(ctx, host.InstallRequest{Artifact: configArtifact(t, "2.0.0"), DryRun: true})
+			if err != nil {
+				return err
+			}
+			if dry.Installed || len(dry.ConfigUnfit) != 1 || dry.ConfigUnfit[0].Key != "retries" {
+				t.Fatalf("dry run of 2.0.0: installed %v, config_unfit %+v", dry.Installed, dry.ConfigUnfit)
+			}
 			res, err := s.Install(ctx, host.InstallRequest{Artifact: configArtifact(t, "2.0.0")})
 			noToken(t, res, err)
 			if err != nil {
