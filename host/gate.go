@@ -102,7 +102,7 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 		h.beforeSidecar()
 	}
 	end := h.broker.Begin(inv)
-	res, err := h.sup.Call(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID})
+	res, err := h.sup.Call(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID, Config: p.config})
 	usage := end()
 	h.stopIfRetired(ctx, e, gen)
 	if err != nil {
@@ -128,6 +128,8 @@ type checked struct {
 	input json.RawMessage
 	// palyraABI is the verified module's (palyraabi.go).
 	palyraABI bool
+	// config is the skill's effective operator config (nil: none).
+	config json.RawMessage
 }
 
 // check runs the gate's checks before the sidecar on a call of toolID of
@@ -172,6 +174,9 @@ func (h *Host) check(ctx context.Context, id, toolID string, input json.RawMessa
 	p.sch, p.palyraABI = sch, v.palyraABI
 	if err := sch.ValidateInputJSON(input); err != nil {
 		return p, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
+	}
+	if p.config, err = h.resolveConfig(ctx, e, v); err != nil {
+		return p, err
 	}
 	return p, nil
 }
@@ -389,6 +394,9 @@ func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error)
 		return nil, fmt.Errorf("host: %w: %s %s: artifact is for %s", install.ErrInstalledArtifact, e.SkillID, e.Version, m.SkillID)
 	}
 	v = &verified{trustKey: tk, manifest: m, schemas: map[string]*manifest.ToolSchemas{}}
+	if v.config, err = m.ConfigSchema(); err != nil {
+		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
+	}
 	for _, tl := range m.Entrypoints.Tools {
 		s, err := m.ToolSchemas(tl.ID)
 		if err != nil {

@@ -220,6 +220,8 @@ type verified struct {
 	// palyraABI: the module imports nothing from palyra:skills/host@1,
 	// so its result is the exit code (palyraabi.go).
 	palyraABI bool
+	// config is the compiled [config] schema (nil without one).
+	config *manifest.ConfigSchema
 	// plan is the decision and target of the last policy profile calls
 	// ran under.
 	plan atomic.Pointer[callPlan]

@@ -77,6 +77,19 @@ type Service interface {
 	// next install, enable, re-audit and call judge by it.
 	SetPolicy(ctx context.Context, req SetPolicyRequest) (*PolicyResult, error)
 
+	// SkillConfig returns a skill's operator config (manifest [config]):
+	// every key of the current version's schema and every value kept,
+	// sensitive values redacted ("***" and a set flag, never the value),
+	// and the keys missing or unfit.
+	SkillConfig(ctx context.Context, skillID string) (*SkillConfig, error)
+	// SetSkillConfig sets config values of a skill (per skill, not per
+	// version), each checked against the schema of the current version
+	// before any is stored (ErrConfigInvalid names the key and why);
+	// sensitive values go to the vault. The next call sees them.
+	SetSkillConfig(ctx context.Context, req SetConfigRequest) (*SkillConfig, error)
+	// UnsetSkillConfig removes config values of a skill.
+	UnsetSkillConfig(ctx context.Context, req UnsetConfigRequest) (*SkillConfig, error)
+
 	// Call runs a tool of the current version of a skill, checked at
 	// every call (status, trust, grants, input and output schemas). On a
 	// failure the sidecar reported, the result comes with the error.

@@ -25,6 +25,8 @@ var cliHints = map[string]string{
 	"registry_insecure_url":          "use an https:// --registry-url, or --registry-dir for a local index",
 	"key_exists":                     "choose another --out (an existing key is never overwritten)",
 	"skill_quarantined":              "see why with palyra skills info SKILL_ID; once fixed, palyra skills enable SKILL_ID --override --reason R",
+	"config_missing":                 "set the keys it names with palyra skills config set SKILL_ID KEY=VALUE (a sensitive one with --stdin KEY); palyra skills config get SKILL_ID shows them all",
+	"config_invalid":                 "palyra skills config get SKILL_ID shows the schema's keys, their types and the values that no longer fit; set them again or unset them",
 	"review_pending":                 "the version is builder output awaiting review; approve it with palyra skills review approve SKILL_ID --version V --reason R",
 	"skill_disabled":                 "palyra skills enable SKILL_ID --reason R",
 	"trusted_publisher_key_mismatch": "the artifact is signed by another key than the allowlisted one; if the publisher rotated it, apply its statement with palyra trust rotate --statement FILE",

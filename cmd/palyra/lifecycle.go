@@ -29,7 +29,7 @@ func (a *app) lifecycleCommands() []*cobra.Command {
 		a.installCommand(), a.listCommand(), a.infoCommand(), a.checkCommand(), a.verifyCommand(),
 		a.auditCommand(), a.quarantineCommand(), a.enableCommand(), a.disableCommand(),
 		a.removeCommand(), a.reauditCommand(), a.outdatedCommand(), a.updateCommand(),
-		a.reviewCommand(),
+		a.reviewCommand(), a.configCommand(),
 	}
 }
 
@@ -324,6 +324,12 @@ func installText(r *install.InstallResult) string {
 	}
 	for _, s := range r.MissingSecrets {
 		fmt.Fprintf(&b, "\n  missing_secret=%s/%s (set it with: palyra secrets set %s/%s)", s.Scope, s.Key, s.Scope, s.Key)
+	}
+	for _, k := range r.ConfigMissing {
+		fmt.Fprintf(&b, "\n  config_missing=%s (set it with: palyra skills config set %s %s=VALUE)", k, r.SkillID, k)
+	}
+	for _, u := range r.ConfigUnfit {
+		fmt.Fprintf(&b, "\n  %s (set it again or unset it: palyra skills config unset %s %s)", output.KV("config_unfit", u.Key+": "+u.Reason), r.SkillID, u.Key)
 	}
 	return b.String()
 }

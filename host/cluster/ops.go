@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -62,6 +63,12 @@ const (
 	// OpDenyFeedUpdate is UpdateDenyFeed: Op.Feed, the signed feed's
 	// bytes (at most MaxOpFeedBytes).
 	OpDenyFeedUpdate = "deny_feed_update"
+	// OpConfigSet is SetSkillConfig: Op.ConfigSet, the non-sensitive
+	// values only (the sensitive ones travel sealed, through the vault's
+	// replication, never in the stream).
+	OpConfigSet = "config_set"
+	// OpConfigUnset is UnsetSkillConfig: Op.ConfigUnset.
+	OpConfigUnset = "config_unset"
 )
 
 // MaxOpFeedBytes bounds the deny feed a deny_feed_update op carries: the
@@ -152,6 +159,9 @@ type Op struct {
 	// allowlisted with it.
 	Feed        []byte            `json:"feed,omitempty"`
 	FeedTrusted []host.TrustedKey `json:"feed_trusted,omitempty"`
+	// config_set, config_unset.
+	ConfigSet   *host.SetConfigRequest   `json:"config_set,omitempty"`
+	ConfigUnset *host.UnsetConfigRequest `json:"config_unset,omitempty"`
 	// Quiet: the op's origin published its event already (a quarantine
 	// by its anomaly detector); the nodes that apply it publish none.
 	Quiet bool `json:"quiet,omitempty"`
@@ -501,4 +511,59 @@ func (n *Node) SetPolicy(ctx context.Context, req host.SetPolicyRequest) (*host.
 		return nil, err
 	}
 	return result[host.PolicyResult](n.submit(ctx, Op{Kind: OpPolicySet, Profile: req.Profile}))
+}
+
+// SkillConfig implements host.Service: this node's view (every node has
+// the same config once the ops stream and the vault have replicated).
+func (n *Node) SkillConfig(ctx context.Context, skillID string) (*host.SkillConfig, error) {
+	return n.host.SkillConfig(ctx, skillID)
+}
+
+// SetSkillConfig implements host.Service. The whole change is checked
+// here first (a bad value is refused before anything is stored or
+// appended). The sensitive values are then stored in this node's vault,
+// which the cluster replicates sealed (each node opens them with its own
+// key), so a secret is never written to the ops stream in clear; the
+// other values go through the ops stream, and every node applies them in
+// stream order. The result is this node's.
+func (n *Node) SetSkillConfig(ctx context.Context, req host.SetConfigRequest) (*host.SkillConfig, error) {
+	if err := needSkill(req.SkillID); err != nil {
+		return nil, err
+	}
+	if err := n.host.CheckSkillConfig(ctx, req); err != nil {
+		return nil, err
+	}
+	cur, err := n.host.SkillConfig(ctx, req.SkillID)
+	if err != nil {
+		return nil, err
+	}
+	secret, plain := map[string]json.RawMessage{}, map[string]json.RawMessage{}
+	for k, v := range req.Values {
+		if slices.Contains(cur.Sensitive, k) {
+			secret[k] = v
+		} else {
+			plain[k] = v
+		}
+	}
+	if len(secret) > 0 {
+		if _, err := n.host.SetSkillConfig(ctx, host.SetConfigRequest{SkillID: req.SkillID, Values: secret}); err != nil {
+			return nil, err
+		}
+	}
+	if len(plain) == 0 {
+		return n.host.SkillConfig(ctx, req.SkillID)
+	}
+	return result[host.SkillConfig](n.submit(ctx, Op{Kind: OpConfigSet, ConfigSet: &host.SetConfigRequest{SkillID: req.SkillID, Values: plain}}))
+}
+
+// UnsetSkillConfig implements host.Service through the ops stream: every
+// node removes the values from its inventory and its vault.
+func (n *Node) UnsetSkillConfig(ctx context.Context, req host.UnsetConfigRequest) (*host.SkillConfig, error) {
+	if err := needSkill(req.SkillID); err != nil {
+		return nil, err
+	}
+	if len(req.Keys) == 0 {
+		return nil, invalid("no config key to unset")
+	}
+	return result[host.SkillConfig](n.submit(ctx, Op{Kind: OpConfigUnset, ConfigUnset: &req}))
 }

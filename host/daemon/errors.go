@@ -56,6 +56,8 @@ var statusByCode = map[string]struct {
 	"skill_referenced_by_hook":   {http.StatusPreconditionFailed, codes.FailedPrecondition},
 	"skill_quarantined":          {http.StatusForbidden, codes.FailedPrecondition},
 	"review_pending":             {http.StatusConflict, codes.FailedPrecondition},
+	"config_missing":             {http.StatusConflict, codes.FailedPrecondition},
+	"config_invalid":             {http.StatusBadRequest, codes.InvalidArgument},
 	"review_not_pending":         {http.StatusConflict, codes.FailedPrecondition},
 	"skill_disabled":             {http.StatusForbidden, codes.FailedPrecondition},
 	"skill_status_missing":       {http.StatusForbidden, codes.FailedPrecondition},

@@ -261,6 +261,46 @@ func (g *grpcServer) ApproveSkillReview(ctx context.Context, req *hostv1.Approve
 	return &hostv1.ApproveSkillReviewResponse{Status: statusProto(r)}, nil
 }
 
+func (g *grpcServer) GetSkillConfig(ctx context.Context, req *hostv1.GetSkillConfigRequest) (*hostv1.GetSkillConfigResponse, error) {
+	r, err := g.d.svc.SkillConfig(ctx, req.GetSkillId())
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.GetSkillConfigResponse{ConfigJson: b}, nil
+}
+
+func (g *grpcServer) SetSkillConfig(ctx context.Context, req *hostv1.SetSkillConfigRequest) (*hostv1.SetSkillConfigResponse, error) {
+	values := make(map[string]json.RawMessage, len(req.GetValuesJson()))
+	for k, v := range req.GetValuesJson() {
+		values[k] = v
+	}
+	r, err := g.d.svc.SetSkillConfig(ctx, host.SetConfigRequest{SkillID: req.GetSkillId(), Values: values})
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.SetSkillConfigResponse{ConfigJson: b}, nil
+}
+
+func (g *grpcServer) UnsetSkillConfig(ctx context.Context, req *hostv1.UnsetSkillConfigRequest) (*hostv1.UnsetSkillConfigResponse, error) {
+	r, err := g.d.svc.UnsetSkillConfig(ctx, host.UnsetConfigRequest{SkillID: req.GetSkillId(), Keys: req.GetKeys()})
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.UnsetSkillConfigResponse{ConfigJson: b}, nil
+}
+
 func (g *grpcServer) DisableSkill(ctx context.Context, req *hostv1.DisableSkillRequest) (*hostv1.DisableSkillResponse, error) {
 	r, err := g.d.svc.Disable(ctx, host.StatusRequest{SkillID: req.GetSkillId(), Version: req.GetVersion(), Reason: req.GetReason()})
 	if err != nil {

@@ -464,6 +464,40 @@ func (d *Daemon) changeStatus(ctx context.Context, verb, id string, req statusRe
 	return d.svc.Enable(ctx, host.EnableRequest{SkillID: id, Version: req.Version, Reason: req.Reason, Override: req.Override})
 }
 
+// configSetRequest is the body of PATCH /v1/skills/{id}/config.
+type configSetRequest struct {
+	// Values are the values to set: each one JSON, by key.
+	Values map[string]json.RawMessage `json:"values"`
+}
+
+func (d *Daemon) httpSkillConfig(w http.ResponseWriter, r *http.Request) error {
+	res, err := d.svc.SkillConfig(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+func (d *Daemon) httpSetSkillConfig(w http.ResponseWriter, r *http.Request) error {
+	var req configSetRequest
+	if err := d.decode(r, &req); err != nil {
+		return err
+	}
+	res, err := d.svc.SetSkillConfig(r.Context(), host.SetConfigRequest{SkillID: r.PathValue("id"), Values: req.Values})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+func (d *Daemon) httpUnsetSkillConfig(w http.ResponseWriter, r *http.Request) error {
+	res, err := d.svc.UnsetSkillConfig(r.Context(), host.UnsetConfigRequest{SkillID: r.PathValue("id"), Keys: r.URL.Query()["key"]})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
 // reviewRequest is the body of POST /v1/skills/{id}/review/approve.
 type reviewRequest struct {
 	Version string `json:"version,omitempty"`

@@ -176,6 +176,29 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 			},
 			responses: ok(http.StatusOK, "What was removed.", host.RemoveResult{}),
 		}},
+		{pattern: "GET /v1/skills/{id}/config", h: d.httpSkillConfig, op: &apiOp{
+			id: "getSkillConfig", tag: "skills", summary: "A skill's operator config (manifest [config]), sensitive values redacted.",
+			description: "Every key of the current version's [config] schema and every value kept for the skill (per skill, not per version), " +
+				"with its type, whether it is required, sensitive and set, and its default. A sensitive value that is set shows as \"***\", never itself. " +
+				"missing lists the required keys with neither a value nor a default, unfit the values the schema no longer accepts: while either is non-empty " +
+				"the skill is not eligible (config_missing, config_invalid).",
+			path:      skill,
+			responses: ok(http.StatusOK, "The config.", host.SkillConfig{}),
+		}},
+		{pattern: "PATCH /v1/skills/{id}/config", h: d.httpSetSkillConfig, op: &apiOp{
+			id: "setSkillConfig", tag: "skills", summary: "Set config values of a skill.",
+			description: "Each value (JSON) is checked against the schema of the skill's current version before any is stored: a key the schema does not " +
+				"declare or a value that does not fit fails with config_invalid (400) naming the key and why, never quoting a sensitive value. " +
+				"Sensitive values are kept in the vault, the others in the inventory; keys not named keep their values. The next call sees the change.",
+			path:      skill,
+			body:      &apiBody{desc: "The values to set, by key.", required: true, json: configSetRequest{}},
+			responses: ok(http.StatusOK, "The config after the change.", host.SkillConfig{}),
+		}},
+		{pattern: "DELETE /v1/skills/{id}/config", h: d.httpUnsetSkillConfig, op: &apiOp{
+			id: "unsetSkillConfig", tag: "skills", summary: "Remove config values of a skill.", path: skill,
+			query:     []apiParam{{name: "key", typ: "string", repeat: true, desc: "A key to unset (repeat for several); at least one."}},
+			responses: ok(http.StatusOK, "The config after the change.", host.SkillConfig{}),
+		}},
 		{pattern: "POST /v1/skills/{id}/verify", h: d.httpVerify, op: &apiOp{
 			id: "verifySkill", tag: "skills", summary: "Verify a skill version's artifact and signature again.", path: skill,
 			body:      &apiBody{desc: "The version (the current one when absent).", json: versionRequest{}},

@@ -101,6 +101,10 @@ type CallOptions struct {
 	// caller that registers the invocation with its broker before the call
 	// sets it.
 	InvocationID string
+	// Config is the skill's operator config for this call (one JSON
+	// object, manifest [config]); nil gives the guest {}. It may hold
+	// sensitive values: it is sent with this call only and never logged.
+	Config []byte
 }
 
 // Stats are a call's resource use as the sidecar reported it.

@@ -784,7 +784,7 @@ func baseCases() []Case {
 			_, err := call(ctx, s, skillR, `{"text":"uncapped"}`)
 			return err
 		}},
-	}, append(inlineCases(), registryCases()...)...)
+	}, append(append(inlineCases(), registryCases()...), configCases()...)...)
 }
 
 // inlineManifest is the skill.toml of the inline cases: tool

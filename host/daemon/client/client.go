@@ -399,6 +399,42 @@ func (c *Client) SetPolicy(ctx context.Context, req host.SetPolicyRequest) (*hos
 	return &out, nil
 }
 
+// SkillConfig implements host.Service: GET /v1/skills/{id}/config.
+func (c *Client) SkillConfig(ctx context.Context, skillID string) (*host.SkillConfig, error) {
+	var out host.SkillConfig
+	if err := c.get(ctx, "/v1/skills/"+esc(skillID)+"/config", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetSkillConfig implements host.Service: PATCH /v1/skills/{id}/config
+// with {"values": {...}}.
+func (c *Client) SetSkillConfig(ctx context.Context, req host.SetConfigRequest) (*host.SkillConfig, error) {
+	body, err := json.Marshal(struct {
+		Values map[string]json.RawMessage `json:"values"`
+	}{req.Values})
+	if err != nil {
+		return nil, fmt.Errorf("client: encode config: %w", err)
+	}
+	var out host.SkillConfig
+	if err := c.do(ctx, http.MethodPatch, "/v1/skills/"+esc(req.SkillID)+"/config", nil, "application/json", bytes.NewReader(body), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UnsetSkillConfig implements host.Service: DELETE
+// /v1/skills/{id}/config?key=K&key=...
+func (c *Client) UnsetSkillConfig(ctx context.Context, req host.UnsetConfigRequest) (*host.SkillConfig, error) {
+	q := url.Values{"key": req.Keys}
+	var out host.SkillConfig
+	if err := c.do(ctx, http.MethodDelete, "/v1/skills/"+esc(req.SkillID)+"/config", q, "", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // callBody is the body of a tool call.
 type callBody struct {
 	Input     json.RawMessage `json:"input,omitempty"`

@@ -1,6 +1,7 @@
 package wasmrt
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v25"
+
+	"github.com/palyra-go/palyra/sdk/abi"
 )
 
 // Broker performs capability operations for guests. The runtime holds no
@@ -55,6 +58,10 @@ type Invocation struct {
 	ToolID  string
 	// Input is the tool input: one JSON value (empty means null).
 	Input json.RawMessage
+	// Config is the skill's operator config: one JSON object of at most
+	// abi.MaxConfigBytes that config-read hands to the guest (empty means
+	// {}). It may hold sensitive values: it lives for this call only.
+	Config json.RawMessage
 	// Grants are the capabilities the call may use.
 	Grants Grants
 	// Timeout is the request's own timeout (0: none).
@@ -190,8 +197,13 @@ func (m *Module) Invoke(ctx context.Context, inv Invocation) (res *Result, err e
 
 	st := inst.st
 	st.ctx, st.deadline, st.ctxDeadline = ctx, deadline, ctxDeadline
+	cfg := []byte(inv.Config)
+	if len(cfg) == 0 {
+		cfg = emptyConfig
+	}
 	st.call = &boundCall{
 		input:       doc,
+		config:      cfg,
 		grants:      grants,
 		maxCapCalls: limits.MaxCapabilityCalls,
 		broker:      inv.Broker,
@@ -257,6 +269,12 @@ func (m *Module) prepareInput(inv *Invocation, deadline time.Time) ([]byte, gran
 	}
 	if len(inv.Input) > 0 && !json.Valid(inv.Input) {
 		return nil, grantLists{}, fmt.Errorf("%w: input is not well-formed JSON", ErrInvalidInput)
+	}
+	if len(inv.Config) > abi.MaxConfigBytes {
+		return nil, grantLists{}, fmt.Errorf("%w: config of %d bytes is over the %d-byte limit", ErrInvalidInput, len(inv.Config), abi.MaxConfigBytes)
+	}
+	if len(inv.Config) > 0 && (!json.Valid(inv.Config) || bytes.TrimSpace(inv.Config)[0] != '{') {
+		return nil, grantLists{}, fmt.Errorf("%w: config is not a JSON object", ErrInvalidInput)
 	}
 	if inv.Validator != nil {
 		var v any

@@ -147,6 +147,11 @@ export const api = {
   remove: (id: string, version: string | undefined, purge: boolean) =>
     request<unknown>(`/v1/skills/${enc(id)}${query({ version, purge_storage: purge })}`, { method: 'DELETE' }),
   reaudit: () => request<unknown>('/v1/reaudit', { method: 'POST' }),
+  config: (id: string, signal?: AbortSignal) => request<import('./types').SkillConfig>(`/v1/skills/${enc(id)}/config`, { signal }),
+  setConfig: (id: string, values: Record<string, unknown>) =>
+    request<import('./types').SkillConfig>(`/v1/skills/${enc(id)}/config`, { method: 'PATCH', body: { values } }),
+  unsetConfig: (id: string, keys: string[]) =>
+    request<import('./types').SkillConfig>(`/v1/skills/${enc(id)}/config?${keys.map((k) => `key=${enc(k)}`).join('&')}`, { method: 'DELETE' }),
   call: (id: string, tool: string, input: unknown, timeoutMs?: number) =>
     request<import('./types').CallResponse>(`/v1/skills/${enc(id)}/tools/${enc(tool)}/call`, {
       method: 'POST',

@@ -22,6 +22,10 @@ export interface Listing {
   trust_decision: string;
   source: { kind: string; reference: string };
   missing_secrets: { scope: string; key: string }[];
+  /** Required config keys with neither a value nor a default (not eligible while any). */
+  missing_config?: string[] | null;
+  /** Config values kept that this version's schema does not accept. */
+  unfit_config?: { key: string; reason: string }[] | null;
   install_state: string;
   skill_name: string;
   tool_count: number;
@@ -308,4 +312,31 @@ export interface UpdateResult {
   capability_diff: string[] | null;
   escalation: Escalation;
   install?: InstallResult;
+}
+
+/** One key of a skill's operator config (host.ConfigEntry). */
+export interface ConfigEntry {
+  key: string;
+  type?: string;
+  required?: boolean;
+  sensitive?: boolean;
+  set: boolean;
+  /** The value set; "***" for a sensitive key that is set. */
+  value?: unknown;
+  default?: unknown;
+  declared: boolean;
+  problem?: string;
+  updated_at_unix_ms?: number;
+  operator_principal?: string;
+}
+
+/** A skill's operator config (host.SkillConfig, GET /v1/skills/{id}/config). */
+export interface SkillConfig {
+  skill_id: string;
+  version: string;
+  schema?: Record<string, unknown>;
+  sensitive?: string[] | null;
+  entries: ConfigEntry[];
+  missing: string[];
+  unfit?: { key: string; reason: string }[] | null;
 }

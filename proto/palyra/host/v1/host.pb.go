@@ -4243,6 +4243,295 @@ func (x *GetClusterResponse) GetResultJson() []byte {
 	return nil
 }
 
+// GetSkillConfigRequest names the skill.
+type GetSkillConfigRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SkillId       string                 `protobuf:"bytes,1,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSkillConfigRequest) Reset() {
+	*x = GetSkillConfigRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSkillConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSkillConfigRequest) ProtoMessage() {}
+
+func (x *GetSkillConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSkillConfigRequest.ProtoReflect.Descriptor instead.
+func (*GetSkillConfigRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{68}
+}
+
+func (x *GetSkillConfigRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+// GetSkillConfigResponse is the skill's config: host.SkillConfig as JSON
+// (sensitive values redacted).
+type GetSkillConfigResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ConfigJson    []byte                 `protobuf:"bytes,1,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSkillConfigResponse) Reset() {
+	*x = GetSkillConfigResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSkillConfigResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSkillConfigResponse) ProtoMessage() {}
+
+func (x *GetSkillConfigResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSkillConfigResponse.ProtoReflect.Descriptor instead.
+func (*GetSkillConfigResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *GetSkillConfigResponse) GetConfigJson() []byte {
+	if x != nil {
+		return x.ConfigJson
+	}
+	return nil
+}
+
+// SetSkillConfigRequest sets values: each one JSON, by key.
+type SetSkillConfigRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SkillId       string                 `protobuf:"bytes,1,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	ValuesJson    map[string][]byte      `protobuf:"bytes,2,rep,name=values_json,json=valuesJson,proto3" json:"values_json,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetSkillConfigRequest) Reset() {
+	*x = SetSkillConfigRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetSkillConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetSkillConfigRequest) ProtoMessage() {}
+
+func (x *SetSkillConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetSkillConfigRequest.ProtoReflect.Descriptor instead.
+func (*SetSkillConfigRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *SetSkillConfigRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *SetSkillConfigRequest) GetValuesJson() map[string][]byte {
+	if x != nil {
+		return x.ValuesJson
+	}
+	return nil
+}
+
+// SetSkillConfigResponse is the config after the change (as
+// GetSkillConfigResponse).
+type SetSkillConfigResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ConfigJson    []byte                 `protobuf:"bytes,1,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetSkillConfigResponse) Reset() {
+	*x = SetSkillConfigResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[71]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetSkillConfigResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetSkillConfigResponse) ProtoMessage() {}
+
+func (x *SetSkillConfigResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[71]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetSkillConfigResponse.ProtoReflect.Descriptor instead.
+func (*SetSkillConfigResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{71}
+}
+
+func (x *SetSkillConfigResponse) GetConfigJson() []byte {
+	if x != nil {
+		return x.ConfigJson
+	}
+	return nil
+}
+
+// UnsetSkillConfigRequest removes the values of keys.
+type UnsetSkillConfigRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SkillId       string                 `protobuf:"bytes,1,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	Keys          []string               `protobuf:"bytes,2,rep,name=keys,proto3" json:"keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnsetSkillConfigRequest) Reset() {
+	*x = UnsetSkillConfigRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[72]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnsetSkillConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnsetSkillConfigRequest) ProtoMessage() {}
+
+func (x *UnsetSkillConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[72]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnsetSkillConfigRequest.ProtoReflect.Descriptor instead.
+func (*UnsetSkillConfigRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{72}
+}
+
+func (x *UnsetSkillConfigRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *UnsetSkillConfigRequest) GetKeys() []string {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+// UnsetSkillConfigResponse is the config after the change (as
+// GetSkillConfigResponse).
+type UnsetSkillConfigResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ConfigJson    []byte                 `protobuf:"bytes,1,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnsetSkillConfigResponse) Reset() {
+	*x = UnsetSkillConfigResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[73]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnsetSkillConfigResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnsetSkillConfigResponse) ProtoMessage() {}
+
+func (x *UnsetSkillConfigResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[73]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnsetSkillConfigResponse.ProtoReflect.Descriptor instead.
+func (*UnsetSkillConfigResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{73}
+}
+
+func (x *UnsetSkillConfigResponse) GetConfigJson() []byte {
+	if x != nil {
+		return x.ConfigJson
+	}
+	return nil
+}
+
 var File_palyra_host_v1_host_proto protoreflect.FileDescriptor
 
 const file_palyra_host_v1_host_proto_rawDesc = "" +
@@ -4560,7 +4849,28 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11GetClusterRequest\"5\n" +
 	"\x12GetClusterResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson2\x9f\x15\n" +
+	"resultJson\"2\n" +
+	"\x15GetSkillConfigRequest\x12\x19\n" +
+	"\bskill_id\x18\x01 \x01(\tR\askillId\"9\n" +
+	"\x16GetSkillConfigResponse\x12\x1f\n" +
+	"\vconfig_json\x18\x01 \x01(\fR\n" +
+	"configJson\"\xc9\x01\n" +
+	"\x15SetSkillConfigRequest\x12\x19\n" +
+	"\bskill_id\x18\x01 \x01(\tR\askillId\x12V\n" +
+	"\vvalues_json\x18\x02 \x03(\v25.palyra.host.v1.SetSkillConfigRequest.ValuesJsonEntryR\n" +
+	"valuesJson\x1a=\n" +
+	"\x0fValuesJsonEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\"9\n" +
+	"\x16SetSkillConfigResponse\x12\x1f\n" +
+	"\vconfig_json\x18\x01 \x01(\fR\n" +
+	"configJson\"H\n" +
+	"\x17UnsetSkillConfigRequest\x12\x19\n" +
+	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x12\n" +
+	"\x04keys\x18\x02 \x03(\tR\x04keys\";\n" +
+	"\x18UnsetSkillConfigResponse\x12\x1f\n" +
+	"\vconfig_json\x18\x01 \x01(\fR\n" +
+	"configJson2\xc8\x17\n" +
 	"\vHostService\x12S\n" +
 	"\n" +
 	"ListSkills\x12!.palyra.host.v1.ListSkillsRequest\x1a\".palyra.host.v1.ListSkillsResponse\x12M\n" +
@@ -4571,7 +4881,10 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"AuditSkill\x12!.palyra.host.v1.AuditSkillRequest\x1a\".palyra.host.v1.AuditSkillResponse\x12b\n" +
 	"\x0fQuarantineSkill\x12&.palyra.host.v1.QuarantineSkillRequest\x1a'.palyra.host.v1.QuarantineSkillResponse\x12V\n" +
 	"\vEnableSkill\x12\".palyra.host.v1.EnableSkillRequest\x1a#.palyra.host.v1.EnableSkillResponse\x12k\n" +
-	"\x12ApproveSkillReview\x12).palyra.host.v1.ApproveSkillReviewRequest\x1a*.palyra.host.v1.ApproveSkillReviewResponse\x12Y\n" +
+	"\x12ApproveSkillReview\x12).palyra.host.v1.ApproveSkillReviewRequest\x1a*.palyra.host.v1.ApproveSkillReviewResponse\x12_\n" +
+	"\x0eGetSkillConfig\x12%.palyra.host.v1.GetSkillConfigRequest\x1a&.palyra.host.v1.GetSkillConfigResponse\x12_\n" +
+	"\x0eSetSkillConfig\x12%.palyra.host.v1.SetSkillConfigRequest\x1a&.palyra.host.v1.SetSkillConfigResponse\x12e\n" +
+	"\x10UnsetSkillConfig\x12'.palyra.host.v1.UnsetSkillConfigRequest\x1a(.palyra.host.v1.UnsetSkillConfigResponse\x12Y\n" +
 	"\fDisableSkill\x12#.palyra.host.v1.DisableSkillRequest\x1a$.palyra.host.v1.DisableSkillResponse\x12V\n" +
 	"\vRemoveSkill\x12\".palyra.host.v1.RemoveSkillRequest\x1a#.palyra.host.v1.RemoveSkillResponse\x12J\n" +
 	"\aReaudit\x12\x1e.palyra.host.v1.ReauditRequest\x1a\x1f.palyra.host.v1.ReauditResponse\x12V\n" +
@@ -4611,7 +4924,7 @@ func file_palyra_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_palyra_host_v1_host_proto_rawDescData
 }
 
-var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 68)
+var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 75)
 var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*Skill)(nil),                      // 0: palyra.host.v1.Skill
 	(*ListSkillsRequest)(nil),          // 1: palyra.host.v1.ListSkillsRequest
@@ -4681,6 +4994,13 @@ var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*GetSkillMetricsResponse)(nil),    // 65: palyra.host.v1.GetSkillMetricsResponse
 	(*GetClusterRequest)(nil),          // 66: palyra.host.v1.GetClusterRequest
 	(*GetClusterResponse)(nil),         // 67: palyra.host.v1.GetClusterResponse
+	(*GetSkillConfigRequest)(nil),      // 68: palyra.host.v1.GetSkillConfigRequest
+	(*GetSkillConfigResponse)(nil),     // 69: palyra.host.v1.GetSkillConfigResponse
+	(*SetSkillConfigRequest)(nil),      // 70: palyra.host.v1.SetSkillConfigRequest
+	(*SetSkillConfigResponse)(nil),     // 71: palyra.host.v1.SetSkillConfigResponse
+	(*UnsetSkillConfigRequest)(nil),    // 72: palyra.host.v1.UnsetSkillConfigRequest
+	(*UnsetSkillConfigResponse)(nil),   // 73: palyra.host.v1.UnsetSkillConfigResponse
+	nil,                                // 74: palyra.host.v1.SetSkillConfigRequest.ValuesJsonEntry
 }
 var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	0,  // 0: palyra.host.v1.ListSkillsResponse.skills:type_name -> palyra.host.v1.Skill
@@ -4698,73 +5018,80 @@ var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	47, // 12: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
 	47, // 13: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
 	47, // 14: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
-	1,  // 15: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
-	3,  // 16: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
-	5,  // 17: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
-	15, // 18: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
-	17, // 19: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
-	20, // 20: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
-	22, // 21: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
-	24, // 22: palyra.host.v1.HostService.ApproveSkillReview:input_type -> palyra.host.v1.ApproveSkillReviewRequest
-	26, // 23: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
-	28, // 24: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
-	38, // 25: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
-	30, // 26: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
-	32, // 27: palyra.host.v1.HostService.UpdateDenyFeed:input_type -> palyra.host.v1.UpdateDenyFeedRequest
-	34, // 28: palyra.host.v1.HostService.GetDenyFeed:input_type -> palyra.host.v1.GetDenyFeedRequest
-	36, // 29: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
-	40, // 30: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
-	44, // 31: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
-	43, // 32: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
-	48, // 33: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
-	50, // 34: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
-	52, // 35: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
-	54, // 36: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
-	56, // 37: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
-	58, // 38: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
-	60, // 39: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
-	62, // 40: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
-	64, // 41: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
-	7,  // 42: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
-	10, // 43: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
-	12, // 44: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
-	66, // 45: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
-	2,  // 46: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
-	4,  // 47: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
-	14, // 48: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
-	16, // 49: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
-	18, // 50: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
-	21, // 51: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
-	23, // 52: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
-	25, // 53: palyra.host.v1.HostService.ApproveSkillReview:output_type -> palyra.host.v1.ApproveSkillReviewResponse
-	27, // 54: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
-	29, // 55: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
-	39, // 56: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
-	31, // 57: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
-	33, // 58: palyra.host.v1.HostService.UpdateDenyFeed:output_type -> palyra.host.v1.UpdateDenyFeedResponse
-	35, // 59: palyra.host.v1.HostService.GetDenyFeed:output_type -> palyra.host.v1.GetDenyFeedResponse
-	37, // 60: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
-	42, // 61: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
-	45, // 62: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
-	46, // 63: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
-	49, // 64: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
-	51, // 65: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
-	53, // 66: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
-	55, // 67: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
-	57, // 68: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
-	59, // 69: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
-	61, // 70: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
-	63, // 71: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
-	65, // 72: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
-	9,  // 73: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
-	11, // 74: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
-	13, // 75: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
-	67, // 76: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
-	46, // [46:77] is the sub-list for method output_type
-	15, // [15:46] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	74, // 15: palyra.host.v1.SetSkillConfigRequest.values_json:type_name -> palyra.host.v1.SetSkillConfigRequest.ValuesJsonEntry
+	1,  // 16: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
+	3,  // 17: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
+	5,  // 18: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
+	15, // 19: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
+	17, // 20: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
+	20, // 21: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
+	22, // 22: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
+	24, // 23: palyra.host.v1.HostService.ApproveSkillReview:input_type -> palyra.host.v1.ApproveSkillReviewRequest
+	68, // 24: palyra.host.v1.HostService.GetSkillConfig:input_type -> palyra.host.v1.GetSkillConfigRequest
+	70, // 25: palyra.host.v1.HostService.SetSkillConfig:input_type -> palyra.host.v1.SetSkillConfigRequest
+	72, // 26: palyra.host.v1.HostService.UnsetSkillConfig:input_type -> palyra.host.v1.UnsetSkillConfigRequest
+	26, // 27: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
+	28, // 28: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
+	38, // 29: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
+	30, // 30: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
+	32, // 31: palyra.host.v1.HostService.UpdateDenyFeed:input_type -> palyra.host.v1.UpdateDenyFeedRequest
+	34, // 32: palyra.host.v1.HostService.GetDenyFeed:input_type -> palyra.host.v1.GetDenyFeedRequest
+	36, // 33: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
+	40, // 34: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
+	44, // 35: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
+	43, // 36: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
+	48, // 37: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
+	50, // 38: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
+	52, // 39: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
+	54, // 40: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
+	56, // 41: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
+	58, // 42: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
+	60, // 43: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
+	62, // 44: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
+	64, // 45: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
+	7,  // 46: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
+	10, // 47: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
+	12, // 48: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
+	66, // 49: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
+	2,  // 50: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
+	4,  // 51: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
+	14, // 52: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
+	16, // 53: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
+	18, // 54: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
+	21, // 55: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
+	23, // 56: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
+	25, // 57: palyra.host.v1.HostService.ApproveSkillReview:output_type -> palyra.host.v1.ApproveSkillReviewResponse
+	69, // 58: palyra.host.v1.HostService.GetSkillConfig:output_type -> palyra.host.v1.GetSkillConfigResponse
+	71, // 59: palyra.host.v1.HostService.SetSkillConfig:output_type -> palyra.host.v1.SetSkillConfigResponse
+	73, // 60: palyra.host.v1.HostService.UnsetSkillConfig:output_type -> palyra.host.v1.UnsetSkillConfigResponse
+	27, // 61: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
+	29, // 62: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
+	39, // 63: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
+	31, // 64: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
+	33, // 65: palyra.host.v1.HostService.UpdateDenyFeed:output_type -> palyra.host.v1.UpdateDenyFeedResponse
+	35, // 66: palyra.host.v1.HostService.GetDenyFeed:output_type -> palyra.host.v1.GetDenyFeedResponse
+	37, // 67: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
+	42, // 68: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
+	45, // 69: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
+	46, // 70: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
+	49, // 71: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
+	51, // 72: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
+	53, // 73: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
+	55, // 74: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
+	57, // 75: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
+	59, // 76: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
+	61, // 77: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
+	63, // 78: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
+	65, // 79: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
+	9,  // 80: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
+	11, // 81: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
+	13, // 82: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
+	67, // 83: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
+	50, // [50:84] is the sub-list for method output_type
+	16, // [16:50] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_palyra_host_v1_host_proto_init() }
@@ -4780,7 +5107,7 @@ func file_palyra_host_v1_host_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_host_v1_host_proto_rawDesc), len(file_palyra_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   68,
+			NumMessages:   75,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -40,6 +40,9 @@ const (
 	HostService_QuarantineSkill_FullMethodName    = "/palyra.host.v1.HostService/QuarantineSkill"
 	HostService_EnableSkill_FullMethodName        = "/palyra.host.v1.HostService/EnableSkill"
 	HostService_ApproveSkillReview_FullMethodName = "/palyra.host.v1.HostService/ApproveSkillReview"
+	HostService_GetSkillConfig_FullMethodName     = "/palyra.host.v1.HostService/GetSkillConfig"
+	HostService_SetSkillConfig_FullMethodName     = "/palyra.host.v1.HostService/SetSkillConfig"
+	HostService_UnsetSkillConfig_FullMethodName   = "/palyra.host.v1.HostService/UnsetSkillConfig"
 	HostService_DisableSkill_FullMethodName       = "/palyra.host.v1.HostService/DisableSkill"
 	HostService_RemoveSkill_FullMethodName        = "/palyra.host.v1.HostService/RemoveSkill"
 	HostService_Reaudit_FullMethodName            = "/palyra.host.v1.HostService/Reaudit"
@@ -89,6 +92,15 @@ type HostServiceClient interface {
 	// review (installed quarantined with review_pending), then enables it
 	// with EnableSkill's checks.
 	ApproveSkillReview(ctx context.Context, in *ApproveSkillReviewRequest, opts ...grpc.CallOption) (*ApproveSkillReviewResponse, error)
+	// GetSkillConfig returns a skill's operator config (manifest [config]):
+	// each key, its value (sensitive ones redacted as "***" with a set
+	// flag), the schema, and the keys missing or unfit.
+	GetSkillConfig(ctx context.Context, in *GetSkillConfigRequest, opts ...grpc.CallOption) (*GetSkillConfigResponse, error)
+	// SetSkillConfig sets config values of a skill, each checked against the
+	// schema of the current version (config_invalid names the key and why).
+	SetSkillConfig(ctx context.Context, in *SetSkillConfigRequest, opts ...grpc.CallOption) (*SetSkillConfigResponse, error)
+	// UnsetSkillConfig removes config values of a skill.
+	UnsetSkillConfig(ctx context.Context, in *UnsetSkillConfigRequest, opts ...grpc.CallOption) (*UnsetSkillConfigResponse, error)
 	// DisableSkill turns a version off.
 	DisableSkill(ctx context.Context, in *DisableSkillRequest, opts ...grpc.CallOption) (*DisableSkillResponse, error)
 	// RemoveSkill uninstalls a version or every version of a skill.
@@ -235,6 +247,36 @@ func (c *hostServiceClient) ApproveSkillReview(ctx context.Context, in *ApproveS
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ApproveSkillReviewResponse)
 	err := c.cc.Invoke(ctx, HostService_ApproveSkillReview_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) GetSkillConfig(ctx context.Context, in *GetSkillConfigRequest, opts ...grpc.CallOption) (*GetSkillConfigResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSkillConfigResponse)
+	err := c.cc.Invoke(ctx, HostService_GetSkillConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) SetSkillConfig(ctx context.Context, in *SetSkillConfigRequest, opts ...grpc.CallOption) (*SetSkillConfigResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetSkillConfigResponse)
+	err := c.cc.Invoke(ctx, HostService_SetSkillConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) UnsetSkillConfig(ctx context.Context, in *UnsetSkillConfigRequest, opts ...grpc.CallOption) (*UnsetSkillConfigResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnsetSkillConfigResponse)
+	err := c.cc.Invoke(ctx, HostService_UnsetSkillConfig_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -504,6 +546,15 @@ type HostServiceServer interface {
 	// review (installed quarantined with review_pending), then enables it
 	// with EnableSkill's checks.
 	ApproveSkillReview(context.Context, *ApproveSkillReviewRequest) (*ApproveSkillReviewResponse, error)
+	// GetSkillConfig returns a skill's operator config (manifest [config]):
+	// each key, its value (sensitive ones redacted as "***" with a set
+	// flag), the schema, and the keys missing or unfit.
+	GetSkillConfig(context.Context, *GetSkillConfigRequest) (*GetSkillConfigResponse, error)
+	// SetSkillConfig sets config values of a skill, each checked against the
+	// schema of the current version (config_invalid names the key and why).
+	SetSkillConfig(context.Context, *SetSkillConfigRequest) (*SetSkillConfigResponse, error)
+	// UnsetSkillConfig removes config values of a skill.
+	UnsetSkillConfig(context.Context, *UnsetSkillConfigRequest) (*UnsetSkillConfigResponse, error)
 	// DisableSkill turns a version off.
 	DisableSkill(context.Context, *DisableSkillRequest) (*DisableSkillResponse, error)
 	// RemoveSkill uninstalls a version or every version of a skill.
@@ -599,6 +650,15 @@ func (UnimplementedHostServiceServer) EnableSkill(context.Context, *EnableSkillR
 }
 func (UnimplementedHostServiceServer) ApproveSkillReview(context.Context, *ApproveSkillReviewRequest) (*ApproveSkillReviewResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ApproveSkillReview not implemented")
+}
+func (UnimplementedHostServiceServer) GetSkillConfig(context.Context, *GetSkillConfigRequest) (*GetSkillConfigResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSkillConfig not implemented")
+}
+func (UnimplementedHostServiceServer) SetSkillConfig(context.Context, *SetSkillConfigRequest) (*SetSkillConfigResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetSkillConfig not implemented")
+}
+func (UnimplementedHostServiceServer) UnsetSkillConfig(context.Context, *UnsetSkillConfigRequest) (*UnsetSkillConfigResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UnsetSkillConfig not implemented")
 }
 func (UnimplementedHostServiceServer) DisableSkill(context.Context, *DisableSkillRequest) (*DisableSkillResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DisableSkill not implemented")
@@ -830,6 +890,60 @@ func _HostService_ApproveSkillReview_Handler(srv interface{}, ctx context.Contex
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(HostServiceServer).ApproveSkillReview(ctx, req.(*ApproveSkillReviewRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_GetSkillConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSkillConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).GetSkillConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_GetSkillConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).GetSkillConfig(ctx, req.(*GetSkillConfigRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_SetSkillConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetSkillConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).SetSkillConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_SetSkillConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).SetSkillConfig(ctx, req.(*SetSkillConfigRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_UnsetSkillConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnsetSkillConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).UnsetSkillConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_UnsetSkillConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).UnsetSkillConfig(ctx, req.(*UnsetSkillConfigRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1279,6 +1393,18 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ApproveSkillReview",
 			Handler:    _HostService_ApproveSkillReview_Handler,
+		},
+		{
+			MethodName: "GetSkillConfig",
+			Handler:    _HostService_GetSkillConfig_Handler,
+		},
+		{
+			MethodName: "SetSkillConfig",
+			Handler:    _HostService_SetSkillConfig_Handler,
+		},
+		{
+			MethodName: "UnsetSkillConfig",
+			Handler:    _HostService_UnsetSkillConfig_Handler,
 		},
 		{
 			MethodName: "DisableSkill",

@@ -6,8 +6,10 @@
 // calls back into the supervisor's BrokerService over go-plugin's GRPCBroker,
 // on the broker id given in LoadSkillRequest.broker_id.
 //
-// The sidecar holds handles only: no message here carries a secret value, a
-// socket or an open host file. Grants are names (HTTP hosts, secret keys,
+// The sidecar holds handles only: no message here carries a vault secret, a
+// socket or an open host file (the one exception is the skill's own config,
+// InvokeRequest.config, which may hold values its operator marked sensitive:
+// the skill is meant to read them, and they live in that call only). Grants are names (HTTP hosts, secret keys,
 // storage prefixes, channels); the broker on the supervisor side resolves
 // them. Every message from the sidecar is untrusted once guest code has run
 // in it: the supervisor caps their size and validates them.
@@ -1143,7 +1145,12 @@ type InvokeRequest struct {
 	// The request's own timeout; unset means none.
 	Timeout *durationpb.Duration `protobuf:"bytes,6,opt,name=timeout,proto3" json:"timeout,omitempty"`
 	// Limits that tighten the module's for this call.
-	Limits        *Limits `protobuf:"bytes,7,opt,name=limits,proto3" json:"limits,omitempty"`
+	Limits *Limits `protobuf:"bytes,7,opt,name=limits,proto3" json:"limits,omitempty"`
+	// The skill's operator config for this call: one JSON object (manifest
+	// [config]; sdk/ABI.md config-len/config-read), resolved by the
+	// supervisor at every call. Empty means {}. The sidecar keeps it for the
+	// call only and never logs it.
+	Config        []byte `protobuf:"bytes,8,opt,name=config,proto3" json:"config,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1223,6 +1230,13 @@ func (x *InvokeRequest) GetTimeout() *durationpb.Duration {
 func (x *InvokeRequest) GetLimits() *Limits {
 	if x != nil {
 		return x.Limits
+	}
+	return nil
+}
+
+func (x *InvokeRequest) GetConfig() []byte {
+	if x != nil {
+		return x.Config
 	}
 	return nil
 }
@@ -2425,7 +2439,7 @@ const file_palyra_sidecar_v1_sidecar_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\x1a9\n" +
 	"\vStatusEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x99\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb1\x02\n" +
 	"\rInvokeRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x19\n" +
 	"\bskill_id\x18\x02 \x01(\tR\askillId\x12\x17\n" +
@@ -2433,7 +2447,8 @@ const file_palyra_sidecar_v1_sidecar_proto_rawDesc = "" +
 	"\x05input\x18\x04 \x01(\fR\x05input\x121\n" +
 	"\x06grants\x18\x05 \x01(\v2\x19.palyra.sidecar.v1.GrantsR\x06grants\x123\n" +
 	"\atimeout\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\atimeout\x121\n" +
-	"\x06limits\x18\a \x01(\v2\x19.palyra.sidecar.v1.LimitsR\x06limits\"\xa0\x01\n" +
+	"\x06limits\x18\a \x01(\v2\x19.palyra.sidecar.v1.LimitsR\x06limits\x12\x16\n" +
+	"\x06config\x18\b \x01(\fR\x06config\"\xa0\x01\n" +
 	"\fCallsRequest\x12\x12\n" +
 	"\x04call\x18\x01 \x01(\x04R\x04call\x12:\n" +
 	"\x06invoke\x18\x02 \x01(\v2 .palyra.sidecar.v1.InvokeRequestH\x00R\x06invoke\x127\n" +
