@@ -93,6 +93,12 @@ var hookSkills = []struct {
 // openRunHookHost opens a host with the echo example and the hook skills
 // installed; every hook outcome is sent to the returned channel.
 func openRunHookHost(t testing.TB) (*host.Host, *outcomeLog) {
+	h, log, _ := openRunHookHostIn(t)
+	return h, log
+}
+
+// openRunHookHostIn is openRunHookHost; it returns the state dir too.
+func openRunHookHostIn(t testing.TB) (*host.Host, *outcomeLog, string) {
 	t.Helper()
 	ctx := context.Background()
 	state := t.TempDir()
@@ -134,7 +140,7 @@ func openRunHookHost(t testing.TB) (*host.Host, *outcomeLog) {
 			t.Fatalf("install %s: %v", s.id, err)
 		}
 	}
-	return h, log
+	return h, log, state
 }
 
 // outcomeLog records hook outcomes in the order they are reported.
@@ -160,7 +166,7 @@ func (l *outcomeLog) take() []hooks.Outcome {
 
 // bindRun binds one hook per binding, removing them at the end of the
 // subtest.
-func bindRun(t *testing.T, h *host.Host, bs ...host.HookBinding) {
+func bindRun(t testing.TB, h *host.Host, bs ...host.HookBinding) {
 	t.Helper()
 	ctx := context.Background()
 	for _, b := range bs {
@@ -305,5 +311,130 @@ func TestRunHookDecisions(t *testing.T) {
 				t.Fatalf("run:after_run did not fire: outcomes %+v", outs)
 			}
 		})
+	}
+}
+
+// TestRunHookPhases checks the order of the phases of one call, the
+// payload each hook gets (one run id, the input's summary, the result's
+// after the tool), that the hooks' own tool calls fire no run hooks (five
+// phases bound give exactly five outcomes), and that a call with no run
+// hook bound fires nothing, also after a binding made by another process
+// (another Store on the same state dir, as the CLI) is removed again.
+func TestRunHookPhases(t *testing.T) {
+	h, log, state := openRunHookHostIn(t)
+	ctx := context.Background()
+	phases := []string{hooks.EventRunBeforeRun, hooks.EventRunBeforeTool, hooks.EventRunAfterTool, hooks.EventRunBeforeDelivery, hooks.EventRunAfterRun}
+
+	t.Run("no run hooks", func(t *testing.T) {
+		bindRun(t, h, host.HookBinding{HookID: "n.enabled", Event: hooks.EventSkillEnabled, PluginID: "acme.e0"})
+		log.take()
+		res, err := callEcho(h)
+		if err != nil || res.Annotations != nil || res.Preview != nil {
+			t.Fatalf("call: %+v, %v", res, err)
+		}
+		if outs := log.take(); len(outs) != 0 {
+			t.Fatalf("hooks ran for a call with no run hooks: %+v", outs)
+		}
+	})
+
+	t.Run("every phase in order", func(t *testing.T) {
+		var bs []host.HookBinding
+		for i, p := range phases {
+			bs = append(bs, host.HookBinding{HookID: fmt.Sprintf("p%d", i), Event: p, PluginID: "acme.e0"})
+		}
+		bindRun(t, h, bs...)
+		log.take()
+		res, err := h.Call(host.WithPrincipal(ctx, "alice"), host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(echoIn)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs := log.take()
+		var got []string
+		for _, o := range outs {
+			got = append(got, o.Event)
+		}
+		if !slices.Equal(got, phases) {
+			t.Fatalf("phases %v, want %v (a hook's own call must fire no run hooks)", got, phases)
+		}
+		inSum, outSum := sha256.Sum256([]byte(echoIn)), sha256.Sum256(res.Output)
+		var runID string
+		for _, o := range outs {
+			var in struct {
+				HookID  string              `json:"hook_id"`
+				Event   string              `json:"event"`
+				Payload host.RunHookPayload `json:"payload"`
+			}
+			if err := json.Unmarshal(o.Payload, &in); err != nil {
+				t.Fatal(err)
+			}
+			p := in.Payload
+			if runID == "" {
+				runID = p.RunID
+			}
+			if p.RunID == "" || p.RunID != runID || p.Principal != "alice" || p.SkillID != "palyra.echo" || p.ToolID != "palyra.echo" || p.Version != res.Version ||
+				p.Input.SHA256 != hex.EncodeToString(inSum[:]) || p.Input.Bytes != len(echoIn) || string(p.Input.JSON) != echoIn {
+				t.Fatalf("%s payload %+v", o.Event, p)
+			}
+			before := o.Event == hooks.EventRunBeforeRun || o.Event == hooks.EventRunBeforeTool
+			if before != (p.Result == nil) {
+				t.Fatalf("%s payload result %+v", o.Event, p.Result)
+			}
+			if p.Result != nil && (p.Result.Code != "ok" || p.Result.InvocationID != res.InvocationID || p.Result.Output.SHA256 != hex.EncodeToString(outSum[:]) ||
+				p.Result.Output.Bytes != len(res.Output) || string(p.Result.Output.JSON) != string(res.Output)) {
+				t.Fatalf("%s result summary %+v, call result %+v", o.Event, p.Result, res)
+			}
+		}
+		// A run hook fired by hand runs its hook alone.
+		fr, err := h.FireHooks(ctx, host.FireRequest{Event: hooks.EventRunBeforeTool})
+		if err != nil || len(fr.Outcomes) != 1 {
+			t.Fatalf("fire: %+v, %v", fr, err)
+		}
+		if outs := log.take(); len(outs) != 1 {
+			t.Fatalf("fire ran %d hooks: %+v", len(outs), outs)
+		}
+	})
+
+	t.Run("a binding made by another process", func(t *testing.T) {
+		other := hooks.OpenStore(state)
+		if _, err := other.Bind(ctx, hooks.Binding{HookID: "cli.block", Event: hooks.EventRunBeforeTool, PluginID: "acme.e30", ToolID: "acme.e30.t", Enabled: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := callEcho(h); errcode.Of(err) != "blocked_by_hook" {
+			t.Fatalf("call after a bind by another store: %v, want blocked_by_hook", err)
+		}
+		if err := other.Remove(ctx, "cli.block"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := callEcho(h); err != nil {
+			t.Fatalf("call after the remove by another store: %v", err)
+		}
+	})
+}
+
+// BenchmarkCallNoRunHooks and BenchmarkCallOneBeforeToolHook measure a
+// call of the echo example through the gate with no run hook bound (the
+// cost is one stat of the bindings file) and with one run:before_tool
+// hook (a call of the hook skill's tool in its own sidecar first).
+func BenchmarkCallNoRunHooks(b *testing.B) {
+	h, _ := openRunHookHost(b)
+	benchCall(b, h)
+}
+
+func BenchmarkCallOneBeforeToolHook(b *testing.B) {
+	h, _ := openRunHookHost(b)
+	bindRun(b, h, host.HookBinding{HookID: "b.tool", Event: hooks.EventRunBeforeTool, PluginID: "acme.e0"})
+	benchCall(b, h)
+}
+
+func benchCall(b *testing.B, h *host.Host) {
+	if _, err := callEcho(h); err != nil { // start the sidecars
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := callEcho(h); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
