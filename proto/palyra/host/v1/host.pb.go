@@ -2557,7 +2557,13 @@ type CallToolResponse struct {
 	WallTimeNs      int64                  `protobuf:"varint,7,opt,name=wall_time_ns,json=wallTimeNs,proto3" json:"wall_time_ns,omitempty"`
 	// a2ui is set when the output is a valid A2UI document, or an A2UI
 	// update that applied.
-	A2Ui          *A2UIRef `protobuf:"bytes,8,opt,name=a2ui,proto3" json:"a2ui,omitempty"`
+	A2Ui *A2UIRef `protobuf:"bytes,8,opt,name=a2ui,proto3" json:"a2ui,omitempty"`
+	// annotations are what run-phase hooks said about the call: their
+	// annotate decisions, and the failures of fail-open hooks.
+	Annotations []*HookAnnotation `protobuf:"bytes,9,rep,name=annotations,proto3" json:"annotations,omitempty"`
+	// preview is the text a run:before_delivery hook set (transform_preview);
+	// output_json is never changed by a hook.
+	Preview       *HookPreview `protobuf:"bytes,10,opt,name=preview,proto3" json:"preview,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2648,6 +2654,163 @@ func (x *CallToolResponse) GetA2Ui() *A2UIRef {
 	return nil
 }
 
+func (x *CallToolResponse) GetAnnotations() []*HookAnnotation {
+	if x != nil {
+		return x.Annotations
+	}
+	return nil
+}
+
+func (x *CallToolResponse) GetPreview() *HookPreview {
+	if x != nil {
+		return x.Preview
+	}
+	return nil
+}
+
+// HookAnnotation is what one run hook said about a call.
+type HookAnnotation struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	HookId string                 `protobuf:"bytes,1,opt,name=hook_id,json=hookId,proto3" json:"hook_id,omitempty"`
+	// event is the run phase the hook ran in.
+	Event string `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
+	// message is the hook's text.
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// data_json is the hook's JSON output, when small (4 KiB at most).
+	DataJson []byte `protobuf:"bytes,4,opt,name=data_json,json=dataJson,proto3" json:"data_json,omitempty"`
+	// code and error are set when the hook failed and its binding is
+	// fail-open: the call went on without it.
+	Code          string `protobuf:"bytes,5,opt,name=code,proto3" json:"code,omitempty"`
+	Error         string `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HookAnnotation) Reset() {
+	*x = HookAnnotation{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HookAnnotation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HookAnnotation) ProtoMessage() {}
+
+func (x *HookAnnotation) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HookAnnotation.ProtoReflect.Descriptor instead.
+func (*HookAnnotation) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *HookAnnotation) GetHookId() string {
+	if x != nil {
+		return x.HookId
+	}
+	return ""
+}
+
+func (x *HookAnnotation) GetEvent() string {
+	if x != nil {
+		return x.Event
+	}
+	return ""
+}
+
+func (x *HookAnnotation) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *HookAnnotation) GetDataJson() []byte {
+	if x != nil {
+		return x.DataJson
+	}
+	return nil
+}
+
+func (x *HookAnnotation) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *HookAnnotation) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+// HookPreview is the preview a run:before_delivery hook set.
+type HookPreview struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	HookId        string                 `protobuf:"bytes,1,opt,name=hook_id,json=hookId,proto3" json:"hook_id,omitempty"`
+	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HookPreview) Reset() {
+	*x = HookPreview{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HookPreview) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HookPreview) ProtoMessage() {}
+
+func (x *HookPreview) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HookPreview.ProtoReflect.Descriptor instead.
+func (*HookPreview) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *HookPreview) GetHookId() string {
+	if x != nil {
+		return x.HookId
+	}
+	return ""
+}
+
+func (x *HookPreview) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 // SubmitFormRequest is a form submit {componentId, values} for a document.
 type SubmitFormRequest struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
@@ -2661,7 +2824,7 @@ type SubmitFormRequest struct {
 
 func (x *SubmitFormRequest) Reset() {
 	*x = SubmitFormRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2673,7 +2836,7 @@ func (x *SubmitFormRequest) String() string {
 func (*SubmitFormRequest) ProtoMessage() {}
 
 func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2686,7 +2849,7 @@ func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormRequest.ProtoReflect.Descriptor instead.
 func (*SubmitFormRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SubmitFormRequest) GetDocumentId() string {
@@ -2732,7 +2895,7 @@ type RunInlineRequest struct {
 
 func (x *RunInlineRequest) Reset() {
 	*x = RunInlineRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2744,7 +2907,7 @@ func (x *RunInlineRequest) String() string {
 func (*RunInlineRequest) ProtoMessage() {}
 
 func (x *RunInlineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2757,7 +2920,7 @@ func (x *RunInlineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInlineRequest.ProtoReflect.Descriptor instead.
 func (*RunInlineRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RunInlineRequest) GetModule() []byte {
@@ -2812,7 +2975,7 @@ type RunInlineResponse struct {
 
 func (x *RunInlineResponse) Reset() {
 	*x = RunInlineResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2824,7 +2987,7 @@ func (x *RunInlineResponse) String() string {
 func (*RunInlineResponse) ProtoMessage() {}
 
 func (x *RunInlineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2837,7 +3000,7 @@ func (x *RunInlineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInlineResponse.ProtoReflect.Descriptor instead.
 func (*RunInlineResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RunInlineResponse) GetResult() *CallToolResponse {
@@ -2857,7 +3020,7 @@ type SubmitFormResponse struct {
 
 func (x *SubmitFormResponse) Reset() {
 	*x = SubmitFormResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2869,7 +3032,7 @@ func (x *SubmitFormResponse) String() string {
 func (*SubmitFormResponse) ProtoMessage() {}
 
 func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2882,7 +3045,7 @@ func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormResponse.ProtoReflect.Descriptor instead.
 func (*SubmitFormResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SubmitFormResponse) GetResult() *CallToolResponse {
@@ -2911,13 +3074,17 @@ type HookBinding struct {
 	Notes           string `protobuf:"bytes,9,opt,name=notes,proto3" json:"notes,omitempty"`
 	CreatedAtUnixMs int64  `protobuf:"varint,10,opt,name=created_at_unix_ms,json=createdAtUnixMs,proto3" json:"created_at_unix_ms,omitempty"`
 	UpdatedAtUnixMs int64  `protobuf:"varint,11,opt,name=updated_at_unix_ms,json=updatedAtUnixMs,proto3" json:"updated_at_unix_ms,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// on_failure is what a run phase does when the hook fails or times out:
+	// "open" (go on), "closed" (fail the call), or "" for the phase's
+	// default (closed for run:before_*, open for run:after_*).
+	OnFailure     string `protobuf:"bytes,12,opt,name=on_failure,json=onFailure,proto3" json:"on_failure,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *HookBinding) Reset() {
 	*x = HookBinding{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2929,7 +3096,7 @@ func (x *HookBinding) String() string {
 func (*HookBinding) ProtoMessage() {}
 
 func (x *HookBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2942,7 +3109,7 @@ func (x *HookBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookBinding.ProtoReflect.Descriptor instead.
 func (*HookBinding) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *HookBinding) GetHookId() string {
@@ -3022,6 +3189,13 @@ func (x *HookBinding) GetUpdatedAtUnixMs() int64 {
 	return 0
 }
 
+func (x *HookBinding) GetOnFailure() string {
+	if x != nil {
+		return x.OnFailure
+	}
+	return ""
+}
+
 // ListHooksRequest has no fields.
 type ListHooksRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3031,7 +3205,7 @@ type ListHooksRequest struct {
 
 func (x *ListHooksRequest) Reset() {
 	*x = ListHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3043,7 +3217,7 @@ func (x *ListHooksRequest) String() string {
 func (*ListHooksRequest) ProtoMessage() {}
 
 func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3056,7 +3230,7 @@ func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
 }
 
 // ListHooksResponse lists every binding.
@@ -3069,7 +3243,7 @@ type ListHooksResponse struct {
 
 func (x *ListHooksResponse) Reset() {
 	*x = ListHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3081,7 +3255,7 @@ func (x *ListHooksResponse) String() string {
 func (*ListHooksResponse) ProtoMessage() {}
 
 func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3094,7 +3268,7 @@ func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListHooksResponse) GetBindings() []*HookBinding {
@@ -3114,7 +3288,7 @@ type BindHookRequest struct {
 
 func (x *BindHookRequest) Reset() {
 	*x = BindHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3126,7 +3300,7 @@ func (x *BindHookRequest) String() string {
 func (*BindHookRequest) ProtoMessage() {}
 
 func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3139,7 +3313,7 @@ func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookRequest.ProtoReflect.Descriptor instead.
 func (*BindHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *BindHookRequest) GetBinding() *HookBinding {
@@ -3159,7 +3333,7 @@ type BindHookResponse struct {
 
 func (x *BindHookResponse) Reset() {
 	*x = BindHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3171,7 +3345,7 @@ func (x *BindHookResponse) String() string {
 func (*BindHookResponse) ProtoMessage() {}
 
 func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3184,7 +3358,7 @@ func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookResponse.ProtoReflect.Descriptor instead.
 func (*BindHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *BindHookResponse) GetBinding() *HookBinding {
@@ -3205,7 +3379,7 @@ type SetHookEnabledRequest struct {
 
 func (x *SetHookEnabledRequest) Reset() {
 	*x = SetHookEnabledRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3217,7 +3391,7 @@ func (x *SetHookEnabledRequest) String() string {
 func (*SetHookEnabledRequest) ProtoMessage() {}
 
 func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3230,7 +3404,7 @@ func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *SetHookEnabledRequest) GetHookId() string {
@@ -3257,7 +3431,7 @@ type SetHookEnabledResponse struct {
 
 func (x *SetHookEnabledResponse) Reset() {
 	*x = SetHookEnabledResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3269,7 +3443,7 @@ func (x *SetHookEnabledResponse) String() string {
 func (*SetHookEnabledResponse) ProtoMessage() {}
 
 func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3282,7 +3456,7 @@ func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *SetHookEnabledResponse) GetBinding() *HookBinding {
@@ -3302,7 +3476,7 @@ type RemoveHookRequest struct {
 
 func (x *RemoveHookRequest) Reset() {
 	*x = RemoveHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3314,7 +3488,7 @@ func (x *RemoveHookRequest) String() string {
 func (*RemoveHookRequest) ProtoMessage() {}
 
 func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3327,7 +3501,7 @@ func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookRequest.ProtoReflect.Descriptor instead.
 func (*RemoveHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *RemoveHookRequest) GetHookId() string {
@@ -3346,7 +3520,7 @@ type RemoveHookResponse struct {
 
 func (x *RemoveHookResponse) Reset() {
 	*x = RemoveHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3358,7 +3532,7 @@ func (x *RemoveHookResponse) String() string {
 func (*RemoveHookResponse) ProtoMessage() {}
 
 func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3371,7 +3545,7 @@ func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookResponse.ProtoReflect.Descriptor instead.
 func (*RemoveHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
 }
 
 // FireHooksRequest fires an event with a JSON payload.
@@ -3385,7 +3559,7 @@ type FireHooksRequest struct {
 
 func (x *FireHooksRequest) Reset() {
 	*x = FireHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3397,7 +3571,7 @@ func (x *FireHooksRequest) String() string {
 func (*FireHooksRequest) ProtoMessage() {}
 
 func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3410,7 +3584,7 @@ func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksRequest.ProtoReflect.Descriptor instead.
 func (*FireHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *FireHooksRequest) GetEvent() string {
@@ -3439,7 +3613,7 @@ type FireHooksResponse struct {
 
 func (x *FireHooksResponse) Reset() {
 	*x = FireHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3451,7 +3625,7 @@ func (x *FireHooksResponse) String() string {
 func (*FireHooksResponse) ProtoMessage() {}
 
 func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3464,7 +3638,7 @@ func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksResponse.ProtoReflect.Descriptor instead.
 func (*FireHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *FireHooksResponse) GetDecision() string {
@@ -3495,7 +3669,7 @@ type StreamEventsRequest struct {
 
 func (x *StreamEventsRequest) Reset() {
 	*x = StreamEventsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3507,7 +3681,7 @@ func (x *StreamEventsRequest) String() string {
 func (*StreamEventsRequest) ProtoMessage() {}
 
 func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3520,7 +3694,7 @@ func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsRequest.ProtoReflect.Descriptor instead.
 func (*StreamEventsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *StreamEventsRequest) GetAfterId() int64 {
@@ -3552,7 +3726,7 @@ type StreamEventsResponse struct {
 
 func (x *StreamEventsResponse) Reset() {
 	*x = StreamEventsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3564,7 +3738,7 @@ func (x *StreamEventsResponse) String() string {
 func (*StreamEventsResponse) ProtoMessage() {}
 
 func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3577,7 +3751,7 @@ func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsResponse.ProtoReflect.Descriptor instead.
 func (*StreamEventsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *StreamEventsResponse) GetId() int64 {
@@ -3624,7 +3798,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3636,7 +3810,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3649,7 +3823,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
 }
 
 // ListToolsResponse is the callable-tool catalog.
@@ -3665,7 +3839,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3677,7 +3851,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3690,7 +3864,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ListToolsResponse) GetGeneration() string {
@@ -3716,7 +3890,7 @@ type ListSidecarsRequest struct {
 
 func (x *ListSidecarsRequest) Reset() {
 	*x = ListSidecarsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3728,7 +3902,7 @@ func (x *ListSidecarsRequest) String() string {
 func (*ListSidecarsRequest) ProtoMessage() {}
 
 func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3741,7 +3915,7 @@ func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsRequest.ProtoReflect.Descriptor instead.
 func (*ListSidecarsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{60}
 }
 
 // ListSidecarsResponse is the supervisor's view of every sidecar.
@@ -3755,7 +3929,7 @@ type ListSidecarsResponse struct {
 
 func (x *ListSidecarsResponse) Reset() {
 	*x = ListSidecarsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3767,7 +3941,7 @@ func (x *ListSidecarsResponse) String() string {
 func (*ListSidecarsResponse) ProtoMessage() {}
 
 func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3780,7 +3954,7 @@ func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsResponse.ProtoReflect.Descriptor instead.
 func (*ListSidecarsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ListSidecarsResponse) GetResultJson() []byte {
@@ -3800,7 +3974,7 @@ type GetSkillMetricsRequest struct {
 
 func (x *GetSkillMetricsRequest) Reset() {
 	*x = GetSkillMetricsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3812,7 +3986,7 @@ func (x *GetSkillMetricsRequest) String() string {
 func (*GetSkillMetricsRequest) ProtoMessage() {}
 
 func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3825,7 +3999,7 @@ func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsRequest.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{60}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *GetSkillMetricsRequest) GetSkillId() string {
@@ -3846,7 +4020,7 @@ type GetSkillMetricsResponse struct {
 
 func (x *GetSkillMetricsResponse) Reset() {
 	*x = GetSkillMetricsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3858,7 +4032,7 @@ func (x *GetSkillMetricsResponse) String() string {
 func (*GetSkillMetricsResponse) ProtoMessage() {}
 
 func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3871,7 +4045,7 @@ func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsResponse.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{61}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *GetSkillMetricsResponse) GetResultJson() []byte {
@@ -3890,7 +4064,7 @@ type GetClusterRequest struct {
 
 func (x *GetClusterRequest) Reset() {
 	*x = GetClusterRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3902,7 +4076,7 @@ func (x *GetClusterRequest) String() string {
 func (*GetClusterRequest) ProtoMessage() {}
 
 func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3915,7 +4089,7 @@ func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{62}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{64}
 }
 
 // GetClusterResponse is the cluster as the daemon sees it.
@@ -3929,7 +4103,7 @@ type GetClusterResponse struct {
 
 func (x *GetClusterResponse) Reset() {
 	*x = GetClusterResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3941,7 +4115,7 @@ func (x *GetClusterResponse) String() string {
 func (*GetClusterResponse) ProtoMessage() {}
 
 func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3954,7 +4128,7 @@ func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{63}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *GetClusterResponse) GetResultJson() []byte {
@@ -4159,7 +4333,7 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\asurface\x18\x02 \x01(\tR\asurface\x12\x1d\n" +
 	"\n" +
 	"patch_json\x18\x03 \x01(\fR\tpatchJson\x12#\n" +
-	"\rdocument_json\x18\x04 \x01(\fR\fdocumentJson\"\xaf\x02\n" +
+	"\rdocument_json\x18\x04 \x01(\fR\fdocumentJson\"\xa8\x03\n" +
 	"\x10CallToolResponse\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
@@ -4170,7 +4344,20 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11peak_memory_bytes\x18\x06 \x01(\x04R\x0fpeakMemoryBytes\x12 \n" +
 	"\fwall_time_ns\x18\a \x01(\x03R\n" +
 	"wallTimeNs\x12+\n" +
-	"\x04a2ui\x18\b \x01(\v2\x17.palyra.host.v1.A2UIRefR\x04a2ui\"x\n" +
+	"\x04a2ui\x18\b \x01(\v2\x17.palyra.host.v1.A2UIRefR\x04a2ui\x12@\n" +
+	"\vannotations\x18\t \x03(\v2\x1e.palyra.host.v1.HookAnnotationR\vannotations\x125\n" +
+	"\apreview\x18\n" +
+	" \x01(\v2\x1b.palyra.host.v1.HookPreviewR\apreview\"\xa0\x01\n" +
+	"\x0eHookAnnotation\x12\x17\n" +
+	"\ahook_id\x18\x01 \x01(\tR\x06hookId\x12\x14\n" +
+	"\x05event\x18\x02 \x01(\tR\x05event\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12\x1b\n" +
+	"\tdata_json\x18\x04 \x01(\fR\bdataJson\x12\x12\n" +
+	"\x04code\x18\x05 \x01(\tR\x04code\x12\x14\n" +
+	"\x05error\x18\x06 \x01(\tR\x05error\":\n" +
+	"\vHookPreview\x12\x17\n" +
+	"\ahook_id\x18\x01 \x01(\tR\x06hookId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"x\n" +
 	"\x11SubmitFormRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\x12!\n" +
@@ -4190,7 +4377,7 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11RunInlineResponse\x128\n" +
 	"\x06result\x18\x01 \x01(\v2 .palyra.host.v1.CallToolResponseR\x06result\"N\n" +
 	"\x12SubmitFormResponse\x128\n" +
-	"\x06result\x18\x01 \x01(\v2 .palyra.host.v1.CallToolResponseR\x06result\"\xf8\x02\n" +
+	"\x06result\x18\x01 \x01(\v2 .palyra.host.v1.CallToolResponseR\x06result\"\x97\x03\n" +
 	"\vHookBinding\x12\x17\n" +
 	"\ahook_id\x18\x01 \x01(\tR\x06hookId\x12\x14\n" +
 	"\x05event\x18\x02 \x01(\tR\x05event\x12\x1b\n" +
@@ -4204,7 +4391,9 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x05notes\x18\t \x01(\tR\x05notes\x12+\n" +
 	"\x12created_at_unix_ms\x18\n" +
 	" \x01(\x03R\x0fcreatedAtUnixMs\x12+\n" +
-	"\x12updated_at_unix_ms\x18\v \x01(\x03R\x0fupdatedAtUnixMsB\n" +
+	"\x12updated_at_unix_ms\x18\v \x01(\x03R\x0fupdatedAtUnixMs\x12\x1d\n" +
+	"\n" +
+	"on_failure\x18\f \x01(\tR\tonFailureB\n" +
 	"\n" +
 	"\b_enabled\"\x12\n" +
 	"\x10ListHooksRequest\"L\n" +
@@ -4309,7 +4498,7 @@ func file_palyra_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_palyra_host_v1_host_proto_rawDescData
 }
 
-var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
+var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
 var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*Skill)(nil),                      // 0: palyra.host.v1.Skill
 	(*ListSkillsRequest)(nil),          // 1: palyra.host.v1.ListSkillsRequest
@@ -4350,31 +4539,33 @@ var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*CallToolRequest)(nil),            // 36: palyra.host.v1.CallToolRequest
 	(*A2UIRef)(nil),                    // 37: palyra.host.v1.A2UIRef
 	(*CallToolResponse)(nil),           // 38: palyra.host.v1.CallToolResponse
-	(*SubmitFormRequest)(nil),          // 39: palyra.host.v1.SubmitFormRequest
-	(*RunInlineRequest)(nil),           // 40: palyra.host.v1.RunInlineRequest
-	(*RunInlineResponse)(nil),          // 41: palyra.host.v1.RunInlineResponse
-	(*SubmitFormResponse)(nil),         // 42: palyra.host.v1.SubmitFormResponse
-	(*HookBinding)(nil),                // 43: palyra.host.v1.HookBinding
-	(*ListHooksRequest)(nil),           // 44: palyra.host.v1.ListHooksRequest
-	(*ListHooksResponse)(nil),          // 45: palyra.host.v1.ListHooksResponse
-	(*BindHookRequest)(nil),            // 46: palyra.host.v1.BindHookRequest
-	(*BindHookResponse)(nil),           // 47: palyra.host.v1.BindHookResponse
-	(*SetHookEnabledRequest)(nil),      // 48: palyra.host.v1.SetHookEnabledRequest
-	(*SetHookEnabledResponse)(nil),     // 49: palyra.host.v1.SetHookEnabledResponse
-	(*RemoveHookRequest)(nil),          // 50: palyra.host.v1.RemoveHookRequest
-	(*RemoveHookResponse)(nil),         // 51: palyra.host.v1.RemoveHookResponse
-	(*FireHooksRequest)(nil),           // 52: palyra.host.v1.FireHooksRequest
-	(*FireHooksResponse)(nil),          // 53: palyra.host.v1.FireHooksResponse
-	(*StreamEventsRequest)(nil),        // 54: palyra.host.v1.StreamEventsRequest
-	(*StreamEventsResponse)(nil),       // 55: palyra.host.v1.StreamEventsResponse
-	(*ListToolsRequest)(nil),           // 56: palyra.host.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),          // 57: palyra.host.v1.ListToolsResponse
-	(*ListSidecarsRequest)(nil),        // 58: palyra.host.v1.ListSidecarsRequest
-	(*ListSidecarsResponse)(nil),       // 59: palyra.host.v1.ListSidecarsResponse
-	(*GetSkillMetricsRequest)(nil),     // 60: palyra.host.v1.GetSkillMetricsRequest
-	(*GetSkillMetricsResponse)(nil),    // 61: palyra.host.v1.GetSkillMetricsResponse
-	(*GetClusterRequest)(nil),          // 62: palyra.host.v1.GetClusterRequest
-	(*GetClusterResponse)(nil),         // 63: palyra.host.v1.GetClusterResponse
+	(*HookAnnotation)(nil),             // 39: palyra.host.v1.HookAnnotation
+	(*HookPreview)(nil),                // 40: palyra.host.v1.HookPreview
+	(*SubmitFormRequest)(nil),          // 41: palyra.host.v1.SubmitFormRequest
+	(*RunInlineRequest)(nil),           // 42: palyra.host.v1.RunInlineRequest
+	(*RunInlineResponse)(nil),          // 43: palyra.host.v1.RunInlineResponse
+	(*SubmitFormResponse)(nil),         // 44: palyra.host.v1.SubmitFormResponse
+	(*HookBinding)(nil),                // 45: palyra.host.v1.HookBinding
+	(*ListHooksRequest)(nil),           // 46: palyra.host.v1.ListHooksRequest
+	(*ListHooksResponse)(nil),          // 47: palyra.host.v1.ListHooksResponse
+	(*BindHookRequest)(nil),            // 48: palyra.host.v1.BindHookRequest
+	(*BindHookResponse)(nil),           // 49: palyra.host.v1.BindHookResponse
+	(*SetHookEnabledRequest)(nil),      // 50: palyra.host.v1.SetHookEnabledRequest
+	(*SetHookEnabledResponse)(nil),     // 51: palyra.host.v1.SetHookEnabledResponse
+	(*RemoveHookRequest)(nil),          // 52: palyra.host.v1.RemoveHookRequest
+	(*RemoveHookResponse)(nil),         // 53: palyra.host.v1.RemoveHookResponse
+	(*FireHooksRequest)(nil),           // 54: palyra.host.v1.FireHooksRequest
+	(*FireHooksResponse)(nil),          // 55: palyra.host.v1.FireHooksResponse
+	(*StreamEventsRequest)(nil),        // 56: palyra.host.v1.StreamEventsRequest
+	(*StreamEventsResponse)(nil),       // 57: palyra.host.v1.StreamEventsResponse
+	(*ListToolsRequest)(nil),           // 58: palyra.host.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),          // 59: palyra.host.v1.ListToolsResponse
+	(*ListSidecarsRequest)(nil),        // 60: palyra.host.v1.ListSidecarsRequest
+	(*ListSidecarsResponse)(nil),       // 61: palyra.host.v1.ListSidecarsResponse
+	(*GetSkillMetricsRequest)(nil),     // 62: palyra.host.v1.GetSkillMetricsRequest
+	(*GetSkillMetricsResponse)(nil),    // 63: palyra.host.v1.GetSkillMetricsResponse
+	(*GetClusterRequest)(nil),          // 64: palyra.host.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),         // 65: palyra.host.v1.GetClusterResponse
 }
 var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	0,  // 0: palyra.host.v1.ListSkillsResponse.skills:type_name -> palyra.host.v1.Skill
@@ -4386,75 +4577,77 @@ var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	19, // 6: palyra.host.v1.ApproveSkillReviewResponse.status:type_name -> palyra.host.v1.StatusChange
 	19, // 7: palyra.host.v1.DisableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
 	37, // 8: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
-	38, // 9: palyra.host.v1.RunInlineResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	38, // 10: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	43, // 11: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
-	43, // 12: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
-	43, // 13: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
-	43, // 14: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
-	1,  // 15: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
-	3,  // 16: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
-	5,  // 17: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
-	15, // 18: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
-	17, // 19: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
-	20, // 20: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
-	22, // 21: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
-	24, // 22: palyra.host.v1.HostService.ApproveSkillReview:input_type -> palyra.host.v1.ApproveSkillReviewRequest
-	26, // 23: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
-	28, // 24: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
-	34, // 25: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
-	30, // 26: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
-	32, // 27: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
-	36, // 28: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
-	40, // 29: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
-	39, // 30: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
-	44, // 31: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
-	46, // 32: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
-	48, // 33: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
-	50, // 34: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
-	52, // 35: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
-	54, // 36: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
-	56, // 37: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
-	58, // 38: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
-	60, // 39: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
-	7,  // 40: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
-	10, // 41: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
-	12, // 42: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
-	62, // 43: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
-	2,  // 44: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
-	4,  // 45: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
-	14, // 46: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
-	16, // 47: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
-	18, // 48: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
-	21, // 49: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
-	23, // 50: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
-	25, // 51: palyra.host.v1.HostService.ApproveSkillReview:output_type -> palyra.host.v1.ApproveSkillReviewResponse
-	27, // 52: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
-	29, // 53: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
-	35, // 54: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
-	31, // 55: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
-	33, // 56: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
-	38, // 57: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
-	41, // 58: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
-	42, // 59: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
-	45, // 60: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
-	47, // 61: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
-	49, // 62: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
-	51, // 63: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
-	53, // 64: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
-	55, // 65: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
-	57, // 66: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
-	59, // 67: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
-	61, // 68: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
-	9,  // 69: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
-	11, // 70: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
-	13, // 71: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
-	63, // 72: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
-	44, // [44:73] is the sub-list for method output_type
-	15, // [15:44] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	39, // 9: palyra.host.v1.CallToolResponse.annotations:type_name -> palyra.host.v1.HookAnnotation
+	40, // 10: palyra.host.v1.CallToolResponse.preview:type_name -> palyra.host.v1.HookPreview
+	38, // 11: palyra.host.v1.RunInlineResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	38, // 12: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	45, // 13: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
+	45, // 14: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
+	45, // 15: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
+	45, // 16: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
+	1,  // 17: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
+	3,  // 18: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
+	5,  // 19: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
+	15, // 20: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
+	17, // 21: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
+	20, // 22: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
+	22, // 23: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
+	24, // 24: palyra.host.v1.HostService.ApproveSkillReview:input_type -> palyra.host.v1.ApproveSkillReviewRequest
+	26, // 25: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
+	28, // 26: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
+	34, // 27: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
+	30, // 28: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
+	32, // 29: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
+	36, // 30: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
+	42, // 31: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
+	41, // 32: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
+	46, // 33: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
+	48, // 34: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
+	50, // 35: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
+	52, // 36: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
+	54, // 37: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
+	56, // 38: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
+	58, // 39: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
+	60, // 40: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
+	62, // 41: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
+	7,  // 42: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
+	10, // 43: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
+	12, // 44: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
+	64, // 45: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
+	2,  // 46: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
+	4,  // 47: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
+	14, // 48: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
+	16, // 49: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
+	18, // 50: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
+	21, // 51: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
+	23, // 52: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
+	25, // 53: palyra.host.v1.HostService.ApproveSkillReview:output_type -> palyra.host.v1.ApproveSkillReviewResponse
+	27, // 54: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
+	29, // 55: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
+	35, // 56: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
+	31, // 57: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
+	33, // 58: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
+	38, // 59: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
+	43, // 60: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
+	44, // 61: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
+	47, // 62: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
+	49, // 63: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
+	51, // 64: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
+	53, // 65: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
+	55, // 66: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
+	57, // 67: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
+	59, // 68: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
+	61, // 69: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
+	63, // 70: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
+	9,  // 71: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
+	11, // 72: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
+	13, // 73: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
+	65, // 74: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
+	46, // [46:75] is the sub-list for method output_type
+	17, // [17:46] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_palyra_host_v1_host_proto_init() }
@@ -4462,15 +4655,15 @@ func file_palyra_host_v1_host_proto_init() {
 	if File_palyra_host_v1_host_proto != nil {
 		return
 	}
-	file_palyra_host_v1_host_proto_msgTypes[43].OneofWrappers = []any{}
-	file_palyra_host_v1_host_proto_msgTypes[54].OneofWrappers = []any{}
+	file_palyra_host_v1_host_proto_msgTypes[45].OneofWrappers = []any{}
+	file_palyra_host_v1_host_proto_msgTypes[56].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_host_v1_host_proto_rawDesc), len(file_palyra_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   64,
+			NumMessages:   66,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
