@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -436,5 +437,52 @@ func benchCall(b *testing.B, h *host.Host) {
 		if _, err := callEcho(h); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestRunHookFormSubmit: a form submit is a call through the gate too;
+// its run hooks fire and decide as a plain call's. The UI skill is the
+// daemon's hook probe, which echoes its input: called with an A2UI
+// document, it returns it, and the submit reaches it as its next call.
+func TestRunHookFormSubmit(t *testing.T) {
+	h, log := openRunHookHost(t)
+	ctx := context.Background()
+	man, err := os.ReadFile(filepath.Join("daemon", "testdata", "hookprobe", "skill.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(filepath.Join("daemon", "testdata", "hookprobe", "hookprobe.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := testskill.Key(25)
+	if _, err := h.Install(ctx, host.InstallRequest{Artifact: testskill.Build(t, string(man), mod, key),
+		TrustedPublishers: []host.TrustedKey{{Publisher: "test", PublicKeyHex: hex.EncodeToString(key.Public().(ed25519.PublicKey))}}}); err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"v":1,"surface":"s","components":[{"id":"f","type":"form","props":{"fields":[{"id":"name","type":"text"}]}}]}`
+	cr, err := h.Call(ctx, host.CallRequest{SkillID: "test.hookprobe", ToolID: "test.probe", Input: json.RawMessage(doc)})
+	if err != nil || cr.A2UI == nil {
+		t.Fatalf("call: %+v, %v", cr, err)
+	}
+	submit := host.SubmitRequest{DocumentID: cr.A2UI.DocumentID, ComponentID: "f", Values: map[string]any{"name": "Ada"}}
+
+	bindRun(t, h, host.HookBinding{HookID: "note", Event: hooks.EventRunBeforeTool, PluginID: "acme.e10"})
+	log.take()
+	res, err := h.SubmitForm(ctx, submit)
+	if err != nil || len(res.Annotations) != 1 || res.Annotations[0].Message != "r10" {
+		t.Fatalf("submit with an annotating hook: %+v, %v", res, err)
+	}
+	var in struct {
+		Payload host.RunHookPayload `json:"payload"`
+	}
+	if outs := log.take(); len(outs) != 1 || json.Unmarshal(outs[0].Payload, &in) != nil || in.Payload.SkillID != "test.hookprobe" ||
+		!strings.Contains(string(in.Payload.Input.JSON), `"a2ui_submit"`) {
+		t.Fatalf("hook outcomes of the submit: %+v", outs)
+	}
+
+	bindRun(t, h, host.HookBinding{HookID: "stop", Event: hooks.EventRunBeforeRun, PluginID: "acme.e30"})
+	if _, err := h.SubmitForm(ctx, submit); !errors.Is(err, host.ErrBlockedByHook) {
+		t.Fatalf("submit with a blocking hook: %v", err)
 	}
 }
