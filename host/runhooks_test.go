@@ -92,14 +92,15 @@ var hookSkills = []struct {
 }
 
 // openRunHookHost opens a host with the echo example and the hook skills
-// installed; every hook outcome is sent to the returned channel.
-func openRunHookHost(t testing.TB) (*host.Host, *outcomeLog) {
-	h, log, _ := openRunHookHostIn(t)
+// named (all of hookSkills when none is) installed; every hook outcome is
+// recorded in the returned log.
+func openRunHookHost(t testing.TB, skills ...string) (*host.Host, *outcomeLog) {
+	h, log, _ := openRunHookHostIn(t, skills...)
 	return h, log
 }
 
 // openRunHookHostIn is openRunHookHost; it returns the state dir too.
-func openRunHookHostIn(t testing.TB) (*host.Host, *outcomeLog, string) {
+func openRunHookHostIn(t testing.TB, skills ...string) (*host.Host, *outcomeLog, string) {
 	t.Helper()
 	ctx := context.Background()
 	state := t.TempDir()
@@ -132,6 +133,9 @@ func openRunHookHostIn(t testing.TB) (*host.Host, *outcomeLog, string) {
 		t.Fatal(err)
 	}
 	for _, s := range hookSkills {
+		if len(skills) > 0 && !slices.Contains(skills, s.id) {
+			continue
+		}
 		mod := hookModule(s.exit, s.output)
 		if s.id == "acme.sleep" {
 			mod = sleep
@@ -322,7 +326,7 @@ func TestRunHookDecisions(t *testing.T) {
 // hook bound fires nothing, also after a binding made by another process
 // (another Store on the same state dir, as the CLI) is removed again.
 func TestRunHookPhases(t *testing.T) {
-	h, log, state := openRunHookHostIn(t)
+	h, log, state := openRunHookHostIn(t, "acme.e0", "acme.e30")
 	ctx := context.Background()
 	phases := []string{hooks.EventRunBeforeRun, hooks.EventRunBeforeTool, hooks.EventRunAfterTool, hooks.EventRunBeforeDelivery, hooks.EventRunAfterRun}
 
@@ -417,12 +421,12 @@ func TestRunHookPhases(t *testing.T) {
 // cost is one stat of the bindings file) and with one run:before_tool
 // hook (a call of the hook skill's tool in its own sidecar first).
 func BenchmarkCallNoRunHooks(b *testing.B) {
-	h, _ := openRunHookHost(b)
+	h, _ := openRunHookHost(b, "acme.e0")
 	benchCall(b, h)
 }
 
 func BenchmarkCallOneBeforeToolHook(b *testing.B) {
-	h, _ := openRunHookHost(b)
+	h, _ := openRunHookHost(b, "acme.e0")
 	bindRun(b, h, host.HookBinding{HookID: "b.tool", Event: hooks.EventRunBeforeTool, PluginID: "acme.e0"})
 	benchCall(b, h)
 }
@@ -445,7 +449,7 @@ func benchCall(b *testing.B, h *host.Host) {
 // daemon's hook probe, which echoes its input: called with an A2UI
 // document, it returns it, and the submit reaches it as its next call.
 func TestRunHookFormSubmit(t *testing.T) {
-	h, log := openRunHookHost(t)
+	h, log := openRunHookHost(t, "acme.e10", "acme.e30")
 	ctx := context.Background()
 	man, err := os.ReadFile(filepath.Join("daemon", "testdata", "hookprobe", "skill.toml"))
 	if err != nil {

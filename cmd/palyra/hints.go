@@ -30,6 +30,8 @@ var cliHints = map[string]string{
 	"trusted_publisher_key_mismatch": "the artifact is signed by another key than the allowlisted one; if the publisher rotated it, apply its statement with palyra trust rotate --statement FILE",
 	"trust_store_tampered":           "review what changed with palyra trust accept-changes (--trust-store T for another file; --yes when not at a terminal), or restore the file from a backup",
 	"tofu_key_mismatch":              "the publisher's key changed since it was pinned; if it rotated it, apply its statement with palyra trust rotate --statement FILE",
+	"run_hook_failed":                "a fail-closed run hook failed; fix its skill, or rebind it with palyra hooks bind HOOK_ID ... --on-failure open (or palyra hooks disable HOOK_ID)",
+	"blocked_by_hook":                "a run hook refused the call; see its bindings with palyra hooks list -o wide",
 }
 
 // hintFor is the CLI's hint for an error code, "" when there is none.
