@@ -23,6 +23,7 @@ import (
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/host/trust"
 )
 
 // run runs tool toolID of the current version of skillID with input: the
@@ -97,6 +98,7 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	if h.sup == nil {
 		return nil, "", fmt.Errorf("host: %w: Config.SidecarPath is empty", supervisor.ErrSidecarNotFound)
 	}
+	gen := h.retired.Load()
 	p, err := h.check(ctx, id, toolID, input, true)
 	if err != nil {
 		return nil, p.e.Version, err
@@ -108,9 +110,13 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	}
 	e, t, dec, sch, input := p.e, p.t, p.dec, p.sch, p.input
 	inv := broker.Invocation{ID: supervisor.NewInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}
+	if h.beforeSidecar != nil {
+		h.beforeSidecar()
+	}
 	end := h.broker.Begin(inv)
 	res, err := h.sup.Call(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID})
 	usage := end()
+	h.stopIfRetired(ctx, e, gen)
 	if err != nil {
 		if errors.Is(err, supervisor.ErrCrashLooping) || h.sup.State(e.SkillID, e.Version).Status == supervisor.StatusCrashLooping {
 			h.markCrashLooping(e, err)
@@ -377,6 +383,14 @@ func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error)
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	vr, err := artifact.Verify(ctx, data, artifact.VerifyOptions{Trust: store.Decider(), AllowTOFU: false})
+	if errors.Is(err, trust.ErrUntrustedPublisher) {
+		// The install that pinned this publisher may still be saving the
+		// pin (trust.File.LoadSettled): ask again once it is done.
+		if store, err = h.trust.LoadSettled(ctx); err != nil {
+			return nil, fmt.Errorf("host: %w", err)
+		}
+		vr, err = artifact.Verify(ctx, data, artifact.VerifyOptions{Trust: store.Decider(), AllowTOFU: false})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
 	}

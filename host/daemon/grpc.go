@@ -23,6 +23,11 @@ import (
 // TrailerErrorCode is the gRPC trailer that carries an error's stable code.
 const TrailerErrorCode = "palyra-error-code"
 
+// TrailerErrorDetail is the gRPC trailer (binary: any UTF-8) that carries
+// an error's whole chain when it says more than the status message (the
+// readable sentence), as the HTTP API's "detail" does.
+const TrailerErrorDetail = "palyra-error-detail-bin"
+
 // newGRPCServer builds the gRPC server: HostService behind the token
 // interceptors, and the standard health service without them.
 func (d *Daemon) newGRPCServer() *grpc.Server {
@@ -102,24 +107,33 @@ type ctxStream struct {
 
 func (s *ctxStream) Context() context.Context { return s.ctx }
 
-// finishRPC logs and counts a call and converts its error to a status with
-// the error code as message prefix and trailer.
+// finishRPC logs and counts a call and converts its error to a status: its
+// message is the error code and the readable sentence (as the HTTP API's
+// "code" and "message"), its trailers the code (TrailerErrorCode) and,
+// when it says more, the whole chain (TrailerErrorDetail). The log line
+// keeps the whole chain.
 func (d *Daemon) finishRPC(ctx context.Context, method string, start time.Time, err error) error {
 	code := codes.OK
+	logged := err
 	if err != nil {
 		if _, ok := status.FromError(err); ok && errcode.Of(err) == errcode.Internal {
 			code = status.Code(err)
 		} else {
 			ec := errcode.Of(err)
 			code = GRPCCode(ec)
-			grpc.SetTrailer(ctx, metadata.Pairs(TrailerErrorCode, ec))
-			err = status.Error(code, ec+": "+err.Error())
+			message, detail := readableMessage(err)
+			md := metadata.Pairs(TrailerErrorCode, ec)
+			if detail != "" {
+				md.Append(TrailerErrorDetail, detail)
+			}
+			grpc.SetTrailer(ctx, md)
+			err = status.Error(code, ec+": "+message)
 		}
 	}
 	d.metrics.ObserveRequest("grpc", method, int(code), time.Since(start))
 	args := []any{"request_id", requestIDOf(ctx), "method", method, "grpc_code", code.String(), "duration", time.Since(start), "principal", host.PrincipalFrom(ctx)}
-	if err != nil {
-		args = append(args, "error", err)
+	if logged != nil {
+		args = append(args, "error", logged)
 	}
 	if code == codes.Internal || code == codes.Unknown {
 		d.log.Error("api request", args...)
@@ -328,6 +342,7 @@ func callProto(r *host.CallResult) *hostv1.CallToolResponse {
 	out := &hostv1.CallToolResponse{
 		InvocationId: r.InvocationID, Version: r.Version, OutputJson: r.Output, ExitCode: r.ExitCode,
 		FuelConsumed: r.Stats.FuelConsumed, PeakMemoryBytes: r.Stats.PeakMemoryBytes, WallTimeNs: int64(r.Stats.WallTime),
+		FuelConsumedLowerBound: r.Stats.FuelLowerBound,
 	}
 	if r.A2UI != nil {
 		out.A2Ui = &hostv1.A2UIRef{DocumentId: r.A2UI.DocumentID, Surface: r.A2UI.Surface, PatchJson: r.A2UI.Patch, DocumentJson: r.A2UI.Document}

@@ -2558,12 +2558,15 @@ type CallToolResponse struct {
 	// a2ui is set when the output is a valid A2UI document, or an A2UI
 	// update that applied.
 	A2Ui *A2UIRef `protobuf:"bytes,8,opt,name=a2ui,proto3" json:"a2ui,omitempty"`
+	// Set when the call ended on a timeout: fuel_consumed is then a lower
+	// bound (wasmtime does not save its fuel counter on an epoch trap).
+	FuelConsumedLowerBound bool `protobuf:"varint,9,opt,name=fuel_consumed_lower_bound,json=fuelConsumedLowerBound,proto3" json:"fuel_consumed_lower_bound,omitempty"`
 	// annotations are what run-phase hooks said about the call: their
 	// annotate decisions, and the failures of fail-open hooks.
-	Annotations []*HookAnnotation `protobuf:"bytes,9,rep,name=annotations,proto3" json:"annotations,omitempty"`
+	Annotations []*HookAnnotation `protobuf:"bytes,10,rep,name=annotations,proto3" json:"annotations,omitempty"`
 	// preview is the text a run:before_delivery hook set (transform_preview);
 	// output_json is never changed by a hook.
-	Preview       *HookPreview `protobuf:"bytes,10,opt,name=preview,proto3" json:"preview,omitempty"`
+	Preview       *HookPreview `protobuf:"bytes,11,opt,name=preview,proto3" json:"preview,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2652,6 +2655,13 @@ func (x *CallToolResponse) GetA2Ui() *A2UIRef {
 		return x.A2Ui
 	}
 	return nil
+}
+
+func (x *CallToolResponse) GetFuelConsumedLowerBound() bool {
+	if x != nil {
+		return x.FuelConsumedLowerBound
+	}
+	return false
 }
 
 func (x *CallToolResponse) GetAnnotations() []*HookAnnotation {
@@ -4333,7 +4343,7 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\asurface\x18\x02 \x01(\tR\asurface\x12\x1d\n" +
 	"\n" +
 	"patch_json\x18\x03 \x01(\fR\tpatchJson\x12#\n" +
-	"\rdocument_json\x18\x04 \x01(\fR\fdocumentJson\"\xa8\x03\n" +
+	"\rdocument_json\x18\x04 \x01(\fR\fdocumentJson\"\xe3\x03\n" +
 	"\x10CallToolResponse\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
@@ -4344,10 +4354,11 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11peak_memory_bytes\x18\x06 \x01(\x04R\x0fpeakMemoryBytes\x12 \n" +
 	"\fwall_time_ns\x18\a \x01(\x03R\n" +
 	"wallTimeNs\x12+\n" +
-	"\x04a2ui\x18\b \x01(\v2\x17.palyra.host.v1.A2UIRefR\x04a2ui\x12@\n" +
-	"\vannotations\x18\t \x03(\v2\x1e.palyra.host.v1.HookAnnotationR\vannotations\x125\n" +
-	"\apreview\x18\n" +
-	" \x01(\v2\x1b.palyra.host.v1.HookPreviewR\apreview\"\xa0\x01\n" +
+	"\x04a2ui\x18\b \x01(\v2\x17.palyra.host.v1.A2UIRefR\x04a2ui\x129\n" +
+	"\x19fuel_consumed_lower_bound\x18\t \x01(\bR\x16fuelConsumedLowerBound\x12@\n" +
+	"\vannotations\x18\n" +
+	" \x03(\v2\x1e.palyra.host.v1.HookAnnotationR\vannotations\x125\n" +
+	"\apreview\x18\v \x01(\v2\x1b.palyra.host.v1.HookPreviewR\apreview\"\xa0\x01\n" +
 	"\x0eHookAnnotation\x12\x17\n" +
 	"\ahook_id\x18\x01 \x01(\tR\x06hookId\x12\x14\n" +
 	"\x05event\x18\x02 \x01(\tR\x05event\x12\x18\n" +
