@@ -107,6 +107,17 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 		if err := pre(ctx, p); err != nil {
 			return nil, p.e.Version, err
 		}
+		// Run hooks may take seconds: a version disabled, quarantined or
+		// removed meanwhile is not called after all.
+		if h.retired.Load() != gen {
+			cur, err := h.in.Inventory().SkillHead(ctx, p.e.SkillID, p.e.Version)
+			if err != nil {
+				return nil, p.e.Version, fmt.Errorf("host: %w: %s %s: %v", ErrSkillNotFound, p.e.SkillID, p.e.Version, err)
+			}
+			if err := statusGate(cur); err != nil {
+				return nil, p.e.Version, err
+			}
+		}
 	}
 	e, t, dec, sch, input := p.e, p.t, p.dec, p.sch, p.input
 	inv := broker.Invocation{ID: supervisor.NewInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
@@ -326,7 +327,7 @@ func TestRunHookDecisions(t *testing.T) {
 // hook bound fires nothing, also after a binding made by another process
 // (another Store on the same state dir, as the CLI) is removed again.
 func TestRunHookPhases(t *testing.T) {
-	h, log, state := openRunHookHostIn(t, "acme.e0", "acme.e30")
+	h, log, state := openRunHookHostIn(t, "acme.e0", "acme.e30", "acme.sleep")
 	ctx := context.Background()
 	phases := []string{hooks.EventRunBeforeRun, hooks.EventRunBeforeTool, hooks.EventRunAfterTool, hooks.EventRunBeforeDelivery, hooks.EventRunAfterRun}
 
@@ -412,6 +413,24 @@ func TestRunHookPhases(t *testing.T) {
 		}
 		if _, err := callEcho(h); err != nil {
 			t.Fatalf("call after the remove by another store: %v", err)
+		}
+	})
+
+	// The gate's checks run before the hooks; a version disabled while a
+	// hook decides must not be called when the hook lets the call go on.
+	t.Run("a version disabled while a hook decides", func(t *testing.T) {
+		bindRun(t, h, host.HookBinding{HookID: "slow", Event: hooks.EventRunBeforeTool, PluginID: "acme.sleep", TimeoutMs: 3000, OnFailure: "open"})
+		done := make(chan error, 1)
+		go func() {
+			_, err := callEcho(h)
+			done <- err
+		}()
+		time.Sleep(500 * time.Millisecond) // within the hook's 3 s
+		if _, err := h.Disable(ctx, host.StatusRequest{SkillID: "palyra.echo", Reason: "mid-call"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; errcode.Of(err) != "skill_disabled" {
+			t.Fatalf("call: %v, want skill_disabled", err)
 		}
 	})
 }
