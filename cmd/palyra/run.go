@@ -129,7 +129,7 @@ func (a *app) runCommand() *cobra.Command {
 				return err
 			}
 			defer sv.Close()
-			res, err := sv.Call(cmd.Context(), host.CallRequest{SkillID: args[0], ToolID: args[1], Input: in, Timeout: timeout})
+			res, err := sv.Call(a.actor(cmd), host.CallRequest{SkillID: args[0], ToolID: args[1], Input: in, Timeout: timeout})
 			rep := runReport{SkillID: args[0], ToolID: args[1]}
 			if err := a.callOutcome(res, err, &rep, &rep); err != nil {
 				return err
