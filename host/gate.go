@@ -35,10 +35,13 @@ import (
 // tool's input_schema; after it, it caps the output and validates it
 // against the output_schema. On a failure the sidecar reported, the Result
 // (stats, logs, tool error) is returned with the error.
-func (h *Host) run(ctx context.Context, skillID, toolID string, input json.RawMessage) (*Result, error) {
+//
+// pre, when set, runs once the checks passed and before the sidecar is
+// called (the run hooks' before phases); its error ends the call there.
+func (h *Host) run(ctx context.Context, skillID, toolID string, input json.RawMessage, pre preSidecar) (*Result, error) {
 	start := time.Now()
 	id := strings.ToLower(strings.TrimSpace(skillID))
-	res, version, err := h.call(ctx, id, toolID, input)
+	res, version, err := h.call(ctx, id, toolID, input, pre)
 	// Counters and records are per installed version: a call that named no
 	// installed skill is not counted, so callers cannot grow them with ids
 	// of their own making; nor is a tool id the skill does not have.
@@ -80,8 +83,12 @@ func (h *Host) quarantineAnomaly(ctx context.Context, trip anomaly.Trip) {
 	h.log.Warn("skill quarantined by the anomaly policy", "skill_id", trip.SkillID, "skill_version", trip.Version, "kind", trip.Kind, "count", trip.Count)
 }
 
+// preSidecar is what runs between the gate's checks and the sidecar: it
+// is given the checked call (its version and its input, as validated).
+type preSidecar func(ctx context.Context, p *checked) error
+
 // call runs the call and returns the version it resolved ("" when none).
-func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessage) (*Result, string, error) {
+func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessage, pre preSidecar) (*Result, string, error) {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
@@ -95,6 +102,22 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	p, err := h.check(ctx, id, toolID, input, true)
 	if err != nil {
 		return nil, p.e.Version, err
+	}
+	if pre != nil {
+		if err := pre(ctx, p); err != nil {
+			return nil, p.e.Version, err
+		}
+		// Run hooks may take seconds: a version disabled, quarantined or
+		// removed meanwhile is not called after all.
+		if h.retired.Load() != gen {
+			cur, err := h.in.Inventory().SkillHead(ctx, p.e.SkillID, p.e.Version)
+			if err != nil {
+				return nil, p.e.Version, fmt.Errorf("host: %w: %s %s: %v", ErrSkillNotFound, p.e.SkillID, p.e.Version, err)
+			}
+			if err := statusGate(cur); err != nil {
+				return nil, p.e.Version, err
+			}
+		}
 	}
 	e, t, dec, sch, input := p.e, p.t, p.dec, p.sch, p.input
 	inv := broker.Invocation{ID: supervisor.NewInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}

@@ -325,6 +325,13 @@ type CallResult struct {
 	// SidecarPID is the pid of the sidecar process that ran the call.
 	SidecarPID int      `json:"sidecar_pid,omitempty"`
 	A2UI       *A2UIRef `json:"a2ui,omitempty"`
+	// Annotations are what run-phase hooks said about the call: their
+	// annotate decisions, and the failures of fail-open hooks.
+	Annotations []HookAnnotation `json:"annotations,omitempty"`
+	// Preview is the text a run:before_delivery hook set with its
+	// transform_preview decision, shown in place of the raw output by
+	// the console and the CLI; Output is never changed by a hook.
+	Preview *HookPreview `json:"preview,omitempty"`
 }
 
 // A2UIRef names a kept A2UI document. Patch is set when the tool replied

@@ -34,6 +34,8 @@ var cliHints = map[string]string{
 	"untrusted_deny_feed":            "allowlist the feed issuer's key (checked out of band) with palyra feed update FILE --trusted-publisher ISSUER=PUBLIC_KEY_HEX, or get a feed signed by a key the trust store allowlists",
 	"deny_feed_not_newer":            "the installed feed is newer (palyra feed show); ask the issuer for its latest feed",
 	"tofu_key_mismatch":              "the publisher's key changed since it was pinned; if it rotated it, apply its statement with palyra trust rotate --statement FILE",
+	"run_hook_failed":                "a fail-closed run hook failed; fix its skill, or rebind it with palyra hooks bind HOOK_ID ... --on-failure open (or palyra hooks disable HOOK_ID)",
+	"blocked_by_hook":                "a run hook refused the call; see its bindings with palyra hooks list -o wide",
 }
 
 // hintFor is the CLI's hint for an error code, "" when there is none.

@@ -416,6 +416,12 @@ func callProto(r *host.CallResult) *hostv1.CallToolResponse {
 	if r.A2UI != nil {
 		out.A2Ui = &hostv1.A2UIRef{DocumentId: r.A2UI.DocumentID, Surface: r.A2UI.Surface, PatchJson: r.A2UI.Patch, DocumentJson: r.A2UI.Document}
 	}
+	for _, a := range r.Annotations {
+		out.Annotations = append(out.Annotations, &hostv1.HookAnnotation{HookId: a.HookID, Event: a.Event, Message: a.Message, DataJson: a.Data, Code: a.Code, Error: a.Error})
+	}
+	if r.Preview != nil {
+		out.Preview = &hostv1.HookPreview{HookId: r.Preview.HookID, Text: r.Preview.Text}
+	}
 	return out
 }
 
@@ -469,7 +475,7 @@ func orNull(b []byte) []byte {
 
 func bindingProto(b *host.HookBinding) *hostv1.HookBinding {
 	return &hostv1.HookBinding{
-		HookId: b.HookID, Event: b.Event, PluginId: b.PluginID, ToolId: b.ToolID, Enabled: proto.Bool(b.Enabled), TimeoutMs: b.TimeoutMs,
+		HookId: b.HookID, Event: b.Event, PluginId: b.PluginID, ToolId: b.ToolID, Enabled: proto.Bool(b.Enabled), TimeoutMs: b.TimeoutMs, OnFailure: b.OnFailure,
 		OwnerPrincipal: b.Operator.OwnerPrincipal, DisplayName: b.Operator.DisplayName, Notes: b.Operator.Notes,
 		CreatedAtUnixMs: b.CreatedAtUnixMs, UpdatedAtUnixMs: b.UpdatedAtUnixMs,
 	}
@@ -492,7 +498,7 @@ func (g *grpcServer) BindHook(ctx context.Context, req *hostv1.BindHookRequest) 
 	if pb == nil {
 		return nil, fmt.Errorf("%w: binding is missing", ErrBadRequest)
 	}
-	b := host.HookBinding{HookID: pb.GetHookId(), Event: pb.GetEvent(), PluginID: pb.GetPluginId(), ToolID: pb.GetToolId(), Enabled: pb.Enabled == nil || pb.GetEnabled(), TimeoutMs: pb.GetTimeoutMs()}
+	b := host.HookBinding{HookID: pb.GetHookId(), Event: pb.GetEvent(), PluginID: pb.GetPluginId(), ToolID: pb.GetToolId(), Enabled: pb.Enabled == nil || pb.GetEnabled(), TimeoutMs: pb.GetTimeoutMs(), OnFailure: pb.GetOnFailure()}
 	b.Operator.DisplayName, b.Operator.Notes, b.Operator.OwnerPrincipal = pb.GetDisplayName(), pb.GetNotes(), pb.GetOwnerPrincipal()
 	out, err := g.d.svc.BindHook(ctx, b)
 	if err != nil {

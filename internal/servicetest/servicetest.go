@@ -558,6 +558,28 @@ func baseCases() []Case {
 		{Name: "remove_unknown_hook", Code: "hook_not_found", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
 			return s.RemoveHook(ctx, "conf.on-enable")
 		}},
+		{Name: "bind_run_hook_on_failure", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			// Disabled: the suite's calls must not run it.
+			b, err := s.BindHook(ctx, host.HookBinding{HookID: "conf.run-gate", Event: "run:before_tool", PluginID: skillB, ToolID: "conf.echo", OnFailure: "open", Enabled: false})
+			if err != nil {
+				return err
+			}
+			if b.OnFailure != "open" || b.Enabled {
+				t.Fatalf("bind: %+v", b)
+			}
+			bs, err := s.Hooks(ctx)
+			if err != nil {
+				return err
+			}
+			if len(bs) != 1 || bs[0].OnFailure != "open" || bs[0].EffectiveOnFailure() != "open" {
+				t.Fatalf("hooks: %+v", bs)
+			}
+			return s.RemoveHook(ctx, "conf.run-gate")
+		}},
+		{Name: "bind_hook_on_failure_on_notification", Code: "invalid_hook_binding", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.BindHook(ctx, host.HookBinding{HookID: "conf.bad", Event: "skill:enabled", PluginID: skillB, OnFailure: "closed", Enabled: true})
+			return err
+		}},
 		{Name: "events_replay", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
 			var kinds []string
 			err := s.Events(ctx, host.EventsRequest{After: 0}, func(e host.Event) error {

@@ -160,7 +160,7 @@ export const api = {
   submit: (documentId: string, s: import('../a2ui/types').Submit) =>
     request<import('./types').CallResponse>(`/v1/a2ui/${enc(documentId)}/submit`, { method: 'POST', body: s }),
   hooks: () => request<{ bindings: import('./types').HookBinding[] | null }>('/v1/hooks'),
-  bindHook: (b: { hook_id: string; event: string; plugin_id: string; tool_id?: string; enabled: boolean; timeout_ms?: number; operator?: { display_name?: string; notes?: string } }) =>
+  bindHook: (b: { hook_id: string; event: string; plugin_id: string; tool_id?: string; enabled: boolean; timeout_ms?: number; on_failure?: 'open' | 'closed'; operator?: { display_name?: string; notes?: string } }) =>
     request<import('./types').HookBinding>('/v1/hooks', { method: 'POST', body: b }),
   setHookEnabled: (id: string, enabled: boolean) => request<unknown>(`/v1/hooks/${enc(id)}/${enabled ? 'enable' : 'disable'}`, { method: 'POST' }),
   removeHook: (id: string) => request<unknown>(`/v1/hooks/${enc(id)}`, { method: 'DELETE' }),

@@ -163,6 +163,19 @@ export interface CallResponse {
   logs?: { level: string; message: string }[];
   tool_error?: { code: string; message: string };
   a2ui?: { document_id: string; surface: string; patch?: unknown };
+  /** What run-phase hooks said about the call (annotate, or a fail-open hook's failure). */
+  annotations?: HookAnnotation[];
+  /** The text a run:before_delivery hook set (transform_preview); the output is unchanged. */
+  preview?: { hook_id: string; text: string };
+}
+
+export interface HookAnnotation {
+  hook_id: string;
+  event: string;
+  message?: string;
+  data?: unknown;
+  code?: string;
+  error?: string;
 }
 
 export interface HookBinding {
@@ -171,6 +184,8 @@ export interface HookBinding {
   plugin_id: string;
   tool_id?: string;
   timeout_ms?: number;
+  /** Run phases: "open" or "closed" when the hook fails; absent: closed for run:before_*, open for run:after_*. */
+  on_failure?: 'open' | 'closed';
   enabled: boolean;
   operator: { display_name?: string; notes?: string; owner_principal?: string; updated_by?: string };
   created_at_unix_ms: number;
