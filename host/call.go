@@ -70,7 +70,16 @@ func (h *Host) callTool(ctx context.Context, req CallRequest, base *keptDoc) (*C
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
 		defer cancel()
 	}
-	res, err := h.run(ctx, req.SkillID, req.ToolID, req.Input)
+	rh, err := h.runHooksFor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var pre preSidecar
+	if rh != nil {
+		rh.toolID = req.ToolID
+		pre = rh.before
+	}
+	res, err := h.run(ctx, req.SkillID, req.ToolID, req.Input, pre)
 	var out *CallResult
 	if res != nil {
 		out = &CallResult{
@@ -79,13 +88,17 @@ func (h *Host) callTool(ctx context.Context, req CallRequest, base *keptDoc) (*C
 			ToolError: res.ToolError, TrapCode: res.TrapCode, SidecarPID: res.PID,
 		}
 	}
+	deliver := func(out *CallResult) (*CallResult, error) { return h.keepA2UI(out, req.ToolID, base) }
+	if rh != nil {
+		return rh.after(ctx, out, err, deliver)
+	}
 	if err != nil {
 		if out == nil {
 			return nil, err
 		}
 		return out, &CallError{Err: err, Result: out}
 	}
-	return h.keepA2UI(out, req.ToolID, base)
+	return deliver(out)
 }
 
 // keepA2UI keeps the A2UI document (or applies the update) a successful

@@ -23,6 +23,7 @@ import (
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/host/trust"
 )
 
 // run runs tool toolID of the current version of skillID with input: the
@@ -34,10 +35,13 @@ import (
 // tool's input_schema; after it, it caps the output and validates it
 // against the output_schema. On a failure the sidecar reported, the Result
 // (stats, logs, tool error) is returned with the error.
-func (h *Host) run(ctx context.Context, skillID, toolID string, input json.RawMessage) (*Result, error) {
+//
+// pre, when set, runs once the checks passed and before the sidecar is
+// called (the run hooks' before phases); its error ends the call there.
+func (h *Host) run(ctx context.Context, skillID, toolID string, input json.RawMessage, pre preSidecar) (*Result, error) {
 	start := time.Now()
 	id := strings.ToLower(strings.TrimSpace(skillID))
-	res, version, err := h.call(ctx, id, toolID, input)
+	res, version, err := h.call(ctx, id, toolID, input, pre)
 	// Counters and records are per installed version: a call that named no
 	// installed skill is not counted, so callers cannot grow them with ids
 	// of their own making; nor is a tool id the skill does not have.
@@ -79,8 +83,12 @@ func (h *Host) quarantineAnomaly(ctx context.Context, trip anomaly.Trip) {
 	h.log.Warn("skill quarantined by the anomaly policy", "skill_id", trip.SkillID, "skill_version", trip.Version, "kind", trip.Kind, "count", trip.Count)
 }
 
+// preSidecar is what runs between the gate's checks and the sidecar: it
+// is given the checked call (its version and its input, as validated).
+type preSidecar func(ctx context.Context, p *checked) error
+
 // call runs the call and returns the version it resolved ("" when none).
-func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessage) (*Result, string, error) {
+func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessage, pre preSidecar) (*Result, string, error) {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
@@ -90,15 +98,36 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	if h.sup == nil {
 		return nil, "", fmt.Errorf("host: %w: Config.SidecarPath is empty", supervisor.ErrSidecarNotFound)
 	}
+	gen := h.retired.Load()
 	p, err := h.check(ctx, id, toolID, input, true)
 	if err != nil {
 		return nil, p.e.Version, err
 	}
+	if pre != nil {
+		if err := pre(ctx, p); err != nil {
+			return nil, p.e.Version, err
+		}
+		// Run hooks may take seconds: a version disabled, quarantined or
+		// removed meanwhile is not called after all.
+		if h.retired.Load() != gen {
+			cur, err := h.in.Inventory().SkillHead(ctx, p.e.SkillID, p.e.Version)
+			if err != nil {
+				return nil, p.e.Version, fmt.Errorf("host: %w: %s %s: %v", ErrSkillNotFound, p.e.SkillID, p.e.Version, err)
+			}
+			if err := statusGate(cur); err != nil {
+				return nil, p.e.Version, err
+			}
+		}
+	}
 	e, t, dec, sch, input := p.e, p.t, p.dec, p.sch, p.input
 	inv := broker.Invocation{ID: supervisor.NewInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}
+	if h.beforeSidecar != nil {
+		h.beforeSidecar()
+	}
 	end := h.broker.Begin(inv)
-	res, err := h.sup.Call(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID})
+	res, err := h.sup.Call(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID, Config: p.config})
 	usage := end()
+	h.stopIfRetired(ctx, e, gen)
 	if err != nil {
 		if errors.Is(err, supervisor.ErrCrashLooping) || h.sup.State(e.SkillID, e.Version).Status == supervisor.StatusCrashLooping {
 			h.markCrashLooping(e, err)
@@ -110,7 +139,7 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 		}
 		return res, e.Version, fmt.Errorf("host: %s %s tool %s: %w", e.SkillID, e.Version, toolID, err)
 	}
-	return res, e.Version, h.checkOutput(res, toolID, sch)
+	return res, e.Version, h.checkCallOutput(res, toolID, sch, p.palyraABI)
 }
 
 // checked is a call that passed the gate's checks before the sidecar.
@@ -120,6 +149,10 @@ type checked struct {
 	dec   *policy.Decision
 	sch   *manifest.ToolSchemas
 	input json.RawMessage
+	// palyraABI is the verified module's (palyraabi.go).
+	palyraABI bool
+	// config is the skill's effective operator config (nil: none).
+	config json.RawMessage
 }
 
 // check runs the gate's checks before the sidecar on a call of toolID of
@@ -161,9 +194,12 @@ func (h *Host) check(ctx context.Context, id, toolID string, input json.RawMessa
 	if !ok {
 		return p, fmt.Errorf("host: %w: %s has no tool %q", ErrUnknownTool, e.SkillID, toolID)
 	}
-	p.sch = sch
+	p.sch, p.palyraABI = sch, v.palyraABI
 	if err := sch.ValidateInputJSON(input); err != nil {
 		return p, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
+	}
+	if p.config, err = h.resolveConfig(ctx, e, v); err != nil {
+		return p, err
 	}
 	return p, nil
 }
@@ -365,6 +401,14 @@ func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error)
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	vr, err := artifact.Verify(ctx, data, artifact.VerifyOptions{Trust: store.Decider(), AllowTOFU: false})
+	if errors.Is(err, trust.ErrUntrustedPublisher) {
+		// The install that pinned this publisher may still be saving the
+		// pin (trust.File.LoadSettled): ask again once it is done.
+		if store, err = h.trust.LoadSettled(ctx); err != nil {
+			return nil, fmt.Errorf("host: %w", err)
+		}
+		vr, err = artifact.Verify(ctx, data, artifact.VerifyOptions{Trust: store.Decider(), AllowTOFU: false})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
 	}
@@ -373,6 +417,9 @@ func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error)
 		return nil, fmt.Errorf("host: %w: %s %s: artifact is for %s", install.ErrInstalledArtifact, e.SkillID, e.Version, m.SkillID)
 	}
 	v = &verified{trustKey: tk, manifest: m, schemas: map[string]*manifest.ToolSchemas{}}
+	if v.config, err = m.ConfigSchema(); err != nil {
+		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
+	}
 	for _, tl := range m.Entrypoints.Tools {
 		s, err := m.ToolSchemas(tl.ID)
 		if err != nil {
@@ -400,6 +447,7 @@ func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error)
 	if v.module == "" {
 		return nil, fmt.Errorf("host: %w: %s %s", ErrNoModule, e.SkillID, e.Version)
 	}
+	v.palyraABI = isPalyraABI(vr.Inspection.Entries[v.module])
 	h.mu.Lock()
 	h.verified[e.ArtifactSHA256] = v
 	h.mu.Unlock()

@@ -111,12 +111,14 @@ func (h *Host) hookCall(ctx context.Context, skillID, toolID string, input json.
 		}
 		toolID = t
 	}
-	res, err := h.run(ctx, skillID, toolID, input)
+	res, err := h.run(ctx, skillID, toolID, input, nil)
 	if err != nil {
 		// A non-zero exit code is a tool_error to a tool caller (sdk/ABI.md
 		// §4) but a decision to a hook.
+		// Its tool error ({"code","message"}) is the hook's output: the
+		// message is the reason of a block or the text of an annotation.
 		if res != nil && res.ExitCode != 0 && errcode.Of(err) == "tool_error" {
-			return res.ExitCode, nil, nil
+			return res.ExitCode, hookToolError(res), nil
 		}
 		return 0, nil, err
 	}

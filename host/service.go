@@ -63,9 +63,32 @@ type Service interface {
 	// RotateTrust applies a publisher's signed key rotation statement to
 	// the trust store (replay protection and clock skew checked).
 	RotateTrust(ctx context.Context, req RotateTrustRequest) (*RotateTrustResult, error)
+	// UpdateDenyFeed installs a signed deny feed (host/feed): it must
+	// verify against the trust store (a key allowlisted for the feed's
+	// issuer; no trust on first use) and be newer than the installed one.
+	// Every installed version is then re-audited, and each one the feed
+	// denies is quarantined with the entry's reason and reference.
+	UpdateDenyFeed(ctx context.Context, req UpdateDenyFeedRequest) (*DenyFeedUpdate, error)
+	// DenyFeed describes the installed deny feed: issuer, serial,
+	// entries, when and by whom it was installed, and why it cannot be
+	// used when it cannot.
+	DenyFeed(ctx context.Context) (*DenyFeedInfo, error)
 	// SetPolicy replaces the operator profile (policy.toml), live: the
 	// next install, enable, re-audit and call judge by it.
 	SetPolicy(ctx context.Context, req SetPolicyRequest) (*PolicyResult, error)
+
+	// SkillConfig returns a skill's operator config (manifest [config]):
+	// every key of the current version's schema and every value kept,
+	// sensitive values redacted ("***" and a set flag, never the value),
+	// and the keys missing or unfit.
+	SkillConfig(ctx context.Context, skillID string) (*SkillConfig, error)
+	// SetSkillConfig sets config values of a skill (per skill, not per
+	// version), each checked against the schema of the current version
+	// before any is stored (ErrConfigInvalid names the key and why);
+	// sensitive values go to the vault. The next call sees them.
+	SetSkillConfig(ctx context.Context, req SetConfigRequest) (*SkillConfig, error)
+	// UnsetSkillConfig removes config values of a skill.
+	UnsetSkillConfig(ctx context.Context, req UnsetConfigRequest) (*SkillConfig, error)
 
 	// Call runs a tool of the current version of a skill, checked at
 	// every call (status, trust, grants, input and output schemas). On a
@@ -150,6 +173,12 @@ type (
 	StatusResult = install.StatusResult
 	// ReauditReport is a re-audit of every version (install.ReauditReport).
 	ReauditReport = install.ReauditReport
+	// DenyFeedInfo describes the installed deny feed
+	// (install.FeedInfo).
+	DenyFeedInfo = install.FeedInfo
+	// DenyFeedUpdate is what a deny feed update did, with the re-audit
+	// that followed (install.FeedUpdateResult).
+	DenyFeedUpdate = install.FeedUpdateResult
 	// TrustedKey is a publisher key given with an install
 	// (install.TrustedKey).
 	TrustedKey = install.TrustedKey
@@ -296,6 +325,13 @@ type CallResult struct {
 	// SidecarPID is the pid of the sidecar process that ran the call.
 	SidecarPID int      `json:"sidecar_pid,omitempty"`
 	A2UI       *A2UIRef `json:"a2ui,omitempty"`
+	// Annotations are what run-phase hooks said about the call: their
+	// annotate decisions, and the failures of fail-open hooks.
+	Annotations []HookAnnotation `json:"annotations,omitempty"`
+	// Preview is the text a run:before_delivery hook set with its
+	// transform_preview decision, shown in place of the raw output by
+	// the console and the CLI; Output is never changed by a hook.
+	Preview *HookPreview `json:"preview,omitempty"`
 }
 
 // A2UIRef names a kept A2UI document. Patch is set when the tool replied

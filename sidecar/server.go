@@ -330,6 +330,7 @@ func (s *server) invoke(ctx context.Context, req *sidecarv1.InvokeRequest) *side
 		SkillID: req.GetSkillId(),
 		ToolID:  req.GetToolId(),
 		Input:   req.GetInput(),
+		Config:  req.GetConfig(),
 		Grants:  sk.grants,
 		Timeout: req.GetTimeout().AsDuration(),
 		Broker:  sk.broker,

@@ -25,11 +25,17 @@ var cliHints = map[string]string{
 	"registry_insecure_url":          "use an https:// --registry-url, or --registry-dir for a local index",
 	"key_exists":                     "choose another --out (an existing key is never overwritten)",
 	"skill_quarantined":              "see why with palyra skills info SKILL_ID; once fixed, palyra skills enable SKILL_ID --override --reason R",
+	"config_missing":                 "set the keys it names with palyra skills config set SKILL_ID KEY=VALUE (a sensitive one with --stdin KEY); palyra skills config get SKILL_ID shows them all",
+	"config_invalid":                 "palyra skills config get SKILL_ID shows the schema's keys, their types and the values that no longer fit; set them again or unset them",
 	"review_pending":                 "the version is builder output awaiting review; approve it with palyra skills review approve SKILL_ID --version V --reason R",
 	"skill_disabled":                 "palyra skills enable SKILL_ID --reason R",
 	"trusted_publisher_key_mismatch": "the artifact is signed by another key than the allowlisted one; if the publisher rotated it, apply its statement with palyra trust rotate --statement FILE",
 	"trust_store_tampered":           "review what changed with palyra trust accept-changes (--trust-store T for another file; --yes when not at a terminal), or restore the file from a backup",
+	"untrusted_deny_feed":            "allowlist the feed issuer's key (checked out of band) with palyra feed update FILE --trusted-publisher ISSUER=PUBLIC_KEY_HEX, or get a feed signed by a key the trust store allowlists",
+	"deny_feed_not_newer":            "the installed feed is newer (palyra feed show); ask the issuer for its latest feed",
 	"tofu_key_mismatch":              "the publisher's key changed since it was pinned; if it rotated it, apply its statement with palyra trust rotate --statement FILE",
+	"run_hook_failed":                "a fail-closed run hook failed; fix its skill, or rebind it with palyra hooks bind HOOK_ID ... --on-failure open (or palyra hooks disable HOOK_ID)",
+	"blocked_by_hook":                "a run hook refused the call; see its bindings with palyra hooks list -o wide",
 }
 
 // hintFor is the CLI's hint for an error code, "" when there is none.

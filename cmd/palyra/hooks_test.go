@@ -273,3 +273,42 @@ func TestHooksLocal(t *testing.T) {
 		t.Fatalf("list after remove: exit %d %q%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestHooksRunPhase: a run-phase hook bound with the CLI fires in
+// palyra skills run. The hook probe decides by the markers exit:10 and
+// exit:30 in what it is given; here the principal, which reaches the
+// hook's payload but not the tool's input. An annotation is printed on
+// stderr (stdout stays the tool's output) and carried in -o json; a block
+// fails the run with blocked_by_hook and a hint; --on-failure is kept.
+func TestHooksRunPhase(t *testing.T) {
+	state, dir := t.TempDir(), t.TempDir()
+	shortTMPDIR(t)
+	t.Setenv(sidecarEnv, sidecarBinary(t))
+	for _, id := range []string{"test.hookprobe", "test.target"} {
+		if r := cli(t, state, "", "skills", "install", "--json", "--allow-tofu", "--artifact", probeArtifact(t, dir, id, "0.1.0")); r.code != 0 {
+			t.Fatalf("install %s: %s %s", id, r.stdout, r.stderr)
+		}
+	}
+	r := cli(t, state, "", "hooks", "bind", "gate", "--event", "run:before_tool", "--skill", "test.hookprobe", "--on-failure", "open")
+	if r.code != 0 || !strings.Contains(r.stdout, " on_failure=open ") {
+		t.Fatalf("bind: exit %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := cli(t, state, "", "hooks", "bind", "bad", "--event", "skill:enabled", "--skill", "test.hookprobe", "--on-failure", "closed", "--json"); r.errorCode(t) != "invalid_hook_binding" {
+		t.Fatalf("on_failure on a notification: %s", r.stdout)
+	}
+
+	r = cli(t, state, "", "skills", "run", "test.target", "test.probe", "--input", `{"a":"b"}`, "--principal", "user:exit:10")
+	if r.code != 0 || r.stdout != `{"a":"b"}`+"\n" || !strings.Contains(r.stderr, "annotation from hook gate (run:before_tool): ") {
+		t.Fatalf("run with an annotating hook: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	var rep runReport
+	cli(t, state, "", "skills", "run", "test.target", "test.probe", "--input", `{"a":"b"}`, "--principal", "user:exit:10", "-o", "json").decode(t, &rep)
+	if len(rep.Annotations) != 1 || rep.Annotations[0].HookID != "gate" || rep.Annotations[0].Event != "run:before_tool" {
+		t.Fatalf("run -o json: %+v", rep)
+	}
+
+	r = cli(t, state, "", "skills", "run", "test.target", "test.probe", "--input", `{"a":"b"}`, "--principal", "user:exit:30", "--json")
+	if r.code == 0 || r.errorCode(t) != "blocked_by_hook" || !strings.Contains(r.stdout, "hook gate at run:before_tool") || !strings.Contains(r.stdout, "hooks list") {
+		t.Fatalf("run with a blocking hook: exit %d %s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -66,7 +66,7 @@ func (a *app) hooksListCommand() *cobra.Command {
 func hooksTable(bs []hooks.Binding, wide bool) string {
 	t := output.NewTable(output.Column{Header: "hook_id"}, output.Column{Header: "event"}, output.Column{Header: "plugin_id"},
 		output.Column{Header: "tool_id"}, output.Column{Header: "enabled"},
-		output.Column{Header: "timeout_ms", Wide: true}, output.Column{Header: "owner", Wide: true},
+		output.Column{Header: "timeout_ms", Wide: true}, output.Column{Header: "on_failure", Wide: true}, output.Column{Header: "owner", Wide: true},
 		output.Column{Header: "updated_by", Wide: true}, output.Column{Header: "display_name", Wide: true})
 	for _, h := range bs {
 		tool := h.ToolID
@@ -77,7 +77,11 @@ func hooksTable(bs []hooks.Binding, wide bool) string {
 		if h.TimeoutMs > 0 {
 			timeout = strconv.FormatInt(h.TimeoutMs, 10)
 		}
-		t.Row(h.HookID, h.Event, h.PluginID, tool, h.Enabled, timeout, h.Operator.OwnerPrincipal, h.Operator.UpdatedBy, h.Operator.DisplayName)
+		onFailure := h.EffectiveOnFailure()
+		if onFailure == "" {
+			onFailure = "-"
+		}
+		t.Row(h.HookID, h.Event, h.PluginID, tool, h.Enabled, timeout, onFailure, h.Operator.OwnerPrincipal, h.Operator.UpdatedBy, h.Operator.DisplayName)
 	}
 	return t.String(wide)
 }
@@ -88,8 +92,12 @@ func bindingText(verb string, b hooks.Binding) string {
 	if tool == "" {
 		tool = "-"
 	}
-	return fmt.Sprintf("%s hook_id=%s event=%s plugin_id=%s tool_id=%s timeout_ms=%d enabled=%t owner_principal=%s updated_by=%s",
-		verb, b.HookID, b.Event, b.PluginID, tool, b.TimeoutMs, b.Enabled, b.Operator.OwnerPrincipal, b.Operator.UpdatedBy)
+	onFailure := ""
+	if of := b.EffectiveOnFailure(); of != "" {
+		onFailure = " on_failure=" + of
+	}
+	return fmt.Sprintf("%s hook_id=%s event=%s plugin_id=%s tool_id=%s timeout_ms=%d%s enabled=%t owner_principal=%s updated_by=%s",
+		verb, b.HookID, b.Event, b.PluginID, tool, b.TimeoutMs, onFailure, b.Enabled, b.Operator.OwnerPrincipal, b.Operator.UpdatedBy)
 }
 
 func (a *app) hooksBindCommand() *cobra.Command {
@@ -98,13 +106,16 @@ func (a *app) hooksBindCommand() *cobra.Command {
 		displayName, notes string
 		timeout            time.Duration
 		disabled           bool
+		onFailure          string
 	)
 	c := &cobra.Command{
-		Use:     "bind HOOK_ID --event E --skill SKILL_ID [--tool T] [--timeout D] [--disabled] [--display-name N] [--notes N]",
-		Example: "  palyra hooks bind audit-installs --event skill:installed --skill acme.audit --tool on_event",
+		Use:     "bind HOOK_ID --event E --skill SKILL_ID [--tool T] [--timeout D] [--on-failure open|closed] [--disabled] [--display-name N] [--notes N]",
+		Example: "  palyra hooks bind audit-installs --event skill:installed --skill acme.audit --tool on_event\n  palyra hooks bind pii-check --event run:before_tool --skill acme.dlp --tool check --timeout 2s --on-failure closed",
 		Short:   "Bind a skill's tool to an event",
 		Long: "bind creates the binding HOOK_ID: on EVENT, call --tool of --skill (without --tool, the tool the skill's manifest names in operator.plugin.default_tool_id) with {hook_id, event, payload}. " +
 			"--timeout is the hook's own time limit (at most 60s; default the dispatcher's, 10s). The binding is enabled unless --disabled. " +
+			"A run-phase hook (run:before_run, run:before_tool, run:after_tool, run:before_delivery, run:after_run) runs in every tool call and decides by its exit code (0 continue, 10 annotate, 20 request_approval, 30 block, 40 transform_preview, 50+ fail_run); " +
+			"--on-failure says what the call does when the hook itself fails or times out: closed fails the call (run_hook_failed), open goes on and reports it as an annotation; the default is closed for run:before_* and open for run:after_*. " +
 			"A hook id already bound is hook_exists; an event not among " + strings.Join(hooks.Events(), ", ") + " is unknown_hook_event.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -121,7 +132,7 @@ func (a *app) hooksBindCommand() *cobra.Command {
 				return err
 			}
 			b := hooks.Binding{
-				HookID: args[0], Event: ev, PluginID: skill, ToolID: tool, TimeoutMs: timeout.Milliseconds(), Enabled: !disabled,
+				HookID: args[0], Event: ev, PluginID: skill, ToolID: tool, TimeoutMs: timeout.Milliseconds(), OnFailure: onFailure, Enabled: !disabled,
 				Operator: hooks.Operator{DisplayName: displayName, Notes: notes, OwnerPrincipal: a.daemon.principal, UpdatedBy: a.daemon.principal},
 			}
 			out, err := sv.BindHook(a.actor(cmd), b)
@@ -136,6 +147,7 @@ func (a *app) hooksBindCommand() *cobra.Command {
 	f.StringVar(&skill, "skill", "", "the skill whose tool runs the hook (the binding's plugin_id)")
 	f.StringVar(&tool, "tool", "", "the tool to call (default: the skill's operator.plugin.default_tool_id)")
 	f.DurationVar(&timeout, "timeout", 0, "the hook's time limit (default: the dispatcher's; at most 60s)")
+	f.StringVar(&onFailure, "on-failure", "", "run phases only: open (go on) or closed (fail the call) when the hook fails or times out (default: closed for run:before_*, open for run:after_*)")
 	f.BoolVar(&disabled, "disabled", false, "create the binding disabled")
 	f.StringVar(&displayName, "display-name", "", "a name for operators")
 	f.StringVar(&notes, "notes", "", "notes for operators")

@@ -16,6 +16,7 @@ import (
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/statedir"
+	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/host/vault"
 	"github.com/spf13/cobra"
 )
@@ -28,7 +29,7 @@ func (a *app) lifecycleCommands() []*cobra.Command {
 		a.installCommand(), a.listCommand(), a.infoCommand(), a.checkCommand(), a.verifyCommand(),
 		a.auditCommand(), a.quarantineCommand(), a.enableCommand(), a.disableCommand(),
 		a.removeCommand(), a.reauditCommand(), a.outdatedCommand(), a.updateCommand(),
-		a.reviewCommand(),
+		a.reviewCommand(), a.configCommand(),
 	}
 }
 
@@ -103,7 +104,13 @@ func (a *app) installConfig(s *stateFlags) (install.Config, error) {
 	if err != nil {
 		return install.Config{}, err
 	}
-	return install.Config{StateDir: layout.Dir(), TrustStore: trustStore, Policy: prof}, nil
+	// The trust store's seal is keyed from the vault, as the host's is:
+	// without the key a store sealed with it reads as tampered.
+	v, err := a.openVault()
+	if err != nil {
+		return install.Config{}, err
+	}
+	return install.Config{StateDir: layout.Dir(), TrustStore: trustStore, Policy: prof, TrustOptions: []trust.Option{trust.WithVault(v)}}, nil
 }
 
 // registerSidecar adds --sidecar, for the verbs that run tools: the local
@@ -317,6 +324,12 @@ func installText(r *install.InstallResult) string {
 	}
 	for _, s := range r.MissingSecrets {
 		fmt.Fprintf(&b, "\n  missing_secret=%s/%s (set it with: palyra secrets set %s/%s)", s.Scope, s.Key, s.Scope, s.Key)
+	}
+	for _, k := range r.ConfigMissing {
+		fmt.Fprintf(&b, "\n  config_missing=%s (set it with: palyra skills config set %s %s=VALUE)", k, r.SkillID, k)
+	}
+	for _, u := range r.ConfigUnfit {
+		fmt.Fprintf(&b, "\n  %s (set it again or unset it: palyra skills config unset %s %s)", output.KV("config_unfit", u.Key+": "+u.Reason), r.SkillID, u.Key)
 	}
 	return b.String()
 }

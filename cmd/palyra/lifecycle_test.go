@@ -25,6 +25,8 @@ type skillArtifact struct {
 	// review, when set, makes the skill dynamic tool builder output with
 	// this review_status.
 	review string
+	// extra is TOML appended to the manifest (a [config] table, say).
+	extra string
 }
 
 // write builds the artifact and writes it to dir; it returns the path.
@@ -78,6 +80,7 @@ provenance_path = "provenance.json"
 test_harness_path = "tests/harness.json"
 `, s.review)
 	}
+	manifest += s.extra
 	mod, err := os.ReadFile(filepath.Join(installFixtures, s.module+".wasm"))
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,10 @@ type runReport struct {
 	Stats        supervisor.Stats       `json:"stats"`
 	Logs         []supervisor.LogRecord `json:"logs,omitempty"`
 	ToolError    *supervisor.ToolError  `json:"tool_error,omitempty"`
+	// Annotations and Preview are what run-phase hooks said about the
+	// call (host.CallResult's).
+	Annotations []host.HookAnnotation `json:"annotations,omitempty"`
+	Preview     *host.HookPreview     `json:"preview,omitempty"`
 }
 
 // callOutcome fills rep from a call's result and turns its error into the
@@ -47,6 +51,10 @@ func (a *app) callOutcome(res *host.CallResult, err error, rep *runReport, detai
 	}
 	if res != nil { // the sidecar reported: rep holds its result
 		rep.InvocationID, rep.Output, rep.Stats, rep.Logs, rep.ToolError = res.InvocationID, res.Output, res.Stats, res.Logs, res.ToolError
+		rep.Annotations, rep.Preview = res.Annotations, res.Preview
+		if !a.structured() {
+			a.printHookNotes(rep)
+		}
 	}
 	if err == nil {
 		return nil
@@ -58,6 +66,26 @@ func (a *app) callOutcome(res *host.CallResult, err error, rep *runReport, detai
 		fmt.Fprintf(a.stderr, "tool error %s: %q\n", rep.ToolError.Code, rep.ToolError.Message)
 	}
 	return &detailedError{err: err, details: details}
+}
+
+// printHookNotes prints what run hooks said about a call, on stderr so
+// that stdout stays the tool's output: one line per annotation, and the
+// preview a run:before_delivery hook set.
+func (a *app) printHookNotes(rep *runReport) {
+	for _, n := range rep.Annotations {
+		if n.Code != "" {
+			fmt.Fprintf(a.stderr, "hook %s (%s) failed, call went on (fail-open): %s: %s\n", n.HookID, n.Event, n.Code, n.Error)
+			continue
+		}
+		msg := n.Message
+		if msg == "" {
+			msg = string(n.Data)
+		}
+		fmt.Fprintf(a.stderr, "annotation from hook %s (%s): %s\n", n.HookID, n.Event, msg)
+	}
+	if rep.Preview != nil {
+		fmt.Fprintf(a.stderr, "preview from hook %s: %s\n", rep.Preview.HookID, rep.Preview.Text)
+	}
 }
 
 // emitRun prints a successful call: report (the command's report,
@@ -101,7 +129,7 @@ func (a *app) runCommand() *cobra.Command {
 				return err
 			}
 			defer sv.Close()
-			res, err := sv.Call(cmd.Context(), host.CallRequest{SkillID: args[0], ToolID: args[1], Input: in, Timeout: timeout})
+			res, err := sv.Call(a.actor(cmd), host.CallRequest{SkillID: args[0], ToolID: args[1], Input: in, Timeout: timeout})
 			rep := runReport{SkillID: args[0], ToolID: args[1]}
 			if err := a.callOutcome(res, err, &rep, &rep); err != nil {
 				return err

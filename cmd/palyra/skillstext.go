@@ -107,6 +107,12 @@ func infoText(info *host.SkillInfo, sidecars []host.SidecarState, wide bool) str
 	if len(missing) > 0 {
 		bl.Field("Missing secrets", strings.Join(missing, ", "))
 	}
+	if len(l.MissingConfig) > 0 {
+		bl.Field("Missing config", strings.Join(l.MissingConfig, ", ")+" (palyra skills config set "+l.SkillID+" KEY=VALUE)")
+	}
+	for _, u := range l.UnfitConfig {
+		bl.Field("Unfit config", u.Key+": "+u.Reason)
+	}
 
 	bl.Section("Tools", toolsTable(info.Manifest, l.SkillID))
 	bl.Section("Grants", grantsText(info.Grants))

@@ -82,6 +82,8 @@ var hostFuncs = map[string]map[string]hostFunc{
 		"capability-call": {vals(i32, i32, i32), vals(i32), true, capNone},
 		"response-len":    {nil, vals(i32), false, capNone},
 		"response-read":   {vals(i32, i32), vals(i32), true, capNone},
+		"config-len":      {nil, vals(i32), false, capNone},
+		"config-read":     {vals(i32, i32), vals(i32), true, capNone},
 	},
 	// The WASI preview 1 subset of ABI §2.3, with the signatures of
 	// wasi_snapshot_preview1 (witx), as Go's wasip1 port imports them.

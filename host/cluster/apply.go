@@ -425,6 +425,21 @@ func (n *Node) applyOp(ctx context.Context, seq uint64, op Op) outcome {
 			return missing("profile")
 		}
 		return wrap(h.SetPolicy(actx, host.SetPolicyRequest{Profile: op.Profile}))
+	case OpDenyFeedUpdate:
+		if len(op.Feed) == 0 {
+			return missing("feed")
+		}
+		return wrap(h.UpdateDenyFeed(actx, host.UpdateDenyFeedRequest{Feed: op.Feed, TrustedPublishers: op.FeedTrusted}))
+	case OpConfigSet:
+		if op.ConfigSet == nil {
+			return missing("config_set")
+		}
+		return wrap(h.SetSkillConfig(actx, *op.ConfigSet))
+	case OpConfigUnset:
+		if op.ConfigUnset == nil {
+			return missing("config_unset")
+		}
+		return wrap(h.UnsetSkillConfig(actx, *op.ConfigUnset))
 	}
 	return outcome{err: fmt.Errorf("%w: seq %d: unknown kind %q", ErrInvalidOp, seq, op.Kind)}
 }

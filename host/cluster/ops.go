@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/feed"
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/policy"
@@ -58,7 +60,22 @@ const (
 	// OpPolicySet is SetPolicy: Op.Profile, the operator profile's TOML
 	// (at most MaxOpProfileBytes).
 	OpPolicySet = "policy_set"
+	// OpDenyFeedUpdate is UpdateDenyFeed: Op.Feed, the signed feed's
+	// bytes (at most MaxOpFeedBytes).
+	OpDenyFeedUpdate = "deny_feed_update"
+	// OpConfigSet is SetSkillConfig: Op.ConfigSet, the non-sensitive
+	// values only (the sensitive ones travel sealed, through the vault's
+	// replication, never in the stream).
+	OpConfigSet = "config_set"
+	// OpConfigUnset is UnsetSkillConfig: Op.ConfigUnset.
+	OpConfigUnset = "config_unset"
 )
+
+// MaxOpFeedBytes bounds the deny feed a deny_feed_update op carries: the
+// op is one message of the ops stream (1 MiB, the feed base64-encoded in
+// it), so a clustered node refuses a larger feed before anything is
+// appended (a single host takes up to feed.MaxFileBytes).
+const MaxOpFeedBytes = 512 << 10
 
 // MaxOpStatementBytes bounds the rotation statement a trust_rotate op
 // carries (trust.MaxRotationSize): a larger one is refused before anything
@@ -138,6 +155,13 @@ type Op struct {
 	Statement []byte `json:"statement,omitempty"`
 	// policy_set: the profile's TOML.
 	Profile []byte `json:"profile,omitempty"`
+	// deny_feed_update: the signed deny feed's bytes, and the keys
+	// allowlisted with it.
+	Feed        []byte            `json:"feed,omitempty"`
+	FeedTrusted []host.TrustedKey `json:"feed_trusted,omitempty"`
+	// config_set, config_unset.
+	ConfigSet   *host.SetConfigRequest   `json:"config_set,omitempty"`
+	ConfigUnset *host.UnsetConfigRequest `json:"config_unset,omitempty"`
 	// Quiet: the op's origin published its event already (a quarantine
 	// by its anomaly detector); the nodes that apply it publish none.
 	Quiet bool `json:"quiet,omitempty"`
@@ -452,6 +476,25 @@ func (n *Node) RotateTrust(ctx context.Context, req host.RotateTrustRequest) (*h
 	return result[host.RotateTrustResult](n.submit(ctx, Op{Kind: OpTrustRotate, Statement: req.Statement}))
 }
 
+// UpdateDenyFeed implements host.Service through the ops stream: the feed
+// is parsed here (so a malformed or oversized one is refused before
+// anything is appended), then every node verifies it against its own
+// trust store, installs it in its own state directory and re-audits its
+// own copies, in stream order. The result is this node's.
+func (n *Node) UpdateDenyFeed(ctx context.Context, req host.UpdateDenyFeedRequest) (*host.DenyFeedUpdate, error) {
+	if len(req.Feed) == 0 {
+		return nil, invalid("the deny feed is empty")
+	}
+	if len(req.Feed) > MaxOpFeedBytes {
+		return nil, fmt.Errorf("%w: the feed is %d bytes, the limit in a cluster is %d bytes (MaxOpFeedBytes)",
+			feed.ErrInvalidFeed, len(req.Feed), MaxOpFeedBytes)
+	}
+	if _, err := feed.Parse(req.Feed); err != nil {
+		return nil, err
+	}
+	return result[host.DenyFeedUpdate](n.submit(ctx, Op{Kind: OpDenyFeedUpdate, Feed: req.Feed, FeedTrusted: req.TrustedPublishers}))
+}
+
 // SetPolicy implements host.Service through the ops stream: the profile
 // is parsed and validated here (so a bad one is refused before anything is
 // appended), then every node writes it to its own policy file and swaps
@@ -468,4 +511,59 @@ func (n *Node) SetPolicy(ctx context.Context, req host.SetPolicyRequest) (*host.
 		return nil, err
 	}
 	return result[host.PolicyResult](n.submit(ctx, Op{Kind: OpPolicySet, Profile: req.Profile}))
+}
+
+// SkillConfig implements host.Service: this node's view (every node has
+// the same config once the ops stream and the vault have replicated).
+func (n *Node) SkillConfig(ctx context.Context, skillID string) (*host.SkillConfig, error) {
+	return n.host.SkillConfig(ctx, skillID)
+}
+
+// SetSkillConfig implements host.Service. The whole change is checked
+// here first (a bad value is refused before anything is stored or
+// appended). The sensitive values are then stored in this node's vault,
+// which the cluster replicates sealed (each node opens them with its own
+// key), so a secret is never written to the ops stream in clear; the
+// other values go through the ops stream, and every node applies them in
+// stream order. The result is this node's.
+func (n *Node) SetSkillConfig(ctx context.Context, req host.SetConfigRequest) (*host.SkillConfig, error) {
+	if err := needSkill(req.SkillID); err != nil {
+		return nil, err
+	}
+	if err := n.host.CheckSkillConfig(ctx, req); err != nil {
+		return nil, err
+	}
+	cur, err := n.host.SkillConfig(ctx, req.SkillID)
+	if err != nil {
+		return nil, err
+	}
+	secret, plain := map[string]json.RawMessage{}, map[string]json.RawMessage{}
+	for k, v := range req.Values {
+		if slices.Contains(cur.Sensitive, k) {
+			secret[k] = v
+		} else {
+			plain[k] = v
+		}
+	}
+	if len(secret) > 0 {
+		if _, err := n.host.SetSkillConfig(ctx, host.SetConfigRequest{SkillID: req.SkillID, Values: secret}); err != nil {
+			return nil, err
+		}
+	}
+	if len(plain) == 0 {
+		return n.host.SkillConfig(ctx, req.SkillID)
+	}
+	return result[host.SkillConfig](n.submit(ctx, Op{Kind: OpConfigSet, ConfigSet: &host.SetConfigRequest{SkillID: req.SkillID, Values: plain}}))
+}
+
+// UnsetSkillConfig implements host.Service through the ops stream: every
+// node removes the values from its inventory and its vault.
+func (n *Node) UnsetSkillConfig(ctx context.Context, req host.UnsetConfigRequest) (*host.SkillConfig, error) {
+	if err := needSkill(req.SkillID); err != nil {
+		return nil, err
+	}
+	if len(req.Keys) == 0 {
+		return nil, invalid("no config key to unset")
+	}
+	return result[host.SkillConfig](n.submit(ctx, Op{Kind: OpConfigUnset, ConfigUnset: &req}))
 }

@@ -54,8 +54,18 @@ var statusByCode = map[string]struct {
 	"skill_locked":               {http.StatusConflict, codes.Aborted},
 	"trust_store_tampered":       {http.StatusConflict, codes.FailedPrecondition},
 	"skill_referenced_by_hook":   {http.StatusPreconditionFailed, codes.FailedPrecondition},
+	// Run-phase hooks: a block is a refusal (403); a hook that asked for
+	// approval leaves the call not run (409, until approvals take it); a
+	// fail_run is the run's failure, like a tool error (422); a fail-closed
+	// hook that failed is a dependency that failed (424).
+	"blocked_by_hook":            {http.StatusForbidden, codes.PermissionDenied},
+	"approval_requested_by_hook": {http.StatusConflict, codes.FailedPrecondition},
+	"run_failed_by_hook":         {http.StatusUnprocessableEntity, codes.Aborted},
+	"run_hook_failed":            {http.StatusFailedDependency, codes.FailedPrecondition},
 	"skill_quarantined":          {http.StatusForbidden, codes.FailedPrecondition},
 	"review_pending":             {http.StatusConflict, codes.FailedPrecondition},
+	"config_missing":             {http.StatusConflict, codes.FailedPrecondition},
+	"config_invalid":             {http.StatusBadRequest, codes.InvalidArgument},
 	"review_not_pending":         {http.StatusConflict, codes.FailedPrecondition},
 	"skill_disabled":             {http.StatusForbidden, codes.FailedPrecondition},
 	"skill_status_missing":       {http.StatusForbidden, codes.FailedPrecondition},

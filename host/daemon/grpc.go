@@ -23,6 +23,11 @@ import (
 // TrailerErrorCode is the gRPC trailer that carries an error's stable code.
 const TrailerErrorCode = "palyra-error-code"
 
+// TrailerErrorDetail is the gRPC trailer (binary: any UTF-8) that carries
+// an error's whole chain when it says more than the status message (the
+// readable sentence), as the HTTP API's "detail" does.
+const TrailerErrorDetail = "palyra-error-detail-bin"
+
 // newGRPCServer builds the gRPC server: HostService behind the token
 // interceptors, and the standard health service without them.
 func (d *Daemon) newGRPCServer() *grpc.Server {
@@ -102,24 +107,33 @@ type ctxStream struct {
 
 func (s *ctxStream) Context() context.Context { return s.ctx }
 
-// finishRPC logs and counts a call and converts its error to a status with
-// the error code as message prefix and trailer.
+// finishRPC logs and counts a call and converts its error to a status: its
+// message is the error code and the readable sentence (as the HTTP API's
+// "code" and "message"), its trailers the code (TrailerErrorCode) and,
+// when it says more, the whole chain (TrailerErrorDetail). The log line
+// keeps the whole chain.
 func (d *Daemon) finishRPC(ctx context.Context, method string, start time.Time, err error) error {
 	code := codes.OK
+	logged := err
 	if err != nil {
 		if _, ok := status.FromError(err); ok && errcode.Of(err) == errcode.Internal {
 			code = status.Code(err)
 		} else {
 			ec := errcode.Of(err)
 			code = GRPCCode(ec)
-			grpc.SetTrailer(ctx, metadata.Pairs(TrailerErrorCode, ec))
-			err = status.Error(code, ec+": "+err.Error())
+			message, detail := readableMessage(err)
+			md := metadata.Pairs(TrailerErrorCode, ec)
+			if detail != "" {
+				md.Append(TrailerErrorDetail, detail)
+			}
+			grpc.SetTrailer(ctx, md)
+			err = status.Error(code, ec+": "+message)
 		}
 	}
 	d.metrics.ObserveRequest("grpc", method, int(code), time.Since(start))
 	args := []any{"request_id", requestIDOf(ctx), "method", method, "grpc_code", code.String(), "duration", time.Since(start), "principal", host.PrincipalFrom(ctx)}
-	if err != nil {
-		args = append(args, "error", err)
+	if logged != nil {
+		args = append(args, "error", logged)
 	}
 	if code == codes.Internal || code == codes.Unknown {
 		d.log.Error("api request", args...)
@@ -247,6 +261,46 @@ func (g *grpcServer) ApproveSkillReview(ctx context.Context, req *hostv1.Approve
 	return &hostv1.ApproveSkillReviewResponse{Status: statusProto(r)}, nil
 }
 
+func (g *grpcServer) GetSkillConfig(ctx context.Context, req *hostv1.GetSkillConfigRequest) (*hostv1.GetSkillConfigResponse, error) {
+	r, err := g.d.svc.SkillConfig(ctx, req.GetSkillId())
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.GetSkillConfigResponse{ConfigJson: b}, nil
+}
+
+func (g *grpcServer) SetSkillConfig(ctx context.Context, req *hostv1.SetSkillConfigRequest) (*hostv1.SetSkillConfigResponse, error) {
+	values := make(map[string]json.RawMessage, len(req.GetValuesJson()))
+	for k, v := range req.GetValuesJson() {
+		values[k] = v
+	}
+	r, err := g.d.svc.SetSkillConfig(ctx, host.SetConfigRequest{SkillID: req.GetSkillId(), Values: values})
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.SetSkillConfigResponse{ConfigJson: b}, nil
+}
+
+func (g *grpcServer) UnsetSkillConfig(ctx context.Context, req *hostv1.UnsetSkillConfigRequest) (*hostv1.UnsetSkillConfigResponse, error) {
+	r, err := g.d.svc.UnsetSkillConfig(ctx, host.UnsetConfigRequest{SkillID: req.GetSkillId(), Keys: req.GetKeys()})
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.UnsetSkillConfigResponse{ConfigJson: b}, nil
+}
+
 func (g *grpcServer) DisableSkill(ctx context.Context, req *hostv1.DisableSkillRequest) (*hostv1.DisableSkillResponse, error) {
 	r, err := g.d.svc.Disable(ctx, host.StatusRequest{SkillID: req.GetSkillId(), Version: req.GetVersion(), Reason: req.GetReason()})
 	if err != nil {
@@ -277,6 +331,35 @@ func (g *grpcServer) RotateTrust(ctx context.Context, req *hostv1.RotateTrustReq
 		return nil, err
 	}
 	return &hostv1.RotateTrustResponse{Publisher: r.Publisher, Outcome: r.Outcome, StatementSha256: r.StatementSHA256}, nil
+}
+
+func (g *grpcServer) UpdateDenyFeed(ctx context.Context, req *hostv1.UpdateDenyFeedRequest) (*hostv1.UpdateDenyFeedResponse, error) {
+	in := host.UpdateDenyFeedRequest{Feed: req.GetFeed()}
+	for _, v := range req.GetTrustedPublishers() {
+		pub, key, ok := strings.Cut(v, "=")
+		if !ok || pub == "" || key == "" {
+			return nil, fmt.Errorf("%w: trusted_publishers entry %q is not ISSUER=PUBLIC_KEY_HEX", ErrBadRequest, v)
+		}
+		in.TrustedPublishers = append(in.TrustedPublishers, host.TrustedKey{Publisher: pub, PublicKeyHex: key})
+	}
+	r, err := g.d.svc.UpdateDenyFeed(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.UpdateDenyFeedResponse{
+		Issuer: r.Feed.Issuer, Serial: r.Feed.Serial, PreviousSerial: r.PreviousSerial, Changed: r.Changed,
+		Quarantined: int32(r.Reaudit.Quarantined), ResultJson: mustJSON(r),
+	}, nil
+}
+
+func (g *grpcServer) GetDenyFeed(ctx context.Context, _ *hostv1.GetDenyFeedRequest) (*hostv1.GetDenyFeedResponse, error) {
+	r, err := g.d.svc.DenyFeed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.GetDenyFeedResponse{
+		Installed: r.Installed, Issuer: r.Issuer, Serial: r.Serial, Entries: int32(len(r.Entries)), Error: r.Error, ResultJson: mustJSON(r),
+	}, nil
 }
 
 func (g *grpcServer) ListOutdated(ctx context.Context, req *hostv1.ListOutdatedRequest) (*hostv1.ListOutdatedResponse, error) {
@@ -328,9 +411,16 @@ func callProto(r *host.CallResult) *hostv1.CallToolResponse {
 	out := &hostv1.CallToolResponse{
 		InvocationId: r.InvocationID, Version: r.Version, OutputJson: r.Output, ExitCode: r.ExitCode,
 		FuelConsumed: r.Stats.FuelConsumed, PeakMemoryBytes: r.Stats.PeakMemoryBytes, WallTimeNs: int64(r.Stats.WallTime),
+		FuelConsumedLowerBound: r.Stats.FuelLowerBound,
 	}
 	if r.A2UI != nil {
 		out.A2Ui = &hostv1.A2UIRef{DocumentId: r.A2UI.DocumentID, Surface: r.A2UI.Surface, PatchJson: r.A2UI.Patch, DocumentJson: r.A2UI.Document}
+	}
+	for _, a := range r.Annotations {
+		out.Annotations = append(out.Annotations, &hostv1.HookAnnotation{HookId: a.HookID, Event: a.Event, Message: a.Message, DataJson: a.Data, Code: a.Code, Error: a.Error})
+	}
+	if r.Preview != nil {
+		out.Preview = &hostv1.HookPreview{HookId: r.Preview.HookID, Text: r.Preview.Text}
 	}
 	return out
 }
@@ -385,7 +475,7 @@ func orNull(b []byte) []byte {
 
 func bindingProto(b *host.HookBinding) *hostv1.HookBinding {
 	return &hostv1.HookBinding{
-		HookId: b.HookID, Event: b.Event, PluginId: b.PluginID, ToolId: b.ToolID, Enabled: proto.Bool(b.Enabled), TimeoutMs: b.TimeoutMs,
+		HookId: b.HookID, Event: b.Event, PluginId: b.PluginID, ToolId: b.ToolID, Enabled: proto.Bool(b.Enabled), TimeoutMs: b.TimeoutMs, OnFailure: b.OnFailure,
 		OwnerPrincipal: b.Operator.OwnerPrincipal, DisplayName: b.Operator.DisplayName, Notes: b.Operator.Notes,
 		CreatedAtUnixMs: b.CreatedAtUnixMs, UpdatedAtUnixMs: b.UpdatedAtUnixMs,
 	}
@@ -408,7 +498,7 @@ func (g *grpcServer) BindHook(ctx context.Context, req *hostv1.BindHookRequest) 
 	if pb == nil {
 		return nil, fmt.Errorf("%w: binding is missing", ErrBadRequest)
 	}
-	b := host.HookBinding{HookID: pb.GetHookId(), Event: pb.GetEvent(), PluginID: pb.GetPluginId(), ToolID: pb.GetToolId(), Enabled: pb.Enabled == nil || pb.GetEnabled(), TimeoutMs: pb.GetTimeoutMs()}
+	b := host.HookBinding{HookID: pb.GetHookId(), Event: pb.GetEvent(), PluginID: pb.GetPluginId(), ToolID: pb.GetToolId(), Enabled: pb.Enabled == nil || pb.GetEnabled(), TimeoutMs: pb.GetTimeoutMs(), OnFailure: pb.GetOnFailure()}
 	b.Operator.DisplayName, b.Operator.Notes, b.Operator.OwnerPrincipal = pb.GetDisplayName(), pb.GetNotes(), pb.GetOwnerPrincipal()
 	out, err := g.d.svc.BindHook(ctx, b)
 	if err != nil {

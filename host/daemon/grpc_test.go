@@ -135,6 +135,17 @@ func TestGRPCAPI(t *testing.T) {
 	if err := client.FromGRPC(err, trailer); !errors.Is(err, host.ErrSkillNotFound) || errcode.Of(err) != "skill_not_found" {
 		t.Errorf("client.FromGRPC(get unknown) = %v: not the skill_not_found sentinel", err)
 	}
+	// The status message is the code and the readable sentence, as the
+	// HTTP API's message; the whole chain, when longer, is a trailer.
+	if msg := status.Convert(err).Message(); !strings.HasPrefix(msg, "skill_not_found: skill not found") {
+		t.Errorf("status message %q does not start at the code's sentence", msg)
+	}
+	var ce *client.Error
+	if !errors.As(client.FromGRPC(err, trailer), &ce) || !strings.HasPrefix(ce.Message, "skill not found") {
+		t.Errorf("client error %+v: message not the readable sentence", ce)
+	} else if d := trailer.Get(daemon.TrailerErrorDetail); len(d) > 1 || (len(d) == 1 && (d[0] != ce.Detail || !strings.HasSuffix(d[0], ce.Message))) {
+		t.Errorf("detail trailer %q, client detail %q, message %q", d, ce.Detail, ce.Message)
+	}
 	if vr, err := c.VerifySkill(ctx, &hostv1.VerifySkillRequest{SkillId: "test.grpc"}); err != nil || vr.GetTrustDecision() != "tofu_pinned" {
 		t.Errorf("verify: %v %v", vr, err)
 	}
@@ -328,6 +339,41 @@ test_harness_path = "tests/harness.json"
 	}
 	if _, err := c.RemoveSkill(ctx, &hostv1.RemoveSkillRequest{SkillId: "test.review"}); err != nil {
 		t.Errorf("remove test.review: %v", err)
+	}
+
+	// Operator config: get, set (an unfit value is InvalidArgument naming
+	// the key; a sensitive value never comes back), unset.
+	configured := strings.Replace(string(readFixture(t, "testdata/hookprobe/skill.toml")), `skill_id = "test.hookprobe"`, `skill_id = "test.cfg"`, 1) + `
+[config]
+sensitive = ["api_token"]
+schema = '''{"type": "object", "required": ["api_token"], "properties": {"api_token": {"type": "string", "minLength": 8}, "retries": {"type": "integer"}}}'''
+`
+	if _, err := c.InstallSkill(ctx, &hostv1.InstallSkillRequest{Artifact: testskill.Build(t, configured, readFixture(t, "testdata/hookprobe/hookprobe.wasm"), publisherKey)}); err != nil {
+		t.Fatalf("install test.cfg: %v", err)
+	}
+	if ls, err := c.ListSkills(ctx, &hostv1.ListSkillsRequest{SkillId: "test.cfg"}); err != nil || len(ls.GetSkills()) != 1 ||
+		!slices.Contains(ls.GetSkills()[0].GetEligibilityReasons(), "config_missing") {
+		t.Errorf("list of test.cfg: %v %v", ls, err)
+	}
+	if _, err := c.SetSkillConfig(ctx, &hostv1.SetSkillConfigRequest{SkillId: "test.cfg", ValuesJson: map[string][]byte{"retries": []byte(`"x"`)}}); status.Code(err) != codes.InvalidArgument ||
+		grpcErrCode(err) != "config_invalid" || !strings.Contains(err.Error(), "retries") {
+		t.Errorf("set of an unfit value: %v", err)
+	}
+	cs, err2 := c.SetSkillConfig(ctx, &hostv1.SetSkillConfigRequest{SkillId: "test.cfg", ValuesJson: map[string][]byte{"api_token": []byte(`"grpc-secret-1"`), "retries": []byte(`2`)}})
+	if err2 != nil || strings.Contains(string(cs.GetConfigJson()), "grpc-secret-1") || !strings.Contains(string(cs.GetConfigJson()), `"***"`) {
+		t.Errorf("set: %s %v", cs.GetConfigJson(), err2)
+	}
+	gr, err := c.GetSkillConfig(ctx, &hostv1.GetSkillConfigRequest{SkillId: "test.cfg"})
+	var got host.SkillConfig
+	if err != nil || json.Unmarshal(gr.GetConfigJson(), &got) != nil || len(got.Missing) != 0 || strings.Contains(string(gr.GetConfigJson()), "grpc-secret-1") {
+		t.Errorf("get: %s %v", gr.GetConfigJson(), err)
+	}
+	ur, err := c.UnsetSkillConfig(ctx, &hostv1.UnsetSkillConfigRequest{SkillId: "test.cfg", Keys: []string{"api_token"}})
+	if err != nil || json.Unmarshal(ur.GetConfigJson(), &got) != nil || !slices.Equal(got.Missing, []string{"api_token"}) {
+		t.Errorf("unset: %s %v", ur.GetConfigJson(), err)
+	}
+	if _, err := c.RemoveSkill(ctx, &hostv1.RemoveSkillRequest{SkillId: "test.cfg"}); err != nil {
+		t.Errorf("remove test.cfg: %v", err)
 	}
 }
 

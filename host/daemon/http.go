@@ -20,6 +20,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/a2ui"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/feed"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/trust"
@@ -266,6 +267,39 @@ func (d *Daemon) httpRotateTrust(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, res)
 }
 
+// httpUpdateDenyFeed takes the signed deny feed file itself.
+func (d *Daemon) httpUpdateDenyFeed(w http.ResponseWriter, r *http.Request) error {
+	req := host.UpdateDenyFeedRequest{}
+	for _, v := range r.URL.Query()[QueryTrustedPublisher] {
+		pub, key, ok := strings.Cut(v, "=")
+		if !ok || pub == "" || key == "" {
+			return fmt.Errorf("%w: query parameter %s=%q is not PUBLISHER=PUBLIC_KEY_HEX", ErrBadRequest, QueryTrustedPublisher, v)
+		}
+		req.TrustedPublishers = append(req.TrustedPublishers, host.TrustedKey{Publisher: pub, PublicKeyHex: key})
+	}
+	data, err := d.readBody(r, feed.MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	req.Feed = data
+	res, err := d.svc.UpdateDenyFeed(r.Context(), req)
+	if err != nil {
+		if res != nil {
+			return &detailedError{err: err, details: res}
+		}
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+func (d *Daemon) httpDenyFeed(w http.ResponseWriter, r *http.Request) error {
+	info, err := d.svc.DenyFeed(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, info)
+}
+
 // httpSetPolicy takes the profile's TOML (policy.toml).
 func (d *Daemon) httpSetPolicy(w http.ResponseWriter, r *http.Request) error {
 	prof, err := d.readBody(r, policy.MaxProfileBytes)
@@ -428,6 +462,40 @@ func (d *Daemon) changeStatus(ctx context.Context, verb, id string, req statusRe
 		}
 	}
 	return d.svc.Enable(ctx, host.EnableRequest{SkillID: id, Version: req.Version, Reason: req.Reason, Override: req.Override})
+}
+
+// configSetRequest is the body of PATCH /v1/skills/{id}/config.
+type configSetRequest struct {
+	// Values are the values to set: each one JSON, by key.
+	Values map[string]json.RawMessage `json:"values"`
+}
+
+func (d *Daemon) httpSkillConfig(w http.ResponseWriter, r *http.Request) error {
+	res, err := d.svc.SkillConfig(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+func (d *Daemon) httpSetSkillConfig(w http.ResponseWriter, r *http.Request) error {
+	var req configSetRequest
+	if err := d.decode(r, &req); err != nil {
+		return err
+	}
+	res, err := d.svc.SetSkillConfig(r.Context(), host.SetConfigRequest{SkillID: r.PathValue("id"), Values: req.Values})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+func (d *Daemon) httpUnsetSkillConfig(w http.ResponseWriter, r *http.Request) error {
+	res, err := d.svc.UnsetSkillConfig(r.Context(), host.UnsetConfigRequest{SkillID: r.PathValue("id"), Keys: r.URL.Query()["key"]})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
 }
 
 // reviewRequest is the body of POST /v1/skills/{id}/review/approve.

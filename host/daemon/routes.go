@@ -11,6 +11,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/console"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/feed"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/trust"
 )
@@ -175,6 +176,29 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 			},
 			responses: ok(http.StatusOK, "What was removed.", host.RemoveResult{}),
 		}},
+		{pattern: "GET /v1/skills/{id}/config", h: d.httpSkillConfig, op: &apiOp{
+			id: "getSkillConfig", tag: "skills", summary: "A skill's operator config (manifest [config]), sensitive values redacted.",
+			description: "Every key of the current version's [config] schema and every value kept for the skill (per skill, not per version), " +
+				"with its type, whether it is required, sensitive and set, and its default. A sensitive value that is set shows as \"***\", never itself. " +
+				"missing lists the required keys with neither a value nor a default, unfit the values the schema no longer accepts: while either is non-empty " +
+				"the skill is not eligible (config_missing, config_invalid).",
+			path:      skill,
+			responses: ok(http.StatusOK, "The config.", host.SkillConfig{}),
+		}},
+		{pattern: "PATCH /v1/skills/{id}/config", h: d.httpSetSkillConfig, op: &apiOp{
+			id: "setSkillConfig", tag: "skills", summary: "Set config values of a skill.",
+			description: "Each value (JSON) is checked against the schema of the skill's current version before any is stored: a key the schema does not " +
+				"declare or a value that does not fit fails with config_invalid (400) naming the key and why, never quoting a sensitive value. " +
+				"Sensitive values are kept in the vault, the others in the inventory; keys not named keep their values. The next call sees the change.",
+			path:      skill,
+			body:      &apiBody{desc: "The values to set, by key.", required: true, json: configSetRequest{}},
+			responses: ok(http.StatusOK, "The config after the change.", host.SkillConfig{}),
+		}},
+		{pattern: "DELETE /v1/skills/{id}/config", h: d.httpUnsetSkillConfig, op: &apiOp{
+			id: "unsetSkillConfig", tag: "skills", summary: "Remove config values of a skill.", path: skill,
+			query:     []apiParam{{name: "key", typ: "string", repeat: true, desc: "A key to unset (repeat for several); at least one."}},
+			responses: ok(http.StatusOK, "The config after the change.", host.SkillConfig{}),
+		}},
 		{pattern: "POST /v1/skills/{id}/verify", h: d.httpVerify, op: &apiOp{
 			id: "verifySkill", tag: "skills", summary: "Verify a skill version's artifact and signature again.", path: skill,
 			body:      &apiBody{desc: "The version (the current one when absent).", json: versionRequest{}},
@@ -210,6 +234,22 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 			body: &apiBody{desc: "The rotation statement (the file `palyra keys rotate` writes).", required: true, media: "application/json",
 				schema: map[string]any{"type": "object", "description": fmt.Sprintf("at most %d bytes", trust.MaxRotationSize)}},
 			responses: ok(http.StatusOK, "The rotation.", host.RotateTrustResult{}),
+		}},
+		{pattern: "PUT /v1/feed", h: d.httpUpdateDenyFeed, op: &apiOp{
+			id: "updateDenyFeed", tag: "trust", summary: "Install a signed deny feed, then re-audit every installed skill.",
+			description: "The feed must be signed by a key the trust store allowlists for its issuer, and newer than the installed feed " +
+				"(deny_feed_not_newer otherwise). Every installed version is then re-audited; each one the feed denies is quarantined with " +
+				"the entry's reason and reference. When some version could not be re-audited, the error carries the result as details.",
+			query: []apiParam{
+				{name: QueryTrustedPublisher, typ: "string", repeat: true, desc: "ISSUER=PUBLIC_KEY_HEX: allowlist this key with the feed (persisted once the feed verifies with it)."},
+			},
+			body: &apiBody{desc: "The signed deny feed (a DSSE envelope; docs/deny-feed.md).", required: true, media: "application/json",
+				schema: map[string]any{"type": "object", "description": fmt.Sprintf("at most %d bytes", feed.MaxFileBytes)}},
+			responses: ok(http.StatusOK, "The feed installed and the re-audit.", host.DenyFeedUpdate{}),
+		}},
+		{pattern: "GET /v1/feed", h: d.httpDenyFeed, op: &apiOp{
+			id: "denyFeed", tag: "trust", summary: "The installed deny feed: issuer, serial, entries, when and by whom it was installed.",
+			responses: ok(http.StatusOK, "The installed feed (installed is false when there is none).", host.DenyFeedInfo{}),
 		}},
 		{pattern: "PUT /v1/policy", h: d.httpSetPolicy, op: &apiOp{
 			id: "setPolicy", tag: "policy", summary: "Replace the operator policy profile.",

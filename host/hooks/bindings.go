@@ -68,6 +68,13 @@ type Binding struct {
 	// TimeoutMs is the hook's time limit in milliseconds (a Palyra-Go
 	// extension); 0 means the Dispatcher's Timeout. At most MaxHookTimeout.
 	TimeoutMs int64 `json:"timeout_ms,omitempty"`
+	// OnFailure says what a run phase does when this hook fails (an
+	// error, a timeout, output that is not JSON, a decision its phase does
+	// not allow): OnFailureOpen goes on as if the hook had said continue,
+	// OnFailureClosed fails the call. Empty means the phase's default
+	// (DefaultOnFailure: closed for run:before_*, open for run:after_*). A
+	// Palyra-Go extension, allowed on run phases only; see FailClosed.
+	OnFailure string `json:"on_failure,omitempty"`
 	// Enabled says whether the hook runs.
 	Enabled bool `json:"enabled"`
 	// Operator holds free-form data about who owns and changed the binding.
@@ -86,6 +93,45 @@ type Operator struct {
 	OwnerPrincipal string `json:"owner_principal,omitempty"`
 	UpdatedBy      string `json:"updated_by,omitempty"`
 }
+
+// What a run phase does when a hook fails (Binding.OnFailure).
+const (
+	// OnFailureOpen: the failed hook counts as a continue; the call goes
+	// on, and the failure is logged and reported as an annotation.
+	OnFailureOpen = "open"
+	// OnFailureClosed: the failed hook fails the call (run_hook_failed).
+	OnFailureClosed = "closed"
+)
+
+// DefaultOnFailure is what a run phase does when a hook bound without
+// on_failure fails: closed for the phases that gate a call
+// (run:before_run, run:before_tool, run:before_delivery), whose hooks are
+// checks an operator put in the call's way, so a check that could not run
+// must not let the call through; open for the phases that observe a call
+// (run:after_tool, run:after_run), whose failure should not undo a call
+// that already ran. Notification events have no default ("").
+func DefaultOnFailure(event string) string {
+	switch event {
+	case EventRunBeforeRun, EventRunBeforeTool, EventRunBeforeDelivery:
+		return OnFailureClosed
+	case EventRunAfterTool, EventRunAfterRun:
+		return OnFailureOpen
+	}
+	return ""
+}
+
+// EffectiveOnFailure is the binding's OnFailure, or its event's
+// DefaultOnFailure when it sets none.
+func (b Binding) EffectiveOnFailure() string {
+	if b.OnFailure != "" {
+		return b.OnFailure
+	}
+	return DefaultOnFailure(b.Event)
+}
+
+// FailClosed reports whether a failure of this hook fails the call it ran
+// for (EffectiveOnFailure is OnFailureClosed).
+func (b Binding) FailClosed() bool { return b.EffectiveOnFailure() == OnFailureClosed }
 
 // Timeout returns the binding's own time limit, or 0 when it has none.
 func (b Binding) Timeout() time.Duration {
@@ -201,7 +247,7 @@ func parse(data []byte) (*File, error) {
 
 // bindingKeys are the keys an entry may have. skill_id is the legacy
 // spelling of plugin_id.
-var bindingKeys = []string{"hook_id", "event", "plugin_id", "skill_id", "tool_id", "timeout_ms", "enabled", "operator", "created_at_unix_ms", "updated_at_unix_ms"}
+var bindingKeys = []string{"hook_id", "event", "plugin_id", "skill_id", "tool_id", "timeout_ms", "on_failure", "enabled", "operator", "created_at_unix_ms", "updated_at_unix_ms"}
 
 // decodeBinding decodes and validates one entry. The *FieldError it returns
 // has Index -1; the caller sets it. migrated reports a legacy spelling.
@@ -260,6 +306,9 @@ func decodeBinding(raw json.RawMessage) (b Binding, migrated bool, err error) {
 			return b, false, &FieldError{Index: -1, Field: "timeout_ms", Err: err}
 		}
 		b.TimeoutMs = int64(v)
+	}
+	if b.OnFailure, err = str("on_failure", false); err != nil {
+		return b, false, err
 	}
 	raw, ok := obj["enabled"]
 	if !ok {
@@ -353,6 +402,13 @@ func normalizeBinding(b Binding) (Binding, error) {
 	}
 	if b.TimeoutMs < 0 || b.TimeoutMs > MaxHookTimeout.Milliseconds() {
 		return b, &FieldError{Index: -1, Field: "timeout_ms", Err: fmt.Errorf("%d ms is outside 0..%d ms (MaxHookTimeout)", b.TimeoutMs, MaxHookTimeout.Milliseconds())}
+	}
+	switch b.OnFailure = strings.ToLower(strings.TrimSpace(b.OnFailure)); {
+	case b.OnFailure == "":
+	case b.OnFailure != OnFailureOpen && b.OnFailure != OnFailureClosed:
+		return b, &FieldError{Index: -1, Field: "on_failure", Err: fmt.Errorf("%s is not %q or %q", quote(b.OnFailure), OnFailureOpen, OnFailureClosed)}
+	case !IsRunPhase(b.Event):
+		return b, &FieldError{Index: -1, Field: "on_failure", Err: fmt.Errorf("applies to run phases only; %s is a notification, whose hooks cannot fail anything", b.Event)}
 	}
 	if b.CreatedAtUnixMs < 0 {
 		return b, &FieldError{Index: -1, Field: "created_at_unix_ms", Err: errors.New("negative")}

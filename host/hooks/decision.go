@@ -120,6 +120,10 @@ type Outcome struct {
 	Duration time.Duration `json:"duration_ns"`
 	// Payload is the input sent to the tool: the HookInput as JSON.
 	Payload json.RawMessage `json:"payload"`
+	// OnFailure is what a failure of this hook does to the call it ran
+	// for (Binding.EffectiveOnFailure): OnFailureOpen or OnFailureClosed
+	// for a run phase, empty for a notification.
+	OnFailure string `json:"on_failure,omitempty"`
 	// EventID is the journal id of the event, for an event delivered from
 	// the journal (0 otherwise). Attempt counts the tries of the hook for
 	// that event, from 1; GaveUp is set on the last failed try, after which

@@ -509,16 +509,11 @@ func (d *Dispatcher) runSkill(skill string, q *skillQueue) {
 // dispatch runs the enabled hooks bound to event ev with payload p. The
 // caller holds a count in d.wg, so the tool-call goroutines may add theirs.
 func (d *Dispatcher) dispatch(ctx context.Context, ev string, p json.RawMessage) ([]Outcome, error) {
-	bindings, err := d.store.List()
+	snap, err := d.store.Snapshot()
 	if err != nil {
 		return nil, err
 	}
-	var matched []Binding
-	for _, b := range bindings {
-		if b.Enabled && b.Event == ev {
-			matched = append(matched, b)
-		}
-	}
+	matched := snap.Enabled(ev)
 	outs := make([]Outcome, len(matched))
 	var wg sync.WaitGroup
 	wg.Add(len(matched))
@@ -558,12 +553,12 @@ type callResult struct {
 // hook's deadline even when the CallFunc is slow to notice it.
 func (d *Dispatcher) runHook(ctx context.Context, ev string, b Binding, p json.RawMessage) Outcome {
 	input, _ := json.Marshal(HookInput{HookID: b.HookID, Event: ev, Payload: p}) // p is valid JSON
-	o := Outcome{HookID: b.HookID, PluginID: b.PluginID, ToolID: b.ToolID, Event: ev, Payload: input}
+	o := Outcome{HookID: b.HookID, PluginID: b.PluginID, ToolID: b.ToolID, Event: ev, Payload: input, OnFailure: b.EffectiveOnFailure()}
 	timeout := d.timeout
 	if b.TimeoutMs > 0 {
 		timeout = b.Timeout()
 	}
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	callCtx, cancel := context.WithTimeout(withHookCall(ctx, b.HookID), timeout)
 	defer cancel()
 	stop := context.AfterFunc(d.base, cancel)
 	defer stop()
@@ -654,4 +649,21 @@ func encodePayload(payload any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: payload is %d bytes of JSON, the limit is %d bytes (MaxPayloadBytes)", ErrInvalidPayload, len(p), MaxPayloadBytes)
 	}
 	return p, nil
+}
+
+// hookCallKey marks the context of a hook's tool call.
+type hookCallKey struct{}
+
+// withHookCall marks ctx as the context of hook hookID's tool call.
+func withHookCall(ctx context.Context, hookID string) context.Context {
+	return context.WithValue(ctx, hookCallKey{}, hookID)
+}
+
+// HookCallFrom reports whether ctx is (derived from) the context the
+// Dispatcher gives a CallFunc for a hook's tool call, and which hook made
+// it. The host fires no run-phase hooks for such a call: a run hook would
+// otherwise fire itself, without end.
+func HookCallFrom(ctx context.Context) (hookID string, ok bool) {
+	hookID, ok = ctx.Value(hookCallKey{}).(string)
+	return hookID, ok
 }

@@ -42,6 +42,9 @@
 //     CallFunc resolves it.
 //   - timeout_ms: the hook's own time limit, at most MaxHookTimeout. When it
 //     is absent the Dispatcher's Timeout applies.
+//   - on_failure: "open" or "closed", for run phases only: what a call does
+//     when the hook fails or times out (see "Run phases"). When it is
+//     absent the phase's default applies.
 //
 // A file that uses them may not be readable by Palyra itself, whose
 // structures reject unknown keys.
@@ -74,9 +77,42 @@
 // run:before_run, run:before_tool, run:after_tool, run:before_delivery and
 // run:after_run. The daemon fires gateway:startup when it serves and
 // delivers the skill events from its journal, each binding from its own
-// cursor (see "Delivery from the journal"); a run phase is dispatched only
-// when the code that runs it calls Dispatcher.Fire (or an operator runs
-// "palyra hooks fire").
+// cursor (see "Delivery from the journal"); the host fires the run phases
+// in every tool call that passes its call gate (host.Host.Call and
+// SubmitForm; see "Run phases" below), and an operator can fire any event
+// by hand ("palyra hooks fire").
+//
+// # Run phases
+//
+// A call of an installed skill's tool that passed the gate's checks
+// fires, when enabled bindings name them: run:before_run and
+// run:before_tool before the sidecar is called, run:after_tool when it
+// answered (or failed), run:before_delivery before a successful result is
+// handed back, and run:after_run at the end, also when the call failed
+// or a hook stopped it. The host fires each phase with Fire and applies
+// the resolution: block fails the call with blocked_by_hook naming the
+// hook and its reason; request_approval leaves it not run
+// (approval_requested_by_hook, a value the approvals code takes over);
+// fail_run fails it with run_failed_by_hook and the hook's exit code;
+// annotate attaches the hook's message to the call's result;
+// transform_preview (run:before_delivery only) sets the result's preview,
+// a text shown in place of the output, which itself never changes. A
+// hook's reason or message is the "message" of its output: a hook that
+// exits non-zero writes a tool error {"code","message"} (sdk/ABI.md §4).
+// The payload of a run phase is a host.RunHookPayload: the run id (one
+// per call), the principal, the skill, version and tool, the input's size
+// and sha256 (and the input itself up to 4 KiB), and after the tool the
+// result's summary: code, exit code, duration, output size and sha256
+// (and the output up to 4 KiB).
+//
+// A hook that fails (error, timeout, output that is not JSON, a decision
+// its phase does not allow) is handled as its binding's on_failure says:
+// "closed" fails the call (run_hook_failed), "open" lets it go on and
+// reports the failure as an annotation. Without on_failure the phase
+// decides (DefaultOnFailure): closed for run:before_*, open for
+// run:after_*. A hook's own tool call fires no run hooks (HookCallFrom).
+// A call with no enabled run-phase binding pays one stat of the bindings
+// file (Store.Snapshot), nothing more.
 //
 // # Hook input contract
 //
@@ -226,7 +262,7 @@
 // here are those of a single host.
 //
 // Where Palyra stops short (a gap between Palyra's docs and its code, item 8), Palyra-Go goes on: the
-// run phases are dispatched by whoever calls Fire for them, the event payload
+// run phases are dispatched in the call path, the event payload
 // reaches the hook, a transform_preview hook's output is its preview, and
 // Fire runs the bound skill itself. The daemon's CallFunc is meant to call
 // the skill through host.Host.Call, so that a hook call gets the same status,

@@ -11,8 +11,8 @@ import (
 
 // Event kinds a hook can be bound to. The gateway and skill events are
 // notifications the daemon dispatches as they happen (the skill ones are the
-// kinds of host/events where it has them). The run phases are bindable but
-// dispatched only when the code running a phase calls Dispatcher.Fire.
+// kinds of host/events where it has them). The run phases are fired by the
+// host in every tool call through its call gate (see the package doc).
 const (
 	EventGatewayStartup    = "gateway:startup"
 	EventSkillInstalled    = events.SkillInstalled

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/palyra-go/palyra/host/statedir"
@@ -30,6 +31,11 @@ type Store struct {
 	path string
 	now  func() time.Time
 	head JournalHead // nil: see WithJournalHead
+
+	// smu guards the snapshot cache (see Snapshot).
+	smu  sync.Mutex
+	snap *Snapshot
+	skey fileKey
 }
 
 // OpenStore returns the bindings store of the state directory stateDir,
@@ -260,7 +266,12 @@ func (s *Store) save(f *File) error {
 	if err != nil {
 		return err
 	}
-	if err := fsutil.WriteAtomic(s.path, data, 0o600); err != nil {
+	err = fsutil.WriteAtomic(s.path, data, 0o600)
+	// This process's own writes never wait for the file's stat to differ.
+	s.smu.Lock()
+	s.snap = nil
+	s.smu.Unlock()
+	if err != nil {
 		return fmt.Errorf("hooks: write bindings: %w", err)
 	}
 	return nil

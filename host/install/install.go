@@ -119,6 +119,14 @@ type InstallResult struct {
 	// (wildcard keys always), as Palyra's install records them; empty
 	// when the Installer has no Config.SecretPresent.
 	MissingSecrets []inventory.SecretRef `json:"missing_secrets"`
+	// ConfigMissing are the required keys of this version's [config]
+	// that have neither a value set for the skill nor a default, and
+	// ConfigUnfit the config values kept for the skill (set for an
+	// earlier version) that this version's schema does not accept. Both
+	// make the version not eligible (config_missing, config_invalid)
+	// until the operator fixes them; no value is ever dropped.
+	ConfigMissing []string      `json:"config_missing,omitempty"`
+	ConfigUnfit   []ConfigIssue `json:"config_unfit,omitempty"`
 }
 
 // Install admits the artifact in data and installs it.
@@ -306,14 +314,14 @@ func (t *installation) verify(ctx context.Context) error {
 // (a failure decides the quarantine, it does not stop the install), and
 // starts the result.
 func (t *installation) admit(ctx context.Context) error {
-	adm, err := t.in.evaluate(ctx, t.vr)
+	sum := sha256.Sum256(t.data)
+	adm, err := t.in.evaluate(ctx, t.vr, hex.EncodeToString(sum[:]))
 	if err != nil {
 		return err
 	}
 	adm.holdForReview(t.vr.Inspection.Manifest)
 	t.adm = adm
 	ins, m := t.vr.Inspection, t.vr.Inspection.Manifest
-	sum := sha256.Sum256(t.data)
 	t.res = &InstallResult{
 		SkillID:        t.id,
 		Version:        t.version,
@@ -406,12 +414,14 @@ var errDryRun = errors.New("dry run")
 
 // dryRun ends a dry run after the checks: the result says what the install
 // would be (the status the admission decides), and nothing is written.
-func (t *installation) dryRun(context.Context) error {
+func (t *installation) dryRun(ctx context.Context) error {
 	if !t.opts.DryRun {
 		return nil
 	}
 	t.res.Installed = false
 	t.res.Status = inventory.StatusActive
+	// What the install would report about the skill's config, too.
+	t.res.ConfigMissing, t.res.ConfigUnfit = t.in.configFit(ctx, inventory.Entry{Record: inventory.Record{SkillID: t.id}}, t.vr.Inspection.Manifest)
 	if t.adm.quarantine() {
 		t.res.Status = inventory.StatusQuarantined
 		t.res.Reasons = append(t.res.Reasons, t.adm.reasons...)
@@ -683,6 +693,9 @@ func (t *installation) finish(ctx context.Context) (*InstallResult, error) {
 	res.Replaced = t.same != nil
 	res.Current = e.Current
 	res.HeldBack = e.HeldBack
+	if m, err := decodeManifest(e.Manifest); err == nil {
+		res.ConfigMissing, res.ConfigUnfit = t.in.configFit(ctx, e, m)
+	}
 	res.InstallDir = t.versionDir
 	if e.Status != nil {
 		res.Status = e.Status.Status

@@ -64,6 +64,15 @@ type Listing struct {
 	// ReviewPending is set on builder output awaiting review: the version
 	// is quarantined until ApproveReview.
 	ReviewPending bool `json:"review_pending,omitempty"`
+	// MissingConfig lists the required keys of the manifest's [config]
+	// that have neither a value set nor a default: the version is not
+	// eligible (reason config_missing) until they are set.
+	MissingConfig []string `json:"missing_config,omitempty"`
+	// UnfitConfig lists the config values kept for the skill that this
+	// version's schema does not accept (after an upgrade, say): the
+	// version is not eligible (reason config_invalid) until they are set
+	// again or unset. The values are kept, never dropped.
+	UnfitConfig []ConfigIssue `json:"unfit_config,omitempty"`
 }
 
 // RuntimeStatus is the status row of a version, as Palyra's list shows it.
@@ -94,7 +103,7 @@ type Eligibility struct {
 }
 
 // listing builds the Listing of an entry.
-func (in *Installer) listing(e inventory.Entry) Listing {
+func (in *Installer) listing(ctx context.Context, e inventory.Entry) Listing {
 	l := Listing{
 		SkillID: e.SkillID, Version: e.Version, Publisher: e.Publisher, Current: e.Current,
 		InstalledAtMS: e.InstalledAt.UnixMilli(), ArtifactSHA256: e.ArtifactSHA256, PayloadSHA256: e.PayloadSHA256,
@@ -117,6 +126,7 @@ func (in *Installer) listing(e inventory.Entry) Listing {
 			MaxPalyraVersion:      m.Compat.MaxPalyraVersion,
 		}
 		compatErr = manifest.CheckCompat(m)
+		l.MissingConfig, l.UnfitConfig = in.configFit(ctx, e, m)
 	} else {
 		compatErr = err
 	}
@@ -135,6 +145,15 @@ func (in *Installer) listing(e inventory.Entry) Listing {
 	}
 	el := e.Eligibility(compatErr)
 	l.Eligibility = Eligibility{Status: el.Status, Eligible: el.OK(), Reasons: el.Reasons}
+	if len(l.MissingConfig) > 0 {
+		l.Eligibility.Reasons = append(l.Eligibility.Reasons, ReasonConfigMissing)
+	}
+	if len(l.UnfitConfig) > 0 {
+		l.Eligibility.Reasons = append(l.Eligibility.Reasons, ReasonConfigInvalid)
+	}
+	if len(l.MissingConfig)+len(l.UnfitConfig) > 0 {
+		l.Eligibility.Status, l.Eligibility.Eligible = inventory.Blocked, false
+	}
 	if l.Eligibility.Reasons == nil {
 		l.Eligibility.Reasons = []string{}
 	}
@@ -157,7 +176,7 @@ func (in *Installer) List(ctx context.Context, opts ListOptions) ([]Listing, err
 	}
 	out := []Listing{}
 	for _, e := range entries {
-		l := in.listing(e)
+		l := in.listing(ctx, e)
 		if opts.EligibleOnly && !l.Eligibility.Eligible {
 			continue
 		}
@@ -250,7 +269,7 @@ func (in *Installer) Info(ctx context.Context, id, version string) (*Info, error
 		return nil, err
 	}
 	info := &Info{
-		Inventory: in.listing(e), Manifest: e.Manifest, Grants: e.Grants, InstallGrants: e.Grants, AuditReport: e.AuditReport,
+		Inventory: in.listing(ctx, e), Manifest: e.Manifest, Grants: e.Grants, InstallGrants: e.Grants, AuditReport: e.AuditReport,
 		ArtifactEntries:    []EntryInfo{},
 		CachedArtifactPath: filepath.Join(in.VersionDir(e.SkillID, e.Version), ArtifactFile),
 	}
@@ -375,7 +394,7 @@ func (in *Installer) checkOne(ctx context.Context, e inventory.Entry) (CheckResu
 	if fresh, err := in.db.Skill(ctx, e.SkillID, e.Version); err == nil {
 		e = fresh
 	}
-	r := CheckResult{Inventory: in.listing(e), FailedChecks: []string{}, WarningChecks: []string{}, Reasons: []string{}}
+	r := CheckResult{Inventory: in.listing(ctx, e), FailedChecks: []string{}, WarningChecks: []string{}, Reasons: []string{}}
 	adm, err := in.recheck(ctx, e)
 	switch {
 	case err != nil && errcode.Of(err) == errcode.Internal:

@@ -326,6 +326,9 @@ func (d *decoder) decode(root map[string]any) *Manifest {
 	if o := t.sub("operator", false); o != nil {
 		d.operator(o, &m.Operator)
 	}
+	if c := t.sub("config", false); c != nil {
+		m.Config = d.config(c)
+	}
 	t.done()
 	return m
 }

@@ -233,6 +233,11 @@ func TestSkillTOMLReferenceLimits(t *testing.T) {
 		"DefaultMaxMemoryBytes":      manifest.DefaultMaxMemoryBytes,
 		"DefaultConfigSchemaVersion": manifest.DefaultConfigSchemaVersion,
 		"DefaultContractVersion":     manifest.DefaultContractVersion,
+		"MaxConfigKeys":              manifest.MaxConfigKeys,
+		"MaxConfigKeyBytes":          manifest.MaxConfigKeyBytes,
+		"MaxConfigSchemaBytes":       manifest.MaxConfigSchemaBytes,
+		"MaxConfigValueBytes":        manifest.MaxConfigValueBytes,
+		"MaxConfigBytes":             manifest.MaxConfigBytes,
 	} {
 		want := fmt.Sprintf("`%s` = %v", name, value)
 		if !strings.Contains(doc, want) {

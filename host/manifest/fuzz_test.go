@@ -34,6 +34,9 @@ func FuzzParse(f *testing.F) {
 	for _, a := range []string{"acme.echo_http-1.0.0.palyra-skill", "acme.hook_skill-1.0.0.palyra-skill"} {
 		f.Add(artifactManifest(f, a))
 	}
+	// The [config] table, in its table form and its JSON-string form.
+	f.Add([]byte(problemsBase + configTOML))
+	f.Add([]byte(problemsBase + "[config]\nsensitive = [\"k\"]\nschema = '{\"type\":\"object\",\"properties\":{\"k\":{\"type\":\"string\"},\"n\":{\"type\":\"number\",\"default\":1.5}}}'\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := manifest.Parse(data)
 		if err != nil {

@@ -74,6 +74,7 @@ type outManifest struct {
 	Integrity       outIntegrity    `toml:"integrity,omitempty"`
 	Builder         *Builder        `toml:"builder,omitempty"`
 	Operator        *outOperator    `toml:"operator,omitempty"`
+	Config          *Config         `toml:"config,omitempty"`
 }
 
 type outEntrypoints struct {
@@ -189,6 +190,7 @@ func encodable(m *Manifest) *outManifest {
 		Compat:    outCompat(m.Compat),
 		Integrity: outIntegrity(m.Integrity),
 		Builder:   m.Builder,
+		Config:    m.Config,
 	}
 	out.Entrypoints.Tools = make([]outTool, len(m.Entrypoints.Tools))
 	for i, tl := range m.Entrypoints.Tools {

@@ -17,6 +17,10 @@ type Manifest struct {
 	Integrity       Integrity    `toml:"integrity" json:"integrity"`
 	Builder         *Builder     `toml:"builder,omitempty" json:"builder,omitempty"`
 	Operator        Operator     `toml:"operator" json:"operator"`
+	// Config is the [config] table (a Palyra-Go extension): the schema of
+	// the operator configuration the skill reads at run time. Nil when
+	// the manifest has none.
+	Config *Config `toml:"config,omitempty" json:"config,omitempty"`
 }
 
 // Entrypoints lists what a skill offers to callers.

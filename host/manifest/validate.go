@@ -113,6 +113,9 @@ func (v *validator) manifest(m *Manifest) {
 		v.builder(m.Builder)
 	}
 	v.operator(m, publisher)
+	if m.Config != nil {
+		v.config(m.Config)
+	}
 }
 
 // skillID: an identifier with no ':' and no empty dot-segment, that is
@@ -452,7 +455,7 @@ func (v *validator) operator(m *Manifest, publisher string) {
 		v.plugin(o.Plugin, m.Entrypoints.Tools, publisher)
 	}
 	if o.Config != nil {
-		v.config(o.Config)
+		v.operatorConfig(o.Config)
 	}
 }
 
@@ -526,7 +529,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func (v *validator) config(c *OperatorConfig) {
+func (v *validator) operatorConfig(c *OperatorConfig) {
 	if c.SchemaVersion == 0 {
 		v.fail("operator.config.schema_version", "must not be 0")
 	}

@@ -61,7 +61,7 @@ func (s *Supervisor) Call(ctx context.Context, t Target, toolID string, input []
 			}
 			return nil, err
 		}
-		res, err := s.invoke(ctx, sl, p, &t, toolID, input, budget, opts.InvocationID)
+		res, err := s.invoke(ctx, sl, p, &t, toolID, input, budget, opts)
 		// A sidecar being stopped (idle, retired, Close) refuses new
 		// calls before running them: run the call in a fresh one, once.
 		if err != nil && errcode.Of(err) == codeSidecarStopping {
@@ -83,7 +83,8 @@ const codeSidecarStopping = "sidecar_stopping"
 // invoke runs one call in p and judges its outcome: a sidecar that missed
 // budget + CallGrace is killed (ErrTimeout), one whose transport failed
 // has crashed (ErrSidecarCrashed).
-func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, toolID string, input []byte, budget time.Duration, id string) (_ *Result, err error) {
+func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, toolID string, input []byte, budget time.Duration, opts CallOptions) (_ *Result, err error) {
+	id := opts.InvocationID
 	// The sidecar was loaded with t's limits (they are part of its load
 	// key) and with the grants of its first target: a call sends its
 	// grants only when the policy changed them since, and no limits.
@@ -93,6 +94,7 @@ func (s *Supervisor) invoke(ctx context.Context, sl *slot, p *proc, t *Target, t
 		ToolId:       toolID,
 		Input:        input,
 		Timeout:      durationpb.New(budget + s.cfg.sidecarTimeoutExtra),
+		Config:       opts.Config,
 	}
 	if !t.Grants.equal(&p.grants) {
 		req.Grants = grantsProto(t.Grants)

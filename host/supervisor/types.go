@@ -101,6 +101,10 @@ type CallOptions struct {
 	// caller that registers the invocation with its broker before the call
 	// sets it.
 	InvocationID string
+	// Config is the skill's operator config for this call (one JSON
+	// object, manifest [config]); nil gives the guest {}. It may hold
+	// sensitive values: it is sent with this call only and never logged.
+	Config []byte
 }
 
 // Stats are a call's resource use as the sidecar reported it.
@@ -111,6 +115,10 @@ type Stats struct {
 	WallTime         time.Duration `json:"wall_time_ns"`
 	CapabilityCalls  uint32        `json:"capability_calls"`
 	Prepared         bool          `json:"prepared"`
+	// FuelLowerBound is set when the call ended on a timeout:
+	// FuelConsumed is then a lower bound (wasmtime does not save its fuel
+	// counter when an epoch deadline interrupts the guest).
+	FuelLowerBound bool `json:"fuel_consumed_lower_bound,omitempty"`
 }
 
 // LogRecord is one log line of the guest. Level is trace, debug, info,

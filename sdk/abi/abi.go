@@ -19,15 +19,16 @@ const (
 
 // Limits of sdk/ABI.md.
 const (
-	MaxInputBytes          = 1 << 20  // §3: the input document
-	MaxOutputBytes         = 1 << 20  // §4: the output buffer
-	MaxRequestBytes        = 1 << 20  // §5: one capability request
-	MaxResponseBytes       = 4 << 20  // §5: one capability response
-	MaxErrorMessageBytes   = 4 << 10  // §4: message of a tool error document
-	MaxErrorCodeBytes      = 64       // §4: code of a tool error document
-	MaxLogRecordBytes      = 4 << 10  // §6: one log record
-	MaxLogBytes            = 64 << 10 // §6: all logs of one call
-	DefaultCapabilityCalls = 256      // §5: capability calls per invocation
+	MaxInputBytes          = 1 << 20   // §3: the input document
+	MaxConfigBytes         = 256 << 10 // §3.1: the config document
+	MaxOutputBytes         = 1 << 20   // §4: the output buffer
+	MaxRequestBytes        = 1 << 20   // §5: one capability request
+	MaxResponseBytes       = 4 << 20   // §5: one capability response
+	MaxErrorMessageBytes   = 4 << 10   // §4: message of a tool error document
+	MaxErrorCodeBytes      = 64        // §4: code of a tool error document
+	MaxLogRecordBytes      = 4 << 10   // §6: one log record
+	MaxLogBytes            = 64 << 10  // §6: all logs of one call
+	DefaultCapabilityCalls = 256       // §5: capability calls per invocation
 )
 
 // Handle bases (sdk/ABI.md §2.1): a grant's handle is its base plus its

@@ -281,6 +281,9 @@ const steps = [
       await tid('audit-check').first().waitFor();
       await tid('history-row').first().waitFor();
       await tid('section-metrics').waitFor();
+      // The Config section answers for a skill without [config] too.
+      await expectText(tid('section-config'), /declares no config/, 'the config section');
+      await expectText(tid('skill-missing-config'), /^none$/, 'the missing config');
       // Each action only where it applies: the active version offers
       // Quarantine and Disable, not Enable.
       await tid('action-quarantine').waitFor();

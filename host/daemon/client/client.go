@@ -363,11 +363,73 @@ func (c *Client) RotateTrust(ctx context.Context, req host.RotateTrustRequest) (
 	return &out, nil
 }
 
+// UpdateDenyFeed implements host.Service: PUT /v1/feed with the feed file
+// as the body and the trusted publishers as trusted_publisher query
+// parameters. When some version could not be re-audited, the result is
+// returned with the error.
+func (c *Client) UpdateDenyFeed(ctx context.Context, req host.UpdateDenyFeedRequest) (*host.DenyFeedUpdate, error) {
+	q := url.Values{}
+	for _, k := range req.TrustedPublishers {
+		q.Add(daemon.QueryTrustedPublisher, k.Publisher+"="+k.PublicKeyHex)
+	}
+	var out host.DenyFeedUpdate
+	err := c.do(ctx, http.MethodPut, "/v1/feed", q, "application/json", bytes.NewReader(req.Feed), &out)
+	if err != nil && !withDetails(err, &out) {
+		return nil, err
+	}
+	return &out, err
+}
+
+// DenyFeed implements host.Service: GET /v1/feed.
+func (c *Client) DenyFeed(ctx context.Context) (*host.DenyFeedInfo, error) {
+	var out host.DenyFeedInfo
+	if err := c.get(ctx, "/v1/feed", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // SetPolicy implements host.Service: PUT /v1/policy with the profile's
 // TOML as the body.
 func (c *Client) SetPolicy(ctx context.Context, req host.SetPolicyRequest) (*host.PolicyResult, error) {
 	var out host.PolicyResult
 	if err := c.do(ctx, http.MethodPut, "/v1/policy", nil, "application/toml", bytes.NewReader(req.Profile), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SkillConfig implements host.Service: GET /v1/skills/{id}/config.
+func (c *Client) SkillConfig(ctx context.Context, skillID string) (*host.SkillConfig, error) {
+	var out host.SkillConfig
+	if err := c.get(ctx, "/v1/skills/"+esc(skillID)+"/config", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetSkillConfig implements host.Service: PATCH /v1/skills/{id}/config
+// with {"values": {...}}.
+func (c *Client) SetSkillConfig(ctx context.Context, req host.SetConfigRequest) (*host.SkillConfig, error) {
+	body, err := json.Marshal(struct {
+		Values map[string]json.RawMessage `json:"values"`
+	}{req.Values})
+	if err != nil {
+		return nil, fmt.Errorf("client: encode config: %w", err)
+	}
+	var out host.SkillConfig
+	if err := c.do(ctx, http.MethodPatch, "/v1/skills/"+esc(req.SkillID)+"/config", nil, "application/json", bytes.NewReader(body), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UnsetSkillConfig implements host.Service: DELETE
+// /v1/skills/{id}/config?key=K&key=...
+func (c *Client) UnsetSkillConfig(ctx context.Context, req host.UnsetConfigRequest) (*host.SkillConfig, error) {
+	q := url.Values{"key": req.Keys}
+	var out host.SkillConfig
+	if err := c.do(ctx, http.MethodDelete, "/v1/skills/"+esc(req.SkillID)+"/config", q, "", nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

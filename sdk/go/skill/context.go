@@ -17,6 +17,7 @@ type Context struct {
 	h        abi.Host
 	doc      *inputDocument
 	deadline time.Time
+	config   []byte // the config document, once read
 }
 
 func newContext(h abi.Host, doc *inputDocument) *Context {

@@ -51,6 +51,26 @@
 // `palyra skills new acme.NAME` writes such a project, with its skill.toml
 // and a Makefile.
 //
+// # Operator config
+//
+// A skill whose skill.toml declares a [config] schema (docs/skill-toml.md)
+// reads the values its operator set (`palyra skills config set`, the API, the
+// console) with Context.Config, one JSON object, or ConfigInto, typed:
+//
+//	var cfg struct {
+//		Endpoint string `json:"endpoint"`
+//		Token    string `json:"api_token"` // sensitive: keep it out of logs
+//	}
+//	if err := ctx.ConfigInto(&cfg); err != nil {
+//		return Out{}, err
+//	}
+//
+// The host resolves the config at every call (defaults filled in, checked
+// against the schema, a call with a required key missing refused before the
+// skill runs), so a change applies to the next call. skilltest.Call.Config
+// sets it in tests. The module imports config-len and config-read only when
+// it calls them (sdk/ABI.md §3.1).
+//
 // # Using the SDK from your own module
 //
 // The SDK is part of the module github.com/palyra-go/palyra, which is not

@@ -33,6 +33,12 @@ func hostResponseLen() int32
 //go:wasmimport palyra:skills/host@1 response-read
 func hostResponseRead(ptr unsafe.Pointer, n uint32) int32
 
+//go:wasmimport palyra:skills/host@1 config-len
+func hostConfigLen() int32
+
+//go:wasmimport palyra:skills/host@1 config-read
+func hostConfigRead(ptr unsafe.Pointer, n uint32) int32
+
 //go:wasmimport palyra:plugins/host-capabilities@0.1.0 http-count
 func hostHTTPCount() int32
 
@@ -101,6 +107,13 @@ func (wasmHost) ResponseLen() int32 { return hostResponseLen() }
 func (wasmHost) ResponseRead(buf []byte) int32 {
 	p, n := ptr(buf)
 	return hostResponseRead(p, n)
+}
+
+func (wasmHost) ConfigLen() int32 { return hostConfigLen() }
+
+func (wasmHost) ConfigRead(buf []byte) int32 {
+	p, n := ptr(buf)
+	return hostConfigRead(p, n)
 }
 
 func (wasmHost) GrantCount(kind string) int32 {

@@ -60,6 +60,8 @@ func buildHostFuncs() []hostFunc {
 		{ModuleHost, "capability-call", kinds(i32, i32, i32), kinds(i32), true, hostCapabilityCall},
 		{ModuleHost, "response-len", nil, kinds(i32), false, hostResponseLen},
 		{ModuleHost, "response-read", kinds(i32, i32), kinds(i32), true, hostResponseRead},
+		{ModuleHost, "config-len", nil, kinds(i32), false, hostConfigLen},
+		{ModuleHost, "config-read", kinds(i32, i32), kinds(i32), true, hostConfigRead},
 
 		// wasi_snapshot_preview1 subset (sdk/ABI.md §2.3)
 		{ModuleWASI, "args_sizes_get", kinds(i32, i32), kinds(i32), true, wasiZeroSizes},
@@ -193,6 +195,29 @@ func hostInputRead(st *instState, c *wasmtime.Caller, a []wasmtime.Val) ([]wasmt
 			return nil, false
 		}
 		return st.call.input, true
+	})
+}
+
+// emptyConfig is the config document of a call given none.
+var emptyConfig = []byte("{}")
+
+// hostConfigLen is config-len: the length of the call's config document
+// (bounded by abi.MaxConfigBytes when the call is prepared).
+func hostConfigLen(st *instState, _ *wasmtime.Caller, _ []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
+	if st.call == nil {
+		return retCode(CodeInvalidRequest)
+	}
+	return ret32(int32(len(st.call.config)))
+}
+
+// hostConfigRead is config-read: it copies the start of the config
+// document into guest memory, as input-read does.
+func hostConfigRead(st *instState, c *wasmtime.Caller, a []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
+	return readInto(st, c, a[0].I32(), a[1].I32(), func() ([]byte, bool) {
+		if st.call == nil {
+			return nil, false
+		}
+		return st.call.config, true
 	})
 }
 

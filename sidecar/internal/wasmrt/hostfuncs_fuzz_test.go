@@ -54,6 +54,7 @@ var fuzzedFuncs = []fuzzedFunc{
 	{ModuleWASI, "fd_prestat_dir_name", "i32 i32 i32", true, false, nil},
 	{ModuleHost, "input-read", "i32 i32", false, false, func(a []uint64) [][2]uint64 { return [][2]uint64{r(a[0], a[1])} }},
 	{ModuleHost, "response-read", "i32 i32", false, false, func(a []uint64) [][2]uint64 { return [][2]uint64{r(a[0], a[1])} }},
+	{ModuleHost, "config-read", "i32 i32", false, false, func(a []uint64) [][2]uint64 { return [][2]uint64{r(a[0], a[1])} }},
 	{ModuleHost, "output-write", "i32 i32", false, false, nil},
 	{ModuleHost, "log", "i32 i32 i32", false, true, nil},
 }

@@ -1,6 +1,7 @@
 package wasmrt
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v25"
+
+	"github.com/palyra-go/palyra/sdk/abi"
 )
 
 // Broker performs capability operations for guests. The runtime holds no
@@ -55,6 +58,10 @@ type Invocation struct {
 	ToolID  string
 	// Input is the tool input: one JSON value (empty means null).
 	Input json.RawMessage
+	// Config is the skill's operator config: one JSON object of at most
+	// abi.MaxConfigBytes that config-read hands to the guest (empty means
+	// {}). It may hold sensitive values: it lives for this call only.
+	Config json.RawMessage
 	// Grants are the capabilities the call may use.
 	Grants Grants
 	// Timeout is the request's own timeout (0: none).
@@ -75,8 +82,13 @@ type Stats struct {
 	// FuelConsumed is the fuel the entrypoint call used (its budget when
 	// it ran out). After an epoch interruption (timeout) it can miss the
 	// fuel burnt since the guest last called or returned: wasmtime saves
-	// its fuel counter only at those points.
+	// its fuel counter only at those points. FuelLowerBound says so.
 	FuelConsumed uint64
+	// FuelLowerBound is set when the call ended on a timeout: FuelConsumed
+	// is then a lower bound (often 0: a guest looping without calling the
+	// host never has its fuel counter saved; wasmtime keeps it in a
+	// register until the guest calls out or returns).
+	FuelLowerBound bool
 	// InitFuelConsumed is the fuel instantiation and _initialize used,
 	// whether they ran before the call (prepared) or during it.
 	InitFuelConsumed uint64
@@ -185,8 +197,13 @@ func (m *Module) Invoke(ctx context.Context, inv Invocation) (res *Result, err e
 
 	st := inst.st
 	st.ctx, st.deadline, st.ctxDeadline = ctx, deadline, ctxDeadline
+	cfg := []byte(inv.Config)
+	if len(cfg) == 0 {
+		cfg = emptyConfig
+	}
 	st.call = &boundCall{
 		input:       doc,
+		config:      cfg,
 		grants:      grants,
 		maxCapCalls: limits.MaxCapabilityCalls,
 		broker:      inv.Broker,
@@ -214,7 +231,9 @@ func (m *Module) Invoke(ctx context.Context, inv Invocation) (res *Result, err e
 	}
 	if callErr != nil {
 		if !st.exited {
-			return res, classify(callErr, st, "call")
+			err := classify(callErr, st, "call")
+			res.Stats.FuelLowerBound = errors.Is(err, ErrTimeout)
+			return res, err
 		}
 		code = st.exitCode
 	}
@@ -251,6 +270,12 @@ func (m *Module) prepareInput(inv *Invocation, deadline time.Time) ([]byte, gran
 	if len(inv.Input) > 0 && !json.Valid(inv.Input) {
 		return nil, grantLists{}, fmt.Errorf("%w: input is not well-formed JSON", ErrInvalidInput)
 	}
+	if len(inv.Config) > abi.MaxConfigBytes {
+		return nil, grantLists{}, fmt.Errorf("%w: config of %d bytes is over the %d-byte limit", ErrInvalidInput, len(inv.Config), abi.MaxConfigBytes)
+	}
+	if len(inv.Config) > 0 && (!json.Valid(inv.Config) || bytes.TrimSpace(inv.Config)[0] != '{') {
+		return nil, grantLists{}, fmt.Errorf("%w: config is not a JSON object", ErrInvalidInput)
+	}
 	if inv.Validator != nil {
 		var v any
 		if len(inv.Input) > 0 {
@@ -286,11 +311,15 @@ func (m *Module) finish(res *Result, st *instState, inv *Invocation) error {
 	} else if st.call.outOverflow {
 		return fmt.Errorf("%w: the guest returned 0 after output-write refused a write past %d bytes", ErrOutputTooLarge, MaxOutputBytes)
 	}
-	output, v, err := parseOutput(out, inv.Validator != nil)
+	// A Palyra module's result is its exit code, never checked against
+	// the output_schema: it cannot write output (sdk/ABI.md §8, the
+	// exit-code rule; the host checks it is exactly that document).
+	validate := inv.Validator != nil && !m.legacy
+	output, v, err := parseOutput(out, validate)
 	if err != nil {
 		return err
 	}
-	if inv.Validator != nil {
+	if validate {
 		if err := inv.Validator.ValidateOutput(v); err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalidOutput, err)
 		}

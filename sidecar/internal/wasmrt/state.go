@@ -39,6 +39,7 @@ type instState struct {
 // boundCall is the per-invocation part of instState.
 type boundCall struct {
 	input       []byte
+	config      []byte // the config document (sdk/ABI.md §3.1)
 	grants      grantLists
 	out         []byte
 	outOverflow bool // output-write returned -4 at least once

@@ -148,6 +148,11 @@ export const api = {
   remove: (id: string, version: string | undefined, purge: boolean, force = false) =>
     request<unknown>(`/v1/skills/${enc(id)}${query({ version, purge_storage: purge, force })}`, { method: 'DELETE' }),
   reaudit: () => request<unknown>('/v1/reaudit', { method: 'POST' }),
+  config: (id: string, signal?: AbortSignal) => request<import('./types').SkillConfig>(`/v1/skills/${enc(id)}/config`, { signal }),
+  setConfig: (id: string, values: Record<string, unknown>) =>
+    request<import('./types').SkillConfig>(`/v1/skills/${enc(id)}/config`, { method: 'PATCH', body: { values } }),
+  unsetConfig: (id: string, keys: string[]) =>
+    request<import('./types').SkillConfig>(`/v1/skills/${enc(id)}/config?${keys.map((k) => `key=${enc(k)}`).join('&')}`, { method: 'DELETE' }),
   call: (id: string, tool: string, input: unknown, timeoutMs?: number) =>
     request<import('./types').CallResponse>(`/v1/skills/${enc(id)}/tools/${enc(tool)}/call`, {
       method: 'POST',
@@ -156,7 +161,7 @@ export const api = {
   submit: (documentId: string, s: import('../a2ui/types').Submit) =>
     request<import('./types').CallResponse>(`/v1/a2ui/${enc(documentId)}/submit`, { method: 'POST', body: s }),
   hooks: () => request<{ bindings: import('./types').HookBinding[] | null }>('/v1/hooks'),
-  bindHook: (b: { hook_id: string; event: string; plugin_id: string; tool_id?: string; enabled: boolean; timeout_ms?: number; operator?: { display_name?: string; notes?: string } }) =>
+  bindHook: (b: { hook_id: string; event: string; plugin_id: string; tool_id?: string; enabled: boolean; timeout_ms?: number; on_failure?: 'open' | 'closed'; operator?: { display_name?: string; notes?: string } }) =>
     request<import('./types').HookBinding>('/v1/hooks', { method: 'POST', body: b }),
   setHookEnabled: (id: string, enabled: boolean) => request<unknown>(`/v1/hooks/${enc(id)}/${enabled ? 'enable' : 'disable'}`, { method: 'POST' }),
   removeHook: (id: string) => request<unknown>(`/v1/hooks/${enc(id)}`, { method: 'DELETE' }),

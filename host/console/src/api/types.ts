@@ -22,6 +22,10 @@ export interface Listing {
   trust_decision: string;
   source: { kind: string; reference: string };
   missing_secrets: { scope: string; key: string }[];
+  /** Required config keys with neither a value nor a default (not eligible while any). */
+  missing_config?: string[] | null;
+  /** Config values kept that this version's schema does not accept. */
+  unfit_config?: { key: string; reason: string }[] | null;
   install_state: string;
   skill_name: string;
   tool_count: number;
@@ -159,6 +163,19 @@ export interface CallResponse {
   logs?: { level: string; message: string }[];
   tool_error?: { code: string; message: string };
   a2ui?: { document_id: string; surface: string; patch?: unknown };
+  /** What run-phase hooks said about the call (annotate, or a fail-open hook's failure). */
+  annotations?: HookAnnotation[];
+  /** The text a run:before_delivery hook set (transform_preview); the output is unchanged. */
+  preview?: { hook_id: string; text: string };
+}
+
+export interface HookAnnotation {
+  hook_id: string;
+  event: string;
+  message?: string;
+  data?: unknown;
+  code?: string;
+  error?: string;
 }
 
 export interface HookBinding {
@@ -167,6 +184,8 @@ export interface HookBinding {
   plugin_id: string;
   tool_id?: string;
   timeout_ms?: number;
+  /** Run phases: "open" or "closed" when the hook fails; absent: closed for run:before_*, open for run:after_*. */
+  on_failure?: 'open' | 'closed';
   enabled: boolean;
   operator: { display_name?: string; notes?: string; owner_principal?: string; updated_by?: string };
   created_at_unix_ms: number;
@@ -308,4 +327,31 @@ export interface UpdateResult {
   capability_diff: string[] | null;
   escalation: Escalation;
   install?: InstallResult;
+}
+
+/** One key of a skill's operator config (host.ConfigEntry). */
+export interface ConfigEntry {
+  key: string;
+  type?: string;
+  required?: boolean;
+  sensitive?: boolean;
+  set: boolean;
+  /** The value set; "***" for a sensitive key that is set. */
+  value?: unknown;
+  default?: unknown;
+  declared: boolean;
+  problem?: string;
+  updated_at_unix_ms?: number;
+  operator_principal?: string;
+}
+
+/** A skill's operator config (host.SkillConfig, GET /v1/skills/{id}/config). */
+export interface SkillConfig {
+  skill_id: string;
+  version: string;
+  schema?: Record<string, unknown>;
+  sensitive?: string[] | null;
+  entries: ConfigEntry[];
+  missing: string[];
+  unfit?: { key: string; reason: string }[] | null;
 }

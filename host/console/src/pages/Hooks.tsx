@@ -22,6 +22,13 @@ export const HOOK_EVENTS = [
 
 const ID_RE = /^[a-z0-9._-]{1,128}$/;
 
+/** What a run hook's failure does to the call (host/hooks DefaultOnFailure when the binding sets none). */
+export function onFailureOf(b: HookBinding): string {
+  if (!b.event.startsWith('run:')) return '—';
+  if (b.on_failure) return b.on_failure;
+  return b.event.startsWith('run:before_') ? 'closed (default)' : 'open (default)';
+}
+
 type Pending = { kind: 'enable' | 'disable' | 'remove'; b: HookBinding };
 
 export function HooksPage() {
@@ -29,7 +36,7 @@ export function HooksPage() {
   const skills = useLoad((s) => api.skills({ current_only: true }, s), []);
   const [banner, setBanner] = useState<BannerState | null>(null);
   const [pending, setPending] = useState<Pending | null>(null);
-  const [form, setForm] = useState({ hook_id: '', event: 'skill:quarantined', plugin_id: '', tool_id: '', enabled: true, display_name: '', notes: '' });
+  const [form, setForm] = useState({ hook_id: '', event: 'skill:quarantined', plugin_id: '', tool_id: '', on_failure: '', enabled: true, display_name: '', notes: '' });
   const [errs, setErrs] = useState<Record<string, string>>({});
 
   const bindings = hooks.data?.bindings ?? [];
@@ -49,6 +56,7 @@ export function HooksPage() {
         event: form.event,
         plugin_id: form.plugin_id,
         tool_id: form.tool_id || undefined,
+        on_failure: form.event.startsWith('run:') && form.on_failure ? (form.on_failure as 'open' | 'closed') : undefined,
         enabled: form.enabled,
         operator: { display_name: form.display_name || undefined, notes: form.notes || undefined },
       });
@@ -111,6 +119,7 @@ export function HooksPage() {
               <th scope="col">Skill</th>
               <th scope="col">Tool</th>
               <th scope="col">State</th>
+              <th scope="col">On failure</th>
               <th scope="col">Owner</th>
               <th scope="col">Updated</th>
               <th scope="col">Actions</th>
@@ -129,6 +138,7 @@ export function HooksPage() {
                 <td>
                   <Badge value={b.enabled ? 'enabled' : 'disabled'} />
                 </td>
+                <td data-testid="hook-on-failure">{onFailureOf(b)}</td>
                 <td>{b.operator.owner_principal || '—'}</td>
                 <td>{time(b.updated_at_unix_ms)}</td>
                 <td className="actions">
@@ -179,6 +189,25 @@ export function HooksPage() {
           ) : null}
         </div>
         {field('tool_id', 'Tool id (optional)', 'Empty: the skill’s default tool.')}
+        {form.event.startsWith('run:') ? (
+          <div className="field">
+            <label htmlFor="h-on-failure">When the hook fails or times out</label>
+            <select
+              id="h-on-failure"
+              value={form.on_failure}
+              onChange={(e) => setForm({ ...form, on_failure: e.target.value })}
+              aria-describedby="h-on-failure-hint"
+              data-testid="hook-on-failure-select"
+            >
+              <option value="">Default ({form.event.startsWith('run:before_') ? 'fail the call' : 'let the call go on'})</option>
+              <option value="closed">Fail the call (closed)</option>
+              <option value="open">Let the call go on (open)</option>
+            </select>
+            <small id="h-on-failure-hint" className="hint">
+              A run hook that errs or times out fails the call when closed; when open the call goes on and the failure is shown as an annotation.
+            </small>
+          </div>
+        ) : null}
         {field('display_name', 'Display name (optional)')}
         {field('notes', 'Notes (optional)')}
         <div className="field field-checkbox">

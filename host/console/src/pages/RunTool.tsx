@@ -17,6 +17,32 @@ function firstPerPath(errs: InputError[]): Errors {
   return out;
 }
 
+/** What run-phase hooks said about a call: the preview a before_delivery hook set, and the annotations. */
+export function HookNotes({ r }: { r: CallResponse }) {
+  const notes = r.annotations ?? [];
+  if (!r.preview && notes.length === 0) return null;
+  return (
+    <div className="hook-notes" data-testid="hook-notes">
+      {r.preview ? (
+        <div className="card" data-testid="call-preview">
+          <strong>Preview</strong> <span className="muted">from hook {r.preview.hook_id}; the output below is unchanged</span>
+          <p>{r.preview.text}</p>
+        </div>
+      ) : null}
+      {notes.length ? (
+        <ul className="annotations" aria-label="Hook annotations" data-testid="call-annotations">
+          {notes.map((a, i) => (
+            <li key={i} className={a.code ? 'field-error' : undefined}>
+              <code>{a.hook_id}</code> <span className="muted">({a.event})</span>:{' '}
+              {a.code ? `failed and was skipped (fail-open): ${a.code}${a.error ? ` — ${a.error}` : ''}` : a.message || JSON.stringify(a.data ?? null)}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
 function CallDetails({ r }: { r: CallResponse }) {
   return (
     <>
@@ -209,6 +235,7 @@ function Runner({ skillId, tool, order }: { skillId: string; tool: ToolEntry; or
       {result ? (
         <section className="card" aria-labelledby="result-h" data-testid="result">
           <h2 id="result-h">Result</h2>
+          <HookNotes r={reply ?? result} />
           {shown ? (
             <A2uiSurface key={shown.documentId} doc={shown.doc} onSubmit={submit} />
           ) : result.output !== undefined && result.output !== null ? (

@@ -5,6 +5,7 @@ import type { AuditReport, HookBinding, OutdatedSkill, SkillInfo, SkillMetrics, 
 import { Badge, Banner, ConfirmDialog, errorBanner, JsonView, LoadError, time, useLoad, type BannerState } from '../components/common';
 import { Link, useRouter } from '../router';
 import { followEvents } from '../sse/stream';
+import { ConfigSection } from './SkillConfig';
 import { UpdateAvailable, UpdateDialog } from './registry';
 
 /** The source kinds (inventory) an update can come from. */
@@ -451,7 +452,13 @@ export function SkillDetailPage({ skillId }: { skillId: string }) {
           </dd>
           <dt>Missing secrets</dt>
           <dd>{inv.missing_secrets.length ? inv.missing_secrets.map((s) => `${s.scope}/${s.key}`).join(', ') : 'none'}</dd>
+          <dt>Missing config</dt>
+          <dd data-testid="skill-missing-config">{inv.missing_config?.length ? inv.missing_config.join(', ') : 'none'}</dd>
         </dl>
+      </Section>
+
+      <Section title="Config" id="config">
+        <ConfigSection skillId={skillId} onChanged={reload} />
       </Section>
 
       <Section title="Tools" id="tools">

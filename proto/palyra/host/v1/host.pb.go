@@ -2193,6 +2193,275 @@ func (x *RotateTrustResponse) GetStatementSha256() string {
 	return ""
 }
 
+// UpdateDenyFeedRequest carries the signed deny feed file (a DSSE
+// envelope; docs/deny-feed.md), at most 4 MiB.
+type UpdateDenyFeedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Feed  []byte                 `protobuf:"bytes,1,opt,name=feed,proto3" json:"feed,omitempty"`
+	// trusted_publishers are ISSUER=PUBLIC_KEY_HEX keys allowlisted with the
+	// feed, persisted once the feed verifies with them.
+	TrustedPublishers []string `protobuf:"bytes,2,rep,name=trusted_publishers,json=trustedPublishers,proto3" json:"trusted_publishers,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *UpdateDenyFeedRequest) Reset() {
+	*x = UpdateDenyFeedRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateDenyFeedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateDenyFeedRequest) ProtoMessage() {}
+
+func (x *UpdateDenyFeedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateDenyFeedRequest.ProtoReflect.Descriptor instead.
+func (*UpdateDenyFeedRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *UpdateDenyFeedRequest) GetFeed() []byte {
+	if x != nil {
+		return x.Feed
+	}
+	return nil
+}
+
+func (x *UpdateDenyFeedRequest) GetTrustedPublishers() []string {
+	if x != nil {
+		return x.TrustedPublishers
+	}
+	return nil
+}
+
+// UpdateDenyFeedResponse is what installing the feed did.
+type UpdateDenyFeedResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Issuer         string                 `protobuf:"bytes,1,opt,name=issuer,proto3" json:"issuer,omitempty"`
+	Serial         uint64                 `protobuf:"varint,2,opt,name=serial,proto3" json:"serial,omitempty"`
+	PreviousSerial uint64                 `protobuf:"varint,3,opt,name=previous_serial,json=previousSerial,proto3" json:"previous_serial,omitempty"`
+	// changed is false when the same feed was installed already.
+	Changed bool `protobuf:"varint,4,opt,name=changed,proto3" json:"changed,omitempty"`
+	// quarantined counts the versions the re-audit quarantined.
+	Quarantined int32 `protobuf:"varint,5,opt,name=quarantined,proto3" json:"quarantined,omitempty"`
+	// result_json is the whole result (feed, re-audit report) as JSON.
+	ResultJson    []byte `protobuf:"bytes,6,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateDenyFeedResponse) Reset() {
+	*x = UpdateDenyFeedResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateDenyFeedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateDenyFeedResponse) ProtoMessage() {}
+
+func (x *UpdateDenyFeedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateDenyFeedResponse.ProtoReflect.Descriptor instead.
+func (*UpdateDenyFeedResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *UpdateDenyFeedResponse) GetIssuer() string {
+	if x != nil {
+		return x.Issuer
+	}
+	return ""
+}
+
+func (x *UpdateDenyFeedResponse) GetSerial() uint64 {
+	if x != nil {
+		return x.Serial
+	}
+	return 0
+}
+
+func (x *UpdateDenyFeedResponse) GetPreviousSerial() uint64 {
+	if x != nil {
+		return x.PreviousSerial
+	}
+	return 0
+}
+
+func (x *UpdateDenyFeedResponse) GetChanged() bool {
+	if x != nil {
+		return x.Changed
+	}
+	return false
+}
+
+func (x *UpdateDenyFeedResponse) GetQuarantined() int32 {
+	if x != nil {
+		return x.Quarantined
+	}
+	return 0
+}
+
+func (x *UpdateDenyFeedResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
+// GetDenyFeedRequest asks for the installed deny feed.
+type GetDenyFeedRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDenyFeedRequest) Reset() {
+	*x = GetDenyFeedRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDenyFeedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDenyFeedRequest) ProtoMessage() {}
+
+func (x *GetDenyFeedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDenyFeedRequest.ProtoReflect.Descriptor instead.
+func (*GetDenyFeedRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{34}
+}
+
+// GetDenyFeedResponse describes the installed deny feed.
+type GetDenyFeedResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// installed is false when no feed is installed.
+	Installed bool   `protobuf:"varint,1,opt,name=installed,proto3" json:"installed,omitempty"`
+	Issuer    string `protobuf:"bytes,2,opt,name=issuer,proto3" json:"issuer,omitempty"`
+	Serial    uint64 `protobuf:"varint,3,opt,name=serial,proto3" json:"serial,omitempty"`
+	Entries   int32  `protobuf:"varint,4,opt,name=entries,proto3" json:"entries,omitempty"`
+	// error says why an installed feed cannot be used ("" when it can).
+	Error string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	// result_json is the whole description (entries included) as JSON.
+	ResultJson    []byte `protobuf:"bytes,6,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDenyFeedResponse) Reset() {
+	*x = GetDenyFeedResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDenyFeedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDenyFeedResponse) ProtoMessage() {}
+
+func (x *GetDenyFeedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDenyFeedResponse.ProtoReflect.Descriptor instead.
+func (*GetDenyFeedResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *GetDenyFeedResponse) GetInstalled() bool {
+	if x != nil {
+		return x.Installed
+	}
+	return false
+}
+
+func (x *GetDenyFeedResponse) GetIssuer() string {
+	if x != nil {
+		return x.Issuer
+	}
+	return ""
+}
+
+func (x *GetDenyFeedResponse) GetSerial() uint64 {
+	if x != nil {
+		return x.Serial
+	}
+	return 0
+}
+
+func (x *GetDenyFeedResponse) GetEntries() int32 {
+	if x != nil {
+		return x.Entries
+	}
+	return 0
+}
+
+func (x *GetDenyFeedResponse) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *GetDenyFeedResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
 // SetPolicyRequest carries the operator profile's TOML, at most 256 KiB.
 type SetPolicyRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2203,7 +2472,7 @@ type SetPolicyRequest struct {
 
 func (x *SetPolicyRequest) Reset() {
 	*x = SetPolicyRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2215,7 +2484,7 @@ func (x *SetPolicyRequest) String() string {
 func (*SetPolicyRequest) ProtoMessage() {}
 
 func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[32]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2228,7 +2497,7 @@ func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPolicyRequest.ProtoReflect.Descriptor instead.
 func (*SetPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{32}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *SetPolicyRequest) GetProfile() []byte {
@@ -2253,7 +2522,7 @@ type SetPolicyResponse struct {
 
 func (x *SetPolicyResponse) Reset() {
 	*x = SetPolicyResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2265,7 +2534,7 @@ func (x *SetPolicyResponse) String() string {
 func (*SetPolicyResponse) ProtoMessage() {}
 
 func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[33]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2278,7 +2547,7 @@ func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPolicyResponse.ProtoReflect.Descriptor instead.
 func (*SetPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{33}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *SetPolicyResponse) GetSha256() string {
@@ -2311,7 +2580,7 @@ type ReauditRequest struct {
 
 func (x *ReauditRequest) Reset() {
 	*x = ReauditRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2323,7 +2592,7 @@ func (x *ReauditRequest) String() string {
 func (*ReauditRequest) ProtoMessage() {}
 
 func (x *ReauditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[34]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2336,7 +2605,7 @@ func (x *ReauditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReauditRequest.ProtoReflect.Descriptor instead.
 func (*ReauditRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{34}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{38}
 }
 
 // ReauditResponse is the re-audit report.
@@ -2351,7 +2620,7 @@ type ReauditResponse struct {
 
 func (x *ReauditResponse) Reset() {
 	*x = ReauditResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2363,7 +2632,7 @@ func (x *ReauditResponse) String() string {
 func (*ReauditResponse) ProtoMessage() {}
 
 func (x *ReauditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[35]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2376,7 +2645,7 @@ func (x *ReauditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReauditResponse.ProtoReflect.Descriptor instead.
 func (*ReauditResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{35}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ReauditResponse) GetAudited() int32 {
@@ -2414,7 +2683,7 @@ type CallToolRequest struct {
 
 func (x *CallToolRequest) Reset() {
 	*x = CallToolRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2426,7 +2695,7 @@ func (x *CallToolRequest) String() string {
 func (*CallToolRequest) ProtoMessage() {}
 
 func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[36]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2439,7 +2708,7 @@ func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
 func (*CallToolRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{36}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *CallToolRequest) GetSkillId() string {
@@ -2489,7 +2758,7 @@ type A2UIRef struct {
 
 func (x *A2UIRef) Reset() {
 	*x = A2UIRef{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2501,7 +2770,7 @@ func (x *A2UIRef) String() string {
 func (*A2UIRef) ProtoMessage() {}
 
 func (x *A2UIRef) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[37]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2514,7 +2783,7 @@ func (x *A2UIRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use A2UIRef.ProtoReflect.Descriptor instead.
 func (*A2UIRef) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{37}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *A2UIRef) GetDocumentId() string {
@@ -2557,14 +2826,23 @@ type CallToolResponse struct {
 	WallTimeNs      int64                  `protobuf:"varint,7,opt,name=wall_time_ns,json=wallTimeNs,proto3" json:"wall_time_ns,omitempty"`
 	// a2ui is set when the output is a valid A2UI document, or an A2UI
 	// update that applied.
-	A2Ui          *A2UIRef `protobuf:"bytes,8,opt,name=a2ui,proto3" json:"a2ui,omitempty"`
+	A2Ui *A2UIRef `protobuf:"bytes,8,opt,name=a2ui,proto3" json:"a2ui,omitempty"`
+	// Set when the call ended on a timeout: fuel_consumed is then a lower
+	// bound (wasmtime does not save its fuel counter on an epoch trap).
+	FuelConsumedLowerBound bool `protobuf:"varint,9,opt,name=fuel_consumed_lower_bound,json=fuelConsumedLowerBound,proto3" json:"fuel_consumed_lower_bound,omitempty"`
+	// annotations are what run-phase hooks said about the call: their
+	// annotate decisions, and the failures of fail-open hooks.
+	Annotations []*HookAnnotation `protobuf:"bytes,10,rep,name=annotations,proto3" json:"annotations,omitempty"`
+	// preview is the text a run:before_delivery hook set (transform_preview);
+	// output_json is never changed by a hook.
+	Preview       *HookPreview `protobuf:"bytes,11,opt,name=preview,proto3" json:"preview,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CallToolResponse) Reset() {
 	*x = CallToolResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2576,7 +2854,7 @@ func (x *CallToolResponse) String() string {
 func (*CallToolResponse) ProtoMessage() {}
 
 func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[38]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2589,7 +2867,7 @@ func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
 func (*CallToolResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{38}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *CallToolResponse) GetInvocationId() string {
@@ -2648,6 +2926,170 @@ func (x *CallToolResponse) GetA2Ui() *A2UIRef {
 	return nil
 }
 
+func (x *CallToolResponse) GetFuelConsumedLowerBound() bool {
+	if x != nil {
+		return x.FuelConsumedLowerBound
+	}
+	return false
+}
+
+func (x *CallToolResponse) GetAnnotations() []*HookAnnotation {
+	if x != nil {
+		return x.Annotations
+	}
+	return nil
+}
+
+func (x *CallToolResponse) GetPreview() *HookPreview {
+	if x != nil {
+		return x.Preview
+	}
+	return nil
+}
+
+// HookAnnotation is what one run hook said about a call.
+type HookAnnotation struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	HookId string                 `protobuf:"bytes,1,opt,name=hook_id,json=hookId,proto3" json:"hook_id,omitempty"`
+	// event is the run phase the hook ran in.
+	Event string `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
+	// message is the hook's text.
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// data_json is the hook's JSON output, when small (4 KiB at most).
+	DataJson []byte `protobuf:"bytes,4,opt,name=data_json,json=dataJson,proto3" json:"data_json,omitempty"`
+	// code and error are set when the hook failed and its binding is
+	// fail-open: the call went on without it.
+	Code          string `protobuf:"bytes,5,opt,name=code,proto3" json:"code,omitempty"`
+	Error         string `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HookAnnotation) Reset() {
+	*x = HookAnnotation{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HookAnnotation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HookAnnotation) ProtoMessage() {}
+
+func (x *HookAnnotation) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HookAnnotation.ProtoReflect.Descriptor instead.
+func (*HookAnnotation) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *HookAnnotation) GetHookId() string {
+	if x != nil {
+		return x.HookId
+	}
+	return ""
+}
+
+func (x *HookAnnotation) GetEvent() string {
+	if x != nil {
+		return x.Event
+	}
+	return ""
+}
+
+func (x *HookAnnotation) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *HookAnnotation) GetDataJson() []byte {
+	if x != nil {
+		return x.DataJson
+	}
+	return nil
+}
+
+func (x *HookAnnotation) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *HookAnnotation) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+// HookPreview is the preview a run:before_delivery hook set.
+type HookPreview struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	HookId        string                 `protobuf:"bytes,1,opt,name=hook_id,json=hookId,proto3" json:"hook_id,omitempty"`
+	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HookPreview) Reset() {
+	*x = HookPreview{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HookPreview) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HookPreview) ProtoMessage() {}
+
+func (x *HookPreview) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HookPreview.ProtoReflect.Descriptor instead.
+func (*HookPreview) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *HookPreview) GetHookId() string {
+	if x != nil {
+		return x.HookId
+	}
+	return ""
+}
+
+func (x *HookPreview) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 // SubmitFormRequest is a form submit {componentId, values} for a document.
 type SubmitFormRequest struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
@@ -2661,7 +3103,7 @@ type SubmitFormRequest struct {
 
 func (x *SubmitFormRequest) Reset() {
 	*x = SubmitFormRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2673,7 +3115,7 @@ func (x *SubmitFormRequest) String() string {
 func (*SubmitFormRequest) ProtoMessage() {}
 
 func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[39]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2686,7 +3128,7 @@ func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormRequest.ProtoReflect.Descriptor instead.
 func (*SubmitFormRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{39}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SubmitFormRequest) GetDocumentId() string {
@@ -2732,7 +3174,7 @@ type RunInlineRequest struct {
 
 func (x *RunInlineRequest) Reset() {
 	*x = RunInlineRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2744,7 +3186,7 @@ func (x *RunInlineRequest) String() string {
 func (*RunInlineRequest) ProtoMessage() {}
 
 func (x *RunInlineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[40]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2757,7 +3199,7 @@ func (x *RunInlineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInlineRequest.ProtoReflect.Descriptor instead.
 func (*RunInlineRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{40}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *RunInlineRequest) GetModule() []byte {
@@ -2812,7 +3254,7 @@ type RunInlineResponse struct {
 
 func (x *RunInlineResponse) Reset() {
 	*x = RunInlineResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2824,7 +3266,7 @@ func (x *RunInlineResponse) String() string {
 func (*RunInlineResponse) ProtoMessage() {}
 
 func (x *RunInlineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2837,7 +3279,7 @@ func (x *RunInlineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInlineResponse.ProtoReflect.Descriptor instead.
 func (*RunInlineResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *RunInlineResponse) GetResult() *CallToolResponse {
@@ -2857,7 +3299,7 @@ type SubmitFormResponse struct {
 
 func (x *SubmitFormResponse) Reset() {
 	*x = SubmitFormResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2869,7 +3311,7 @@ func (x *SubmitFormResponse) String() string {
 func (*SubmitFormResponse) ProtoMessage() {}
 
 func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2882,7 +3324,7 @@ func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormResponse.ProtoReflect.Descriptor instead.
 func (*SubmitFormResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *SubmitFormResponse) GetResult() *CallToolResponse {
@@ -2911,13 +3353,17 @@ type HookBinding struct {
 	Notes           string `protobuf:"bytes,9,opt,name=notes,proto3" json:"notes,omitempty"`
 	CreatedAtUnixMs int64  `protobuf:"varint,10,opt,name=created_at_unix_ms,json=createdAtUnixMs,proto3" json:"created_at_unix_ms,omitempty"`
 	UpdatedAtUnixMs int64  `protobuf:"varint,11,opt,name=updated_at_unix_ms,json=updatedAtUnixMs,proto3" json:"updated_at_unix_ms,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// on_failure is what a run phase does when the hook fails or times out:
+	// "open" (go on), "closed" (fail the call), or "" for the phase's
+	// default (closed for run:before_*, open for run:after_*).
+	OnFailure     string `protobuf:"bytes,12,opt,name=on_failure,json=onFailure,proto3" json:"on_failure,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *HookBinding) Reset() {
 	*x = HookBinding{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2929,7 +3375,7 @@ func (x *HookBinding) String() string {
 func (*HookBinding) ProtoMessage() {}
 
 func (x *HookBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2942,7 +3388,7 @@ func (x *HookBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookBinding.ProtoReflect.Descriptor instead.
 func (*HookBinding) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *HookBinding) GetHookId() string {
@@ -3022,6 +3468,13 @@ func (x *HookBinding) GetUpdatedAtUnixMs() int64 {
 	return 0
 }
 
+func (x *HookBinding) GetOnFailure() string {
+	if x != nil {
+		return x.OnFailure
+	}
+	return ""
+}
+
 // ListHooksRequest has no fields.
 type ListHooksRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3031,7 +3484,7 @@ type ListHooksRequest struct {
 
 func (x *ListHooksRequest) Reset() {
 	*x = ListHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3043,7 +3496,7 @@ func (x *ListHooksRequest) String() string {
 func (*ListHooksRequest) ProtoMessage() {}
 
 func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3056,7 +3509,7 @@ func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
 }
 
 // ListHooksResponse lists every binding.
@@ -3069,7 +3522,7 @@ type ListHooksResponse struct {
 
 func (x *ListHooksResponse) Reset() {
 	*x = ListHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3081,7 +3534,7 @@ func (x *ListHooksResponse) String() string {
 func (*ListHooksResponse) ProtoMessage() {}
 
 func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3094,7 +3547,7 @@ func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ListHooksResponse) GetBindings() []*HookBinding {
@@ -3114,7 +3567,7 @@ type BindHookRequest struct {
 
 func (x *BindHookRequest) Reset() {
 	*x = BindHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3126,7 +3579,7 @@ func (x *BindHookRequest) String() string {
 func (*BindHookRequest) ProtoMessage() {}
 
 func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3139,7 +3592,7 @@ func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookRequest.ProtoReflect.Descriptor instead.
 func (*BindHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *BindHookRequest) GetBinding() *HookBinding {
@@ -3159,7 +3612,7 @@ type BindHookResponse struct {
 
 func (x *BindHookResponse) Reset() {
 	*x = BindHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3171,7 +3624,7 @@ func (x *BindHookResponse) String() string {
 func (*BindHookResponse) ProtoMessage() {}
 
 func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3184,7 +3637,7 @@ func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookResponse.ProtoReflect.Descriptor instead.
 func (*BindHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *BindHookResponse) GetBinding() *HookBinding {
@@ -3205,7 +3658,7 @@ type SetHookEnabledRequest struct {
 
 func (x *SetHookEnabledRequest) Reset() {
 	*x = SetHookEnabledRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3217,7 +3670,7 @@ func (x *SetHookEnabledRequest) String() string {
 func (*SetHookEnabledRequest) ProtoMessage() {}
 
 func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3230,7 +3683,7 @@ func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *SetHookEnabledRequest) GetHookId() string {
@@ -3257,7 +3710,7 @@ type SetHookEnabledResponse struct {
 
 func (x *SetHookEnabledResponse) Reset() {
 	*x = SetHookEnabledResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3269,7 +3722,7 @@ func (x *SetHookEnabledResponse) String() string {
 func (*SetHookEnabledResponse) ProtoMessage() {}
 
 func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3282,7 +3735,7 @@ func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *SetHookEnabledResponse) GetBinding() *HookBinding {
@@ -3302,7 +3755,7 @@ type RemoveHookRequest struct {
 
 func (x *RemoveHookRequest) Reset() {
 	*x = RemoveHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3314,7 +3767,7 @@ func (x *RemoveHookRequest) String() string {
 func (*RemoveHookRequest) ProtoMessage() {}
 
 func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3327,7 +3780,7 @@ func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookRequest.ProtoReflect.Descriptor instead.
 func (*RemoveHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *RemoveHookRequest) GetHookId() string {
@@ -3346,7 +3799,7 @@ type RemoveHookResponse struct {
 
 func (x *RemoveHookResponse) Reset() {
 	*x = RemoveHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3358,7 +3811,7 @@ func (x *RemoveHookResponse) String() string {
 func (*RemoveHookResponse) ProtoMessage() {}
 
 func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3371,7 +3824,7 @@ func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookResponse.ProtoReflect.Descriptor instead.
 func (*RemoveHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
 }
 
 // FireHooksRequest fires an event with a JSON payload.
@@ -3385,7 +3838,7 @@ type FireHooksRequest struct {
 
 func (x *FireHooksRequest) Reset() {
 	*x = FireHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3397,7 +3850,7 @@ func (x *FireHooksRequest) String() string {
 func (*FireHooksRequest) ProtoMessage() {}
 
 func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3410,7 +3863,7 @@ func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksRequest.ProtoReflect.Descriptor instead.
 func (*FireHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *FireHooksRequest) GetEvent() string {
@@ -3439,7 +3892,7 @@ type FireHooksResponse struct {
 
 func (x *FireHooksResponse) Reset() {
 	*x = FireHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3451,7 +3904,7 @@ func (x *FireHooksResponse) String() string {
 func (*FireHooksResponse) ProtoMessage() {}
 
 func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3464,7 +3917,7 @@ func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksResponse.ProtoReflect.Descriptor instead.
 func (*FireHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *FireHooksResponse) GetDecision() string {
@@ -3495,7 +3948,7 @@ type StreamEventsRequest struct {
 
 func (x *StreamEventsRequest) Reset() {
 	*x = StreamEventsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3507,7 +3960,7 @@ func (x *StreamEventsRequest) String() string {
 func (*StreamEventsRequest) ProtoMessage() {}
 
 func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3520,7 +3973,7 @@ func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsRequest.ProtoReflect.Descriptor instead.
 func (*StreamEventsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *StreamEventsRequest) GetAfterId() int64 {
@@ -3552,7 +4005,7 @@ type StreamEventsResponse struct {
 
 func (x *StreamEventsResponse) Reset() {
 	*x = StreamEventsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3564,7 +4017,7 @@ func (x *StreamEventsResponse) String() string {
 func (*StreamEventsResponse) ProtoMessage() {}
 
 func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3577,7 +4030,7 @@ func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsResponse.ProtoReflect.Descriptor instead.
 func (*StreamEventsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *StreamEventsResponse) GetId() int64 {
@@ -3624,7 +4077,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3636,7 +4089,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3649,7 +4102,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{62}
 }
 
 // ListToolsResponse is the callable-tool catalog.
@@ -3665,7 +4118,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3677,7 +4130,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3690,7 +4143,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *ListToolsResponse) GetGeneration() string {
@@ -3716,7 +4169,7 @@ type ListSidecarsRequest struct {
 
 func (x *ListSidecarsRequest) Reset() {
 	*x = ListSidecarsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3728,7 +4181,7 @@ func (x *ListSidecarsRequest) String() string {
 func (*ListSidecarsRequest) ProtoMessage() {}
 
 func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3741,7 +4194,7 @@ func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsRequest.ProtoReflect.Descriptor instead.
 func (*ListSidecarsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{64}
 }
 
 // ListSidecarsResponse is the supervisor's view of every sidecar.
@@ -3755,7 +4208,7 @@ type ListSidecarsResponse struct {
 
 func (x *ListSidecarsResponse) Reset() {
 	*x = ListSidecarsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3767,7 +4220,7 @@ func (x *ListSidecarsResponse) String() string {
 func (*ListSidecarsResponse) ProtoMessage() {}
 
 func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3780,7 +4233,7 @@ func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsResponse.ProtoReflect.Descriptor instead.
 func (*ListSidecarsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *ListSidecarsResponse) GetResultJson() []byte {
@@ -3800,7 +4253,7 @@ type GetSkillMetricsRequest struct {
 
 func (x *GetSkillMetricsRequest) Reset() {
 	*x = GetSkillMetricsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3812,7 +4265,7 @@ func (x *GetSkillMetricsRequest) String() string {
 func (*GetSkillMetricsRequest) ProtoMessage() {}
 
 func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3825,7 +4278,7 @@ func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsRequest.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{60}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *GetSkillMetricsRequest) GetSkillId() string {
@@ -3846,7 +4299,7 @@ type GetSkillMetricsResponse struct {
 
 func (x *GetSkillMetricsResponse) Reset() {
 	*x = GetSkillMetricsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3858,7 +4311,7 @@ func (x *GetSkillMetricsResponse) String() string {
 func (*GetSkillMetricsResponse) ProtoMessage() {}
 
 func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3871,7 +4324,7 @@ func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsResponse.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{61}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *GetSkillMetricsResponse) GetResultJson() []byte {
@@ -3890,7 +4343,7 @@ type GetClusterRequest struct {
 
 func (x *GetClusterRequest) Reset() {
 	*x = GetClusterRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3902,7 +4355,7 @@ func (x *GetClusterRequest) String() string {
 func (*GetClusterRequest) ProtoMessage() {}
 
 func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3915,7 +4368,7 @@ func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{62}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{68}
 }
 
 // GetClusterResponse is the cluster as the daemon sees it.
@@ -3929,7 +4382,7 @@ type GetClusterResponse struct {
 
 func (x *GetClusterResponse) Reset() {
 	*x = GetClusterResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3941,7 +4394,7 @@ func (x *GetClusterResponse) String() string {
 func (*GetClusterResponse) ProtoMessage() {}
 
 func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3954,12 +4407,301 @@ func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{63}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *GetClusterResponse) GetResultJson() []byte {
 	if x != nil {
 		return x.ResultJson
+	}
+	return nil
+}
+
+// GetSkillConfigRequest names the skill.
+type GetSkillConfigRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SkillId       string                 `protobuf:"bytes,1,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSkillConfigRequest) Reset() {
+	*x = GetSkillConfigRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSkillConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSkillConfigRequest) ProtoMessage() {}
+
+func (x *GetSkillConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSkillConfigRequest.ProtoReflect.Descriptor instead.
+func (*GetSkillConfigRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *GetSkillConfigRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+// GetSkillConfigResponse is the skill's config: host.SkillConfig as JSON
+// (sensitive values redacted).
+type GetSkillConfigResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ConfigJson    []byte                 `protobuf:"bytes,1,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSkillConfigResponse) Reset() {
+	*x = GetSkillConfigResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[71]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSkillConfigResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSkillConfigResponse) ProtoMessage() {}
+
+func (x *GetSkillConfigResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[71]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSkillConfigResponse.ProtoReflect.Descriptor instead.
+func (*GetSkillConfigResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{71}
+}
+
+func (x *GetSkillConfigResponse) GetConfigJson() []byte {
+	if x != nil {
+		return x.ConfigJson
+	}
+	return nil
+}
+
+// SetSkillConfigRequest sets values: each one JSON, by key.
+type SetSkillConfigRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SkillId       string                 `protobuf:"bytes,1,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	ValuesJson    map[string][]byte      `protobuf:"bytes,2,rep,name=values_json,json=valuesJson,proto3" json:"values_json,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetSkillConfigRequest) Reset() {
+	*x = SetSkillConfigRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[72]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetSkillConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetSkillConfigRequest) ProtoMessage() {}
+
+func (x *SetSkillConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[72]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetSkillConfigRequest.ProtoReflect.Descriptor instead.
+func (*SetSkillConfigRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{72}
+}
+
+func (x *SetSkillConfigRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *SetSkillConfigRequest) GetValuesJson() map[string][]byte {
+	if x != nil {
+		return x.ValuesJson
+	}
+	return nil
+}
+
+// SetSkillConfigResponse is the config after the change (as
+// GetSkillConfigResponse).
+type SetSkillConfigResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ConfigJson    []byte                 `protobuf:"bytes,1,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetSkillConfigResponse) Reset() {
+	*x = SetSkillConfigResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[73]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetSkillConfigResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetSkillConfigResponse) ProtoMessage() {}
+
+func (x *SetSkillConfigResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[73]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetSkillConfigResponse.ProtoReflect.Descriptor instead.
+func (*SetSkillConfigResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{73}
+}
+
+func (x *SetSkillConfigResponse) GetConfigJson() []byte {
+	if x != nil {
+		return x.ConfigJson
+	}
+	return nil
+}
+
+// UnsetSkillConfigRequest removes the values of keys.
+type UnsetSkillConfigRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SkillId       string                 `protobuf:"bytes,1,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	Keys          []string               `protobuf:"bytes,2,rep,name=keys,proto3" json:"keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnsetSkillConfigRequest) Reset() {
+	*x = UnsetSkillConfigRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[74]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnsetSkillConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnsetSkillConfigRequest) ProtoMessage() {}
+
+func (x *UnsetSkillConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[74]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnsetSkillConfigRequest.ProtoReflect.Descriptor instead.
+func (*UnsetSkillConfigRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{74}
+}
+
+func (x *UnsetSkillConfigRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *UnsetSkillConfigRequest) GetKeys() []string {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+// UnsetSkillConfigResponse is the config after the change (as
+// GetSkillConfigResponse).
+type UnsetSkillConfigResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ConfigJson    []byte                 `protobuf:"bytes,1,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnsetSkillConfigResponse) Reset() {
+	*x = UnsetSkillConfigResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[75]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnsetSkillConfigResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnsetSkillConfigResponse) ProtoMessage() {}
+
+func (x *UnsetSkillConfigResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[75]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnsetSkillConfigResponse.ProtoReflect.Descriptor instead.
+func (*UnsetSkillConfigResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{75}
+}
+
+func (x *UnsetSkillConfigResponse) GetConfigJson() []byte {
+	if x != nil {
+		return x.ConfigJson
 	}
 	return nil
 }
@@ -4132,7 +4874,27 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x13RotateTrustResponse\x12\x1c\n" +
 	"\tpublisher\x18\x01 \x01(\tR\tpublisher\x12\x18\n" +
 	"\aoutcome\x18\x02 \x01(\tR\aoutcome\x12)\n" +
-	"\x10statement_sha256\x18\x03 \x01(\tR\x0fstatementSha256\",\n" +
+	"\x10statement_sha256\x18\x03 \x01(\tR\x0fstatementSha256\"Z\n" +
+	"\x15UpdateDenyFeedRequest\x12\x12\n" +
+	"\x04feed\x18\x01 \x01(\fR\x04feed\x12-\n" +
+	"\x12trusted_publishers\x18\x02 \x03(\tR\x11trustedPublishers\"\xce\x01\n" +
+	"\x16UpdateDenyFeedResponse\x12\x16\n" +
+	"\x06issuer\x18\x01 \x01(\tR\x06issuer\x12\x16\n" +
+	"\x06serial\x18\x02 \x01(\x04R\x06serial\x12'\n" +
+	"\x0fprevious_serial\x18\x03 \x01(\x04R\x0epreviousSerial\x12\x18\n" +
+	"\achanged\x18\x04 \x01(\bR\achanged\x12 \n" +
+	"\vquarantined\x18\x05 \x01(\x05R\vquarantined\x12\x1f\n" +
+	"\vresult_json\x18\x06 \x01(\fR\n" +
+	"resultJson\"\x14\n" +
+	"\x12GetDenyFeedRequest\"\xb4\x01\n" +
+	"\x13GetDenyFeedResponse\x12\x1c\n" +
+	"\tinstalled\x18\x01 \x01(\bR\tinstalled\x12\x16\n" +
+	"\x06issuer\x18\x02 \x01(\tR\x06issuer\x12\x16\n" +
+	"\x06serial\x18\x03 \x01(\x04R\x06serial\x12\x18\n" +
+	"\aentries\x18\x04 \x01(\x05R\aentries\x12\x14\n" +
+	"\x05error\x18\x05 \x01(\tR\x05error\x12\x1f\n" +
+	"\vresult_json\x18\x06 \x01(\fR\n" +
+	"resultJson\",\n" +
 	"\x10SetPolicyRequest\x12\x18\n" +
 	"\aprofile\x18\x01 \x01(\fR\aprofile\"`\n" +
 	"\x11SetPolicyResponse\x12\x16\n" +
@@ -4159,7 +4921,7 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\asurface\x18\x02 \x01(\tR\asurface\x12\x1d\n" +
 	"\n" +
 	"patch_json\x18\x03 \x01(\fR\tpatchJson\x12#\n" +
-	"\rdocument_json\x18\x04 \x01(\fR\fdocumentJson\"\xaf\x02\n" +
+	"\rdocument_json\x18\x04 \x01(\fR\fdocumentJson\"\xe3\x03\n" +
 	"\x10CallToolResponse\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
@@ -4170,7 +4932,21 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11peak_memory_bytes\x18\x06 \x01(\x04R\x0fpeakMemoryBytes\x12 \n" +
 	"\fwall_time_ns\x18\a \x01(\x03R\n" +
 	"wallTimeNs\x12+\n" +
-	"\x04a2ui\x18\b \x01(\v2\x17.palyra.host.v1.A2UIRefR\x04a2ui\"x\n" +
+	"\x04a2ui\x18\b \x01(\v2\x17.palyra.host.v1.A2UIRefR\x04a2ui\x129\n" +
+	"\x19fuel_consumed_lower_bound\x18\t \x01(\bR\x16fuelConsumedLowerBound\x12@\n" +
+	"\vannotations\x18\n" +
+	" \x03(\v2\x1e.palyra.host.v1.HookAnnotationR\vannotations\x125\n" +
+	"\apreview\x18\v \x01(\v2\x1b.palyra.host.v1.HookPreviewR\apreview\"\xa0\x01\n" +
+	"\x0eHookAnnotation\x12\x17\n" +
+	"\ahook_id\x18\x01 \x01(\tR\x06hookId\x12\x14\n" +
+	"\x05event\x18\x02 \x01(\tR\x05event\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12\x1b\n" +
+	"\tdata_json\x18\x04 \x01(\fR\bdataJson\x12\x12\n" +
+	"\x04code\x18\x05 \x01(\tR\x04code\x12\x14\n" +
+	"\x05error\x18\x06 \x01(\tR\x05error\":\n" +
+	"\vHookPreview\x12\x17\n" +
+	"\ahook_id\x18\x01 \x01(\tR\x06hookId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"x\n" +
 	"\x11SubmitFormRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\x12!\n" +
@@ -4190,7 +4966,7 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11RunInlineResponse\x128\n" +
 	"\x06result\x18\x01 \x01(\v2 .palyra.host.v1.CallToolResponseR\x06result\"N\n" +
 	"\x12SubmitFormResponse\x128\n" +
-	"\x06result\x18\x01 \x01(\v2 .palyra.host.v1.CallToolResponseR\x06result\"\xf8\x02\n" +
+	"\x06result\x18\x01 \x01(\v2 .palyra.host.v1.CallToolResponseR\x06result\"\x97\x03\n" +
 	"\vHookBinding\x12\x17\n" +
 	"\ahook_id\x18\x01 \x01(\tR\x06hookId\x12\x14\n" +
 	"\x05event\x18\x02 \x01(\tR\x05event\x12\x1b\n" +
@@ -4204,7 +4980,9 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x05notes\x18\t \x01(\tR\x05notes\x12+\n" +
 	"\x12created_at_unix_ms\x18\n" +
 	" \x01(\x03R\x0fcreatedAtUnixMs\x12+\n" +
-	"\x12updated_at_unix_ms\x18\v \x01(\x03R\x0fupdatedAtUnixMsB\n" +
+	"\x12updated_at_unix_ms\x18\v \x01(\x03R\x0fupdatedAtUnixMs\x12\x1d\n" +
+	"\n" +
+	"on_failure\x18\f \x01(\tR\tonFailureB\n" +
 	"\n" +
 	"\b_enabled\"\x12\n" +
 	"\x10ListHooksRequest\"L\n" +
@@ -4260,7 +5038,28 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x11GetClusterRequest\"5\n" +
 	"\x12GetClusterResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson2\xe6\x13\n" +
+	"resultJson\"2\n" +
+	"\x15GetSkillConfigRequest\x12\x19\n" +
+	"\bskill_id\x18\x01 \x01(\tR\askillId\"9\n" +
+	"\x16GetSkillConfigResponse\x12\x1f\n" +
+	"\vconfig_json\x18\x01 \x01(\fR\n" +
+	"configJson\"\xc9\x01\n" +
+	"\x15SetSkillConfigRequest\x12\x19\n" +
+	"\bskill_id\x18\x01 \x01(\tR\askillId\x12V\n" +
+	"\vvalues_json\x18\x02 \x03(\v25.palyra.host.v1.SetSkillConfigRequest.ValuesJsonEntryR\n" +
+	"valuesJson\x1a=\n" +
+	"\x0fValuesJsonEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\"9\n" +
+	"\x16SetSkillConfigResponse\x12\x1f\n" +
+	"\vconfig_json\x18\x01 \x01(\fR\n" +
+	"configJson\"H\n" +
+	"\x17UnsetSkillConfigRequest\x12\x19\n" +
+	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x12\n" +
+	"\x04keys\x18\x02 \x03(\tR\x04keys\";\n" +
+	"\x18UnsetSkillConfigResponse\x12\x1f\n" +
+	"\vconfig_json\x18\x01 \x01(\fR\n" +
+	"configJson2\xc8\x17\n" +
 	"\vHostService\x12S\n" +
 	"\n" +
 	"ListSkills\x12!.palyra.host.v1.ListSkillsRequest\x1a\".palyra.host.v1.ListSkillsResponse\x12M\n" +
@@ -4271,11 +5070,16 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"AuditSkill\x12!.palyra.host.v1.AuditSkillRequest\x1a\".palyra.host.v1.AuditSkillResponse\x12b\n" +
 	"\x0fQuarantineSkill\x12&.palyra.host.v1.QuarantineSkillRequest\x1a'.palyra.host.v1.QuarantineSkillResponse\x12V\n" +
 	"\vEnableSkill\x12\".palyra.host.v1.EnableSkillRequest\x1a#.palyra.host.v1.EnableSkillResponse\x12k\n" +
-	"\x12ApproveSkillReview\x12).palyra.host.v1.ApproveSkillReviewRequest\x1a*.palyra.host.v1.ApproveSkillReviewResponse\x12Y\n" +
+	"\x12ApproveSkillReview\x12).palyra.host.v1.ApproveSkillReviewRequest\x1a*.palyra.host.v1.ApproveSkillReviewResponse\x12_\n" +
+	"\x0eGetSkillConfig\x12%.palyra.host.v1.GetSkillConfigRequest\x1a&.palyra.host.v1.GetSkillConfigResponse\x12_\n" +
+	"\x0eSetSkillConfig\x12%.palyra.host.v1.SetSkillConfigRequest\x1a&.palyra.host.v1.SetSkillConfigResponse\x12e\n" +
+	"\x10UnsetSkillConfig\x12'.palyra.host.v1.UnsetSkillConfigRequest\x1a(.palyra.host.v1.UnsetSkillConfigResponse\x12Y\n" +
 	"\fDisableSkill\x12#.palyra.host.v1.DisableSkillRequest\x1a$.palyra.host.v1.DisableSkillResponse\x12V\n" +
 	"\vRemoveSkill\x12\".palyra.host.v1.RemoveSkillRequest\x1a#.palyra.host.v1.RemoveSkillResponse\x12J\n" +
 	"\aReaudit\x12\x1e.palyra.host.v1.ReauditRequest\x1a\x1f.palyra.host.v1.ReauditResponse\x12V\n" +
-	"\vRotateTrust\x12\".palyra.host.v1.RotateTrustRequest\x1a#.palyra.host.v1.RotateTrustResponse\x12P\n" +
+	"\vRotateTrust\x12\".palyra.host.v1.RotateTrustRequest\x1a#.palyra.host.v1.RotateTrustResponse\x12_\n" +
+	"\x0eUpdateDenyFeed\x12%.palyra.host.v1.UpdateDenyFeedRequest\x1a&.palyra.host.v1.UpdateDenyFeedResponse\x12V\n" +
+	"\vGetDenyFeed\x12\".palyra.host.v1.GetDenyFeedRequest\x1a#.palyra.host.v1.GetDenyFeedResponse\x12P\n" +
 	"\tSetPolicy\x12 .palyra.host.v1.SetPolicyRequest\x1a!.palyra.host.v1.SetPolicyResponse\x12M\n" +
 	"\bCallTool\x12\x1f.palyra.host.v1.CallToolRequest\x1a .palyra.host.v1.CallToolResponse\x12P\n" +
 	"\tRunInline\x12 .palyra.host.v1.RunInlineRequest\x1a!.palyra.host.v1.RunInlineResponse\x12S\n" +
@@ -4309,7 +5113,7 @@ func file_palyra_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_palyra_host_v1_host_proto_rawDescData
 }
 
-var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
+var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 77)
 var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*Skill)(nil),                      // 0: palyra.host.v1.Skill
 	(*ListSkillsRequest)(nil),          // 1: palyra.host.v1.ListSkillsRequest
@@ -4343,38 +5147,51 @@ var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*RemoveSkillResponse)(nil),        // 29: palyra.host.v1.RemoveSkillResponse
 	(*RotateTrustRequest)(nil),         // 30: palyra.host.v1.RotateTrustRequest
 	(*RotateTrustResponse)(nil),        // 31: palyra.host.v1.RotateTrustResponse
-	(*SetPolicyRequest)(nil),           // 32: palyra.host.v1.SetPolicyRequest
-	(*SetPolicyResponse)(nil),          // 33: palyra.host.v1.SetPolicyResponse
-	(*ReauditRequest)(nil),             // 34: palyra.host.v1.ReauditRequest
-	(*ReauditResponse)(nil),            // 35: palyra.host.v1.ReauditResponse
-	(*CallToolRequest)(nil),            // 36: palyra.host.v1.CallToolRequest
-	(*A2UIRef)(nil),                    // 37: palyra.host.v1.A2UIRef
-	(*CallToolResponse)(nil),           // 38: palyra.host.v1.CallToolResponse
-	(*SubmitFormRequest)(nil),          // 39: palyra.host.v1.SubmitFormRequest
-	(*RunInlineRequest)(nil),           // 40: palyra.host.v1.RunInlineRequest
-	(*RunInlineResponse)(nil),          // 41: palyra.host.v1.RunInlineResponse
-	(*SubmitFormResponse)(nil),         // 42: palyra.host.v1.SubmitFormResponse
-	(*HookBinding)(nil),                // 43: palyra.host.v1.HookBinding
-	(*ListHooksRequest)(nil),           // 44: palyra.host.v1.ListHooksRequest
-	(*ListHooksResponse)(nil),          // 45: palyra.host.v1.ListHooksResponse
-	(*BindHookRequest)(nil),            // 46: palyra.host.v1.BindHookRequest
-	(*BindHookResponse)(nil),           // 47: palyra.host.v1.BindHookResponse
-	(*SetHookEnabledRequest)(nil),      // 48: palyra.host.v1.SetHookEnabledRequest
-	(*SetHookEnabledResponse)(nil),     // 49: palyra.host.v1.SetHookEnabledResponse
-	(*RemoveHookRequest)(nil),          // 50: palyra.host.v1.RemoveHookRequest
-	(*RemoveHookResponse)(nil),         // 51: palyra.host.v1.RemoveHookResponse
-	(*FireHooksRequest)(nil),           // 52: palyra.host.v1.FireHooksRequest
-	(*FireHooksResponse)(nil),          // 53: palyra.host.v1.FireHooksResponse
-	(*StreamEventsRequest)(nil),        // 54: palyra.host.v1.StreamEventsRequest
-	(*StreamEventsResponse)(nil),       // 55: palyra.host.v1.StreamEventsResponse
-	(*ListToolsRequest)(nil),           // 56: palyra.host.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),          // 57: palyra.host.v1.ListToolsResponse
-	(*ListSidecarsRequest)(nil),        // 58: palyra.host.v1.ListSidecarsRequest
-	(*ListSidecarsResponse)(nil),       // 59: palyra.host.v1.ListSidecarsResponse
-	(*GetSkillMetricsRequest)(nil),     // 60: palyra.host.v1.GetSkillMetricsRequest
-	(*GetSkillMetricsResponse)(nil),    // 61: palyra.host.v1.GetSkillMetricsResponse
-	(*GetClusterRequest)(nil),          // 62: palyra.host.v1.GetClusterRequest
-	(*GetClusterResponse)(nil),         // 63: palyra.host.v1.GetClusterResponse
+	(*UpdateDenyFeedRequest)(nil),      // 32: palyra.host.v1.UpdateDenyFeedRequest
+	(*UpdateDenyFeedResponse)(nil),     // 33: palyra.host.v1.UpdateDenyFeedResponse
+	(*GetDenyFeedRequest)(nil),         // 34: palyra.host.v1.GetDenyFeedRequest
+	(*GetDenyFeedResponse)(nil),        // 35: palyra.host.v1.GetDenyFeedResponse
+	(*SetPolicyRequest)(nil),           // 36: palyra.host.v1.SetPolicyRequest
+	(*SetPolicyResponse)(nil),          // 37: palyra.host.v1.SetPolicyResponse
+	(*ReauditRequest)(nil),             // 38: palyra.host.v1.ReauditRequest
+	(*ReauditResponse)(nil),            // 39: palyra.host.v1.ReauditResponse
+	(*CallToolRequest)(nil),            // 40: palyra.host.v1.CallToolRequest
+	(*A2UIRef)(nil),                    // 41: palyra.host.v1.A2UIRef
+	(*CallToolResponse)(nil),           // 42: palyra.host.v1.CallToolResponse
+	(*HookAnnotation)(nil),             // 43: palyra.host.v1.HookAnnotation
+	(*HookPreview)(nil),                // 44: palyra.host.v1.HookPreview
+	(*SubmitFormRequest)(nil),          // 45: palyra.host.v1.SubmitFormRequest
+	(*RunInlineRequest)(nil),           // 46: palyra.host.v1.RunInlineRequest
+	(*RunInlineResponse)(nil),          // 47: palyra.host.v1.RunInlineResponse
+	(*SubmitFormResponse)(nil),         // 48: palyra.host.v1.SubmitFormResponse
+	(*HookBinding)(nil),                // 49: palyra.host.v1.HookBinding
+	(*ListHooksRequest)(nil),           // 50: palyra.host.v1.ListHooksRequest
+	(*ListHooksResponse)(nil),          // 51: palyra.host.v1.ListHooksResponse
+	(*BindHookRequest)(nil),            // 52: palyra.host.v1.BindHookRequest
+	(*BindHookResponse)(nil),           // 53: palyra.host.v1.BindHookResponse
+	(*SetHookEnabledRequest)(nil),      // 54: palyra.host.v1.SetHookEnabledRequest
+	(*SetHookEnabledResponse)(nil),     // 55: palyra.host.v1.SetHookEnabledResponse
+	(*RemoveHookRequest)(nil),          // 56: palyra.host.v1.RemoveHookRequest
+	(*RemoveHookResponse)(nil),         // 57: palyra.host.v1.RemoveHookResponse
+	(*FireHooksRequest)(nil),           // 58: palyra.host.v1.FireHooksRequest
+	(*FireHooksResponse)(nil),          // 59: palyra.host.v1.FireHooksResponse
+	(*StreamEventsRequest)(nil),        // 60: palyra.host.v1.StreamEventsRequest
+	(*StreamEventsResponse)(nil),       // 61: palyra.host.v1.StreamEventsResponse
+	(*ListToolsRequest)(nil),           // 62: palyra.host.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),          // 63: palyra.host.v1.ListToolsResponse
+	(*ListSidecarsRequest)(nil),        // 64: palyra.host.v1.ListSidecarsRequest
+	(*ListSidecarsResponse)(nil),       // 65: palyra.host.v1.ListSidecarsResponse
+	(*GetSkillMetricsRequest)(nil),     // 66: palyra.host.v1.GetSkillMetricsRequest
+	(*GetSkillMetricsResponse)(nil),    // 67: palyra.host.v1.GetSkillMetricsResponse
+	(*GetClusterRequest)(nil),          // 68: palyra.host.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),         // 69: palyra.host.v1.GetClusterResponse
+	(*GetSkillConfigRequest)(nil),      // 70: palyra.host.v1.GetSkillConfigRequest
+	(*GetSkillConfigResponse)(nil),     // 71: palyra.host.v1.GetSkillConfigResponse
+	(*SetSkillConfigRequest)(nil),      // 72: palyra.host.v1.SetSkillConfigRequest
+	(*SetSkillConfigResponse)(nil),     // 73: palyra.host.v1.SetSkillConfigResponse
+	(*UnsetSkillConfigRequest)(nil),    // 74: palyra.host.v1.UnsetSkillConfigRequest
+	(*UnsetSkillConfigResponse)(nil),   // 75: palyra.host.v1.UnsetSkillConfigResponse
+	nil,                                // 76: palyra.host.v1.SetSkillConfigRequest.ValuesJsonEntry
 }
 var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	0,  // 0: palyra.host.v1.ListSkillsResponse.skills:type_name -> palyra.host.v1.Skill
@@ -4385,76 +5202,89 @@ var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	19, // 5: palyra.host.v1.EnableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
 	19, // 6: palyra.host.v1.ApproveSkillReviewResponse.status:type_name -> palyra.host.v1.StatusChange
 	19, // 7: palyra.host.v1.DisableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
-	37, // 8: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
-	38, // 9: palyra.host.v1.RunInlineResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	38, // 10: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	43, // 11: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
-	43, // 12: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
-	43, // 13: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
-	43, // 14: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
-	1,  // 15: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
-	3,  // 16: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
-	5,  // 17: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
-	15, // 18: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
-	17, // 19: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
-	20, // 20: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
-	22, // 21: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
-	24, // 22: palyra.host.v1.HostService.ApproveSkillReview:input_type -> palyra.host.v1.ApproveSkillReviewRequest
-	26, // 23: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
-	28, // 24: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
-	34, // 25: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
-	30, // 26: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
-	32, // 27: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
-	36, // 28: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
-	40, // 29: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
-	39, // 30: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
-	44, // 31: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
-	46, // 32: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
-	48, // 33: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
-	50, // 34: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
-	52, // 35: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
-	54, // 36: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
-	56, // 37: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
-	58, // 38: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
-	60, // 39: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
-	7,  // 40: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
-	10, // 41: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
-	12, // 42: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
-	62, // 43: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
-	2,  // 44: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
-	4,  // 45: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
-	14, // 46: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
-	16, // 47: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
-	18, // 48: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
-	21, // 49: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
-	23, // 50: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
-	25, // 51: palyra.host.v1.HostService.ApproveSkillReview:output_type -> palyra.host.v1.ApproveSkillReviewResponse
-	27, // 52: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
-	29, // 53: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
-	35, // 54: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
-	31, // 55: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
-	33, // 56: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
-	38, // 57: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
-	41, // 58: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
-	42, // 59: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
-	45, // 60: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
-	47, // 61: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
-	49, // 62: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
-	51, // 63: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
-	53, // 64: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
-	55, // 65: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
-	57, // 66: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
-	59, // 67: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
-	61, // 68: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
-	9,  // 69: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
-	11, // 70: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
-	13, // 71: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
-	63, // 72: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
-	44, // [44:73] is the sub-list for method output_type
-	15, // [15:44] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	41, // 8: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
+	43, // 9: palyra.host.v1.CallToolResponse.annotations:type_name -> palyra.host.v1.HookAnnotation
+	44, // 10: palyra.host.v1.CallToolResponse.preview:type_name -> palyra.host.v1.HookPreview
+	42, // 11: palyra.host.v1.RunInlineResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	42, // 12: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	49, // 13: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
+	49, // 14: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
+	49, // 15: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
+	49, // 16: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
+	76, // 17: palyra.host.v1.SetSkillConfigRequest.values_json:type_name -> palyra.host.v1.SetSkillConfigRequest.ValuesJsonEntry
+	1,  // 18: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
+	3,  // 19: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
+	5,  // 20: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
+	15, // 21: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
+	17, // 22: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
+	20, // 23: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
+	22, // 24: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
+	24, // 25: palyra.host.v1.HostService.ApproveSkillReview:input_type -> palyra.host.v1.ApproveSkillReviewRequest
+	70, // 26: palyra.host.v1.HostService.GetSkillConfig:input_type -> palyra.host.v1.GetSkillConfigRequest
+	72, // 27: palyra.host.v1.HostService.SetSkillConfig:input_type -> palyra.host.v1.SetSkillConfigRequest
+	74, // 28: palyra.host.v1.HostService.UnsetSkillConfig:input_type -> palyra.host.v1.UnsetSkillConfigRequest
+	26, // 29: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
+	28, // 30: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
+	38, // 31: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
+	30, // 32: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
+	32, // 33: palyra.host.v1.HostService.UpdateDenyFeed:input_type -> palyra.host.v1.UpdateDenyFeedRequest
+	34, // 34: palyra.host.v1.HostService.GetDenyFeed:input_type -> palyra.host.v1.GetDenyFeedRequest
+	36, // 35: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
+	40, // 36: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
+	46, // 37: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
+	45, // 38: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
+	50, // 39: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
+	52, // 40: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
+	54, // 41: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
+	56, // 42: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
+	58, // 43: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
+	60, // 44: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
+	62, // 45: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
+	64, // 46: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
+	66, // 47: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
+	7,  // 48: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
+	10, // 49: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
+	12, // 50: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
+	68, // 51: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
+	2,  // 52: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
+	4,  // 53: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
+	14, // 54: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
+	16, // 55: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
+	18, // 56: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
+	21, // 57: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
+	23, // 58: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
+	25, // 59: palyra.host.v1.HostService.ApproveSkillReview:output_type -> palyra.host.v1.ApproveSkillReviewResponse
+	71, // 60: palyra.host.v1.HostService.GetSkillConfig:output_type -> palyra.host.v1.GetSkillConfigResponse
+	73, // 61: palyra.host.v1.HostService.SetSkillConfig:output_type -> palyra.host.v1.SetSkillConfigResponse
+	75, // 62: palyra.host.v1.HostService.UnsetSkillConfig:output_type -> palyra.host.v1.UnsetSkillConfigResponse
+	27, // 63: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
+	29, // 64: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
+	39, // 65: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
+	31, // 66: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
+	33, // 67: palyra.host.v1.HostService.UpdateDenyFeed:output_type -> palyra.host.v1.UpdateDenyFeedResponse
+	35, // 68: palyra.host.v1.HostService.GetDenyFeed:output_type -> palyra.host.v1.GetDenyFeedResponse
+	37, // 69: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
+	42, // 70: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
+	47, // 71: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
+	48, // 72: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
+	51, // 73: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
+	53, // 74: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
+	55, // 75: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
+	57, // 76: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
+	59, // 77: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
+	61, // 78: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
+	63, // 79: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
+	65, // 80: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
+	67, // 81: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
+	9,  // 82: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
+	11, // 83: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
+	13, // 84: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
+	69, // 85: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
+	52, // [52:86] is the sub-list for method output_type
+	18, // [18:52] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_palyra_host_v1_host_proto_init() }
@@ -4462,15 +5292,15 @@ func file_palyra_host_v1_host_proto_init() {
 	if File_palyra_host_v1_host_proto != nil {
 		return
 	}
-	file_palyra_host_v1_host_proto_msgTypes[43].OneofWrappers = []any{}
-	file_palyra_host_v1_host_proto_msgTypes[54].OneofWrappers = []any{}
+	file_palyra_host_v1_host_proto_msgTypes[49].OneofWrappers = []any{}
+	file_palyra_host_v1_host_proto_msgTypes[60].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_host_v1_host_proto_rawDesc), len(file_palyra_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   64,
+			NumMessages:   77,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

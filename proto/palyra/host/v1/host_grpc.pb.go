@@ -40,10 +40,15 @@ const (
 	HostService_QuarantineSkill_FullMethodName    = "/palyra.host.v1.HostService/QuarantineSkill"
 	HostService_EnableSkill_FullMethodName        = "/palyra.host.v1.HostService/EnableSkill"
 	HostService_ApproveSkillReview_FullMethodName = "/palyra.host.v1.HostService/ApproveSkillReview"
+	HostService_GetSkillConfig_FullMethodName     = "/palyra.host.v1.HostService/GetSkillConfig"
+	HostService_SetSkillConfig_FullMethodName     = "/palyra.host.v1.HostService/SetSkillConfig"
+	HostService_UnsetSkillConfig_FullMethodName   = "/palyra.host.v1.HostService/UnsetSkillConfig"
 	HostService_DisableSkill_FullMethodName       = "/palyra.host.v1.HostService/DisableSkill"
 	HostService_RemoveSkill_FullMethodName        = "/palyra.host.v1.HostService/RemoveSkill"
 	HostService_Reaudit_FullMethodName            = "/palyra.host.v1.HostService/Reaudit"
 	HostService_RotateTrust_FullMethodName        = "/palyra.host.v1.HostService/RotateTrust"
+	HostService_UpdateDenyFeed_FullMethodName     = "/palyra.host.v1.HostService/UpdateDenyFeed"
+	HostService_GetDenyFeed_FullMethodName        = "/palyra.host.v1.HostService/GetDenyFeed"
 	HostService_SetPolicy_FullMethodName          = "/palyra.host.v1.HostService/SetPolicy"
 	HostService_CallTool_FullMethodName           = "/palyra.host.v1.HostService/CallTool"
 	HostService_RunInline_FullMethodName          = "/palyra.host.v1.HostService/RunInline"
@@ -87,6 +92,15 @@ type HostServiceClient interface {
 	// review (installed quarantined with review_pending), then enables it
 	// with EnableSkill's checks.
 	ApproveSkillReview(ctx context.Context, in *ApproveSkillReviewRequest, opts ...grpc.CallOption) (*ApproveSkillReviewResponse, error)
+	// GetSkillConfig returns a skill's operator config (manifest [config]):
+	// each key, its value (sensitive ones redacted as "***" with a set
+	// flag), the schema, and the keys missing or unfit.
+	GetSkillConfig(ctx context.Context, in *GetSkillConfigRequest, opts ...grpc.CallOption) (*GetSkillConfigResponse, error)
+	// SetSkillConfig sets config values of a skill, each checked against the
+	// schema of the current version (config_invalid names the key and why).
+	SetSkillConfig(ctx context.Context, in *SetSkillConfigRequest, opts ...grpc.CallOption) (*SetSkillConfigResponse, error)
+	// UnsetSkillConfig removes config values of a skill.
+	UnsetSkillConfig(ctx context.Context, in *UnsetSkillConfigRequest, opts ...grpc.CallOption) (*UnsetSkillConfigResponse, error)
 	// DisableSkill turns a version off.
 	DisableSkill(ctx context.Context, in *DisableSkillRequest, opts ...grpc.CallOption) (*DisableSkillResponse, error)
 	// RemoveSkill uninstalls a version or every version of a skill.
@@ -96,6 +110,13 @@ type HostServiceClient interface {
 	// RotateTrust applies a publisher's signed key rotation statement to the
 	// trust store (replay protection and clock skew checked).
 	RotateTrust(ctx context.Context, in *RotateTrustRequest, opts ...grpc.CallOption) (*RotateTrustResponse, error)
+	// UpdateDenyFeed installs a signed deny feed (verified against the trust
+	// store, newer than the installed one), then re-audits every installed
+	// version: each one the feed denies is quarantined with the entry's
+	// reason and reference.
+	UpdateDenyFeed(ctx context.Context, in *UpdateDenyFeedRequest, opts ...grpc.CallOption) (*UpdateDenyFeedResponse, error)
+	// GetDenyFeed describes the installed deny feed.
+	GetDenyFeed(ctx context.Context, in *GetDenyFeedRequest, opts ...grpc.CallOption) (*GetDenyFeedResponse, error)
 	// SetPolicy replaces the operator profile (policy.toml), live.
 	SetPolicy(ctx context.Context, in *SetPolicyRequest, opts ...grpc.CallOption) (*SetPolicyResponse, error)
 	// CallTool runs a tool of the current version of a skill.
@@ -232,6 +253,36 @@ func (c *hostServiceClient) ApproveSkillReview(ctx context.Context, in *ApproveS
 	return out, nil
 }
 
+func (c *hostServiceClient) GetSkillConfig(ctx context.Context, in *GetSkillConfigRequest, opts ...grpc.CallOption) (*GetSkillConfigResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSkillConfigResponse)
+	err := c.cc.Invoke(ctx, HostService_GetSkillConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) SetSkillConfig(ctx context.Context, in *SetSkillConfigRequest, opts ...grpc.CallOption) (*SetSkillConfigResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetSkillConfigResponse)
+	err := c.cc.Invoke(ctx, HostService_SetSkillConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) UnsetSkillConfig(ctx context.Context, in *UnsetSkillConfigRequest, opts ...grpc.CallOption) (*UnsetSkillConfigResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnsetSkillConfigResponse)
+	err := c.cc.Invoke(ctx, HostService_UnsetSkillConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *hostServiceClient) DisableSkill(ctx context.Context, in *DisableSkillRequest, opts ...grpc.CallOption) (*DisableSkillResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DisableSkillResponse)
@@ -266,6 +317,26 @@ func (c *hostServiceClient) RotateTrust(ctx context.Context, in *RotateTrustRequ
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(RotateTrustResponse)
 	err := c.cc.Invoke(ctx, HostService_RotateTrust_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) UpdateDenyFeed(ctx context.Context, in *UpdateDenyFeedRequest, opts ...grpc.CallOption) (*UpdateDenyFeedResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateDenyFeedResponse)
+	err := c.cc.Invoke(ctx, HostService_UpdateDenyFeed_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) GetDenyFeed(ctx context.Context, in *GetDenyFeedRequest, opts ...grpc.CallOption) (*GetDenyFeedResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetDenyFeedResponse)
+	err := c.cc.Invoke(ctx, HostService_GetDenyFeed_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -475,6 +546,15 @@ type HostServiceServer interface {
 	// review (installed quarantined with review_pending), then enables it
 	// with EnableSkill's checks.
 	ApproveSkillReview(context.Context, *ApproveSkillReviewRequest) (*ApproveSkillReviewResponse, error)
+	// GetSkillConfig returns a skill's operator config (manifest [config]):
+	// each key, its value (sensitive ones redacted as "***" with a set
+	// flag), the schema, and the keys missing or unfit.
+	GetSkillConfig(context.Context, *GetSkillConfigRequest) (*GetSkillConfigResponse, error)
+	// SetSkillConfig sets config values of a skill, each checked against the
+	// schema of the current version (config_invalid names the key and why).
+	SetSkillConfig(context.Context, *SetSkillConfigRequest) (*SetSkillConfigResponse, error)
+	// UnsetSkillConfig removes config values of a skill.
+	UnsetSkillConfig(context.Context, *UnsetSkillConfigRequest) (*UnsetSkillConfigResponse, error)
 	// DisableSkill turns a version off.
 	DisableSkill(context.Context, *DisableSkillRequest) (*DisableSkillResponse, error)
 	// RemoveSkill uninstalls a version or every version of a skill.
@@ -484,6 +564,13 @@ type HostServiceServer interface {
 	// RotateTrust applies a publisher's signed key rotation statement to the
 	// trust store (replay protection and clock skew checked).
 	RotateTrust(context.Context, *RotateTrustRequest) (*RotateTrustResponse, error)
+	// UpdateDenyFeed installs a signed deny feed (verified against the trust
+	// store, newer than the installed one), then re-audits every installed
+	// version: each one the feed denies is quarantined with the entry's
+	// reason and reference.
+	UpdateDenyFeed(context.Context, *UpdateDenyFeedRequest) (*UpdateDenyFeedResponse, error)
+	// GetDenyFeed describes the installed deny feed.
+	GetDenyFeed(context.Context, *GetDenyFeedRequest) (*GetDenyFeedResponse, error)
 	// SetPolicy replaces the operator profile (policy.toml), live.
 	SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error)
 	// CallTool runs a tool of the current version of a skill.
@@ -564,6 +651,15 @@ func (UnimplementedHostServiceServer) EnableSkill(context.Context, *EnableSkillR
 func (UnimplementedHostServiceServer) ApproveSkillReview(context.Context, *ApproveSkillReviewRequest) (*ApproveSkillReviewResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ApproveSkillReview not implemented")
 }
+func (UnimplementedHostServiceServer) GetSkillConfig(context.Context, *GetSkillConfigRequest) (*GetSkillConfigResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSkillConfig not implemented")
+}
+func (UnimplementedHostServiceServer) SetSkillConfig(context.Context, *SetSkillConfigRequest) (*SetSkillConfigResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetSkillConfig not implemented")
+}
+func (UnimplementedHostServiceServer) UnsetSkillConfig(context.Context, *UnsetSkillConfigRequest) (*UnsetSkillConfigResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UnsetSkillConfig not implemented")
+}
 func (UnimplementedHostServiceServer) DisableSkill(context.Context, *DisableSkillRequest) (*DisableSkillResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DisableSkill not implemented")
 }
@@ -575,6 +671,12 @@ func (UnimplementedHostServiceServer) Reaudit(context.Context, *ReauditRequest) 
 }
 func (UnimplementedHostServiceServer) RotateTrust(context.Context, *RotateTrustRequest) (*RotateTrustResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RotateTrust not implemented")
+}
+func (UnimplementedHostServiceServer) UpdateDenyFeed(context.Context, *UpdateDenyFeedRequest) (*UpdateDenyFeedResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateDenyFeed not implemented")
+}
+func (UnimplementedHostServiceServer) GetDenyFeed(context.Context, *GetDenyFeedRequest) (*GetDenyFeedResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetDenyFeed not implemented")
 }
 func (UnimplementedHostServiceServer) SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetPolicy not implemented")
@@ -792,6 +894,60 @@ func _HostService_ApproveSkillReview_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_GetSkillConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSkillConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).GetSkillConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_GetSkillConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).GetSkillConfig(ctx, req.(*GetSkillConfigRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_SetSkillConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetSkillConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).SetSkillConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_SetSkillConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).SetSkillConfig(ctx, req.(*SetSkillConfigRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_UnsetSkillConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnsetSkillConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).UnsetSkillConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_UnsetSkillConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).UnsetSkillConfig(ctx, req.(*UnsetSkillConfigRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _HostService_DisableSkill_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(DisableSkillRequest)
 	if err := dec(in); err != nil {
@@ -860,6 +1016,42 @@ func _HostService_RotateTrust_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(HostServiceServer).RotateTrust(ctx, req.(*RotateTrustRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_UpdateDenyFeed_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateDenyFeedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).UpdateDenyFeed(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_UpdateDenyFeed_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).UpdateDenyFeed(ctx, req.(*UpdateDenyFeedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_GetDenyFeed_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetDenyFeedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).GetDenyFeed(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_GetDenyFeed_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).GetDenyFeed(ctx, req.(*GetDenyFeedRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1203,6 +1395,18 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _HostService_ApproveSkillReview_Handler,
 		},
 		{
+			MethodName: "GetSkillConfig",
+			Handler:    _HostService_GetSkillConfig_Handler,
+		},
+		{
+			MethodName: "SetSkillConfig",
+			Handler:    _HostService_SetSkillConfig_Handler,
+		},
+		{
+			MethodName: "UnsetSkillConfig",
+			Handler:    _HostService_UnsetSkillConfig_Handler,
+		},
+		{
 			MethodName: "DisableSkill",
 			Handler:    _HostService_DisableSkill_Handler,
 		},
@@ -1217,6 +1421,14 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RotateTrust",
 			Handler:    _HostService_RotateTrust_Handler,
+		},
+		{
+			MethodName: "UpdateDenyFeed",
+			Handler:    _HostService_UpdateDenyFeed_Handler,
+		},
+		{
+			MethodName: "GetDenyFeed",
+			Handler:    _HostService_GetDenyFeed_Handler,
 		},
 		{
 			MethodName: "SetPolicy",

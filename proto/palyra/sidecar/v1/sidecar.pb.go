@@ -6,8 +6,10 @@
 // calls back into the supervisor's BrokerService over go-plugin's GRPCBroker,
 // on the broker id given in LoadSkillRequest.broker_id.
 //
-// The sidecar holds handles only: no message here carries a secret value, a
-// socket or an open host file. Grants are names (HTTP hosts, secret keys,
+// The sidecar holds handles only: no message here carries a vault secret, a
+// socket or an open host file (the one exception is the skill's own config,
+// InvokeRequest.config, which may hold values its operator marked sensitive:
+// the skill is meant to read them, and they live in that call only). Grants are names (HTTP hosts, secret keys,
 // storage prefixes, channels); the broker on the supervisor side resolves
 // them. Every message from the sidecar is untrusted once guest code has run
 // in it: the supervisor caps their size and validates them.
@@ -1143,7 +1145,12 @@ type InvokeRequest struct {
 	// The request's own timeout; unset means none.
 	Timeout *durationpb.Duration `protobuf:"bytes,6,opt,name=timeout,proto3" json:"timeout,omitempty"`
 	// Limits that tighten the module's for this call.
-	Limits        *Limits `protobuf:"bytes,7,opt,name=limits,proto3" json:"limits,omitempty"`
+	Limits *Limits `protobuf:"bytes,7,opt,name=limits,proto3" json:"limits,omitempty"`
+	// The skill's operator config for this call: one JSON object (manifest
+	// [config]; sdk/ABI.md config-len/config-read), resolved by the
+	// supervisor at every call. Empty means {}. The sidecar keeps it for the
+	// call only and never logs it.
+	Config        []byte `protobuf:"bytes,8,opt,name=config,proto3" json:"config,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1223,6 +1230,13 @@ func (x *InvokeRequest) GetTimeout() *durationpb.Duration {
 func (x *InvokeRequest) GetLimits() *Limits {
 	if x != nil {
 		return x.Limits
+	}
+	return nil
+}
+
+func (x *InvokeRequest) GetConfig() []byte {
+	if x != nil {
+		return x.Config
 	}
 	return nil
 }
@@ -1478,9 +1492,12 @@ type Stats struct {
 	WallTime         *durationpb.Duration   `protobuf:"bytes,4,opt,name=wall_time,json=wallTime,proto3" json:"wall_time,omitempty"`
 	CapabilityCalls  uint32                 `protobuf:"varint,5,opt,name=capability_calls,json=capabilityCalls,proto3" json:"capability_calls,omitempty"`
 	// Whether a prepared instance served the call.
-	Prepared      bool `protobuf:"varint,6,opt,name=prepared,proto3" json:"prepared,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Prepared bool `protobuf:"varint,6,opt,name=prepared,proto3" json:"prepared,omitempty"`
+	// Set when the call ended on a timeout: fuel_consumed is then a lower
+	// bound (wasmtime does not save its fuel counter on an epoch trap).
+	FuelConsumedLowerBound bool `protobuf:"varint,7,opt,name=fuel_consumed_lower_bound,json=fuelConsumedLowerBound,proto3" json:"fuel_consumed_lower_bound,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *Stats) Reset() {
@@ -1551,6 +1568,13 @@ func (x *Stats) GetCapabilityCalls() uint32 {
 func (x *Stats) GetPrepared() bool {
 	if x != nil {
 		return x.Prepared
+	}
+	return false
+}
+
+func (x *Stats) GetFuelConsumedLowerBound() bool {
+	if x != nil {
+		return x.FuelConsumedLowerBound
 	}
 	return false
 }
@@ -2415,7 +2439,7 @@ const file_palyra_sidecar_v1_sidecar_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\x1a9\n" +
 	"\vStatusEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x99\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb1\x02\n" +
 	"\rInvokeRequest\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x19\n" +
 	"\bskill_id\x18\x02 \x01(\tR\askillId\x12\x17\n" +
@@ -2423,7 +2447,8 @@ const file_palyra_sidecar_v1_sidecar_proto_rawDesc = "" +
 	"\x05input\x18\x04 \x01(\fR\x05input\x121\n" +
 	"\x06grants\x18\x05 \x01(\v2\x19.palyra.sidecar.v1.GrantsR\x06grants\x123\n" +
 	"\atimeout\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\atimeout\x121\n" +
-	"\x06limits\x18\a \x01(\v2\x19.palyra.sidecar.v1.LimitsR\x06limits\"\xa0\x01\n" +
+	"\x06limits\x18\a \x01(\v2\x19.palyra.sidecar.v1.LimitsR\x06limits\x12\x16\n" +
+	"\x06config\x18\b \x01(\fR\x06config\"\xa0\x01\n" +
 	"\fCallsRequest\x12\x12\n" +
 	"\x04call\x18\x01 \x01(\x04R\x04call\x12:\n" +
 	"\x06invoke\x18\x02 \x01(\v2 .palyra.sidecar.v1.InvokeRequestH\x00R\x06invoke\x127\n" +
@@ -2436,14 +2461,15 @@ const file_palyra_sidecar_v1_sidecar_proto_rawDesc = "" +
 	"\bresponse\x18\x02 \x01(\v2!.palyra.sidecar.v1.InvokeResponseR\bresponse\"9\n" +
 	"\tToolError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\x85\x02\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xc0\x02\n" +
 	"\x05Stats\x12#\n" +
 	"\rfuel_consumed\x18\x01 \x01(\x04R\ffuelConsumed\x12,\n" +
 	"\x12init_fuel_consumed\x18\x02 \x01(\x04R\x10initFuelConsumed\x12*\n" +
 	"\x11peak_memory_bytes\x18\x03 \x01(\x04R\x0fpeakMemoryBytes\x126\n" +
 	"\twall_time\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\bwallTime\x12)\n" +
 	"\x10capability_calls\x18\x05 \x01(\rR\x0fcapabilityCalls\x12\x1a\n" +
-	"\bprepared\x18\x06 \x01(\bR\bprepared\"\x8e\x01\n" +
+	"\bprepared\x18\x06 \x01(\bR\bprepared\x129\n" +
+	"\x19fuel_consumed_lower_bound\x18\a \x01(\bR\x16fuelConsumedLowerBound\"\x8e\x01\n" +
 	"\tLogRecord\x121\n" +
 	"\x05level\x18\x01 \x01(\x0e2\x1b.palyra.sidecar.v1.LogLevelR\x05level\x124\n" +
 	"\x06source\x18\x02 \x01(\x0e2\x1c.palyra.sidecar.v1.LogSourceR\x06source\x12\x18\n" +

@@ -6,8 +6,10 @@
 // calls back into the supervisor's BrokerService over go-plugin's GRPCBroker,
 // on the broker id given in LoadSkillRequest.broker_id.
 //
-// The sidecar holds handles only: no message here carries a secret value, a
-// socket or an open host file. Grants are names (HTTP hosts, secret keys,
+// The sidecar holds handles only: no message here carries a vault secret, a
+// socket or an open host file (the one exception is the skill's own config,
+// InvokeRequest.config, which may hold values its operator marked sensitive:
+// the skill is meant to read them, and they live in that call only). Grants are names (HTTP hosts, secret keys,
 // storage prefixes, channels); the broker on the supervisor side resolves
 // them. Every message from the sidecar is untrusted once guest code has run
 // in it: the supervisor caps their size and validates them.

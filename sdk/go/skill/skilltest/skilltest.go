@@ -55,6 +55,10 @@ type Call struct {
 	MaxOutputBytes int
 	// MaxCalls defaults to 256, the ABI's default capability-call budget.
 	MaxCalls int
+	// Config is the skill's operator config the call reads with
+	// Context.Config (sdk/ABI.md §3.1): a json.RawMessage or []byte is
+	// used as is, anything else is encoded with encoding/json. nil is {}.
+	Config any
 }
 
 // Grants lists granted names per kind: HTTP hosts (or "*.domain"
@@ -381,6 +385,27 @@ func (h *host) ResponseRead(buf []byte) int32 {
 		return abi.CodeInvalidRequest
 	}
 	return int32(copy(buf, h.pending))
+}
+
+func (h *host) ConfigLen() int32 { return int32(len(h.config())) }
+
+func (h *host) ConfigRead(buf []byte) int32 { return int32(copy(buf, h.config())) }
+
+// config is the call's config document.
+func (h *host) config() []byte {
+	switch c := h.call.Config.(type) {
+	case nil:
+		return []byte("{}")
+	case json.RawMessage:
+		return c
+	case []byte:
+		return c
+	}
+	b, err := encode(h.call.Config)
+	if err != nil {
+		panic("skilltest: Call.Config: " + err.Error())
+	}
+	return b
 }
 
 func (h *host) GrantCount(kind string) int32 { return int32(len(h.grants[kind])) }

@@ -21,6 +21,7 @@ const (
 	MaxErrorCode          = shared.MaxErrorCodeBytes
 	MaxLogRecord          = shared.MaxLogRecordBytes
 	MaxCallsPerInvocation = shared.DefaultCapabilityCalls
+	MaxConfigBytes        = shared.MaxConfigBytes
 )
 
 // Negative results of host functions (sdk/ABI.md §7), as the int32 the
@@ -95,6 +96,10 @@ type Host interface {
 	ResponseLen() int32
 	// ResponseRead is response-read: it copies the start of the pending response into buf.
 	ResponseRead(buf []byte) int32
+	// ConfigLen is config-len.
+	ConfigLen() int32
+	// ConfigRead is config-read: it copies the start of the config document into buf.
+	ConfigRead(buf []byte) int32
 	// GrantCount is palyra:plugins/host-capabilities@0.1.0 <kind>-count.
 	GrantCount(kind string) int32
 	// GrantHandle is <kind>-handle.
