@@ -59,6 +59,11 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*CallResult, error) {
 // from (nil for a plain call): an update the tool replies with is applied
 // to it and the patched document replaces it.
 func (h *Host) callTool(ctx context.Context, req CallRequest, base *keptDoc) (*CallResult, error) {
+	return h.callGated(ctx, req, base, &callGate{approvalID: req.ApprovalID})
+}
+
+// callGated is callTool with the approval step g (nil: none).
+func (h *Host) callGated(ctx context.Context, req CallRequest, base *keptDoc, g *callGate) (*CallResult, error) {
 	if err := h.writable(); err != nil {
 		return nil, err
 	}
@@ -70,7 +75,7 @@ func (h *Host) callTool(ctx context.Context, req CallRequest, base *keptDoc) (*C
 		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
 		defer cancel()
 	}
-	res, err := h.run(ctx, req.SkillID, req.ToolID, req.Input)
+	res, err := h.run(ctx, req.SkillID, req.ToolID, req.Input, g)
 	var out *CallResult
 	if res != nil {
 		out = &CallResult{
@@ -80,6 +85,9 @@ func (h *Host) callTool(ctx context.Context, req CallRequest, base *keptDoc) (*C
 		}
 	}
 	if err != nil {
+		if pa := PendingApprovalOf(err); pa != nil {
+			return &CallResult{SkillID: pa.SkillID, Version: pa.Version, ToolID: pa.ToolID, Pending: pa}, err
+		}
 		if out == nil {
 			return nil, err
 		}
@@ -175,5 +183,5 @@ func (h *Host) SubmitForm(ctx context.Context, req SubmitRequest) (*CallResult, 
 	if err != nil {
 		return nil, err
 	}
-	return h.callTool(ctx, CallRequest{SkillID: kd.skillID, ToolID: kd.tool, Input: in}, kd)
+	return h.callTool(ctx, CallRequest{SkillID: kd.skillID, ToolID: kd.tool, Input: in, ApprovalID: req.ApprovalID}, kd)
 }

@@ -34,10 +34,14 @@ import (
 // tool's input_schema; after it, it caps the output and validates it
 // against the output_schema. On a failure the sidecar reported, the Result
 // (stats, logs, tool error) is returned with the error.
-func (h *Host) run(ctx context.Context, skillID, toolID string, input json.RawMessage) (*Result, error) {
+func (h *Host) run(ctx context.Context, skillID, toolID string, input json.RawMessage, g *callGate) (*Result, error) {
 	start := time.Now()
 	id := strings.ToLower(strings.TrimSpace(skillID))
-	res, version, err := h.call(ctx, id, toolID, input)
+	res, version, err := h.call(ctx, id, toolID, input, g)
+	if errors.Is(err, ErrApprovalPending) {
+		// A call waiting for approval did not run: nothing to count.
+		return res, err
+	}
 	// Counters and records are per installed version: a call that named no
 	// installed skill is not counted, so callers cannot grow them with ids
 	// of their own making; nor is a tool id the skill does not have.
@@ -80,7 +84,7 @@ func (h *Host) quarantineAnomaly(ctx context.Context, trip anomaly.Trip) {
 }
 
 // call runs the call and returns the version it resolved ("" when none).
-func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessage) (*Result, string, error) {
+func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessage, g *callGate) (*Result, string, error) {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
@@ -92,6 +96,9 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	}
 	p, err := h.check(ctx, id, toolID, input, true)
 	if err != nil {
+		return nil, p.e.Version, err
+	}
+	if err := h.gateApprovals(ctx, p, toolID, g); err != nil {
 		return nil, p.e.Version, err
 	}
 	e, t, dec, sch, input := p.e, p.t, p.dec, p.sch, p.input
@@ -113,8 +120,39 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	return res, e.Version, h.checkOutput(res, toolID, sch)
 }
 
+// callGate is what the gate needs of the caller beyond the call: the
+// approval the call runs with. A nil *callGate is a call that needs no
+// approval (a hook's call of its tool, a call whose approval another host
+// of the cluster checked).
+type callGate struct {
+	approvalID string
+	// hookReasons are the reasons run hooks gave to hold the call for
+	// approval (filled by the run-hook step before the approval step).
+	hookReasons []ApprovalReason
+}
+
+// gateApprovals is the approval step of the gate (see approvalGate); a
+// nil g skips it.
+func (h *Host) gateApprovals(ctx context.Context, p *checked, toolID string, g *callGate) error {
+	if g == nil {
+		return nil
+	}
+	reasons := append(h.approvalReasons(p, toolID), g.hookReasons...)
+	if err := h.approvalGate(ctx, p, toolID, g.approvalID, reasons); err != nil {
+		return err
+	}
+	if len(reasons) > 0 {
+		// The approved input is the canonical one: validate it as run.
+		if err := p.sch.ValidateInputJSON(p.input); err != nil {
+			return fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
+		}
+	}
+	return nil
+}
+
 // checked is a call that passed the gate's checks before the sidecar.
 type checked struct {
+	m     *manifest.Manifest
 	e     inventory.Entry
 	t     supervisor.Target
 	dec   *policy.Decision
@@ -156,7 +194,7 @@ func (h *Host) check(ctx context.Context, id, toolID string, input json.RawMessa
 	if err != nil {
 		return p, err
 	}
-	p.t, p.dec = t, dec
+	p.t, p.dec, p.m = t, dec, v.manifest
 	sch, ok := v.schemas[toolID]
 	if !ok {
 		return p, fmt.Errorf("host: %w: %s has no tool %q", ErrUnknownTool, e.SkillID, toolID)

@@ -109,7 +109,7 @@ func (h *Host) hookCall(ctx context.Context, skillID, toolID string, input json.
 		}
 		toolID = t
 	}
-	res, err := h.run(ctx, skillID, toolID, input)
+	res, err := h.run(ctx, skillID, toolID, input, nil) // a hook's own call needs no approval
 	if err != nil {
 		// A non-zero exit code is a tool_error to a tool caller (sdk/ABI.md
 		// §4) but a decision to a hook.
