@@ -439,9 +439,9 @@ func (c *Client) SubmitForm(ctx context.Context, req host.SubmitRequest) (*host.
 // *host.CallError with the result the daemon sent in its details.
 func callResult(out *host.CallResult, err error) (*host.CallResult, error) {
 	if err == nil {
-		if out.Pending != nil {
-			// 202: the call waits for approval.
-			return out, &host.PendingError{Approval: out.Pending}
+		if pa := out.Pending; pa != nil {
+			// 202: the call waits for approval; nothing else is set.
+			return &host.CallResult{SkillID: pa.SkillID, Version: pa.Version, ToolID: pa.ToolID, Pending: pa}, &host.PendingError{Approval: pa}
 		}
 		return out, nil
 	}
