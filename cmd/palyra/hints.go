@@ -29,6 +29,10 @@ var cliHints = map[string]string{
 	"skill_disabled":                 "palyra skills enable SKILL_ID --reason R",
 	"trusted_publisher_key_mismatch": "the artifact is signed by another key than the allowlisted one; if the publisher rotated it, apply its statement with palyra trust rotate --statement FILE",
 	"trust_store_tampered":           "review what changed with palyra trust accept-changes (--trust-store T for another file; --yes when not at a terminal), or restore the file from a backup",
+	"approval_pending":               "approve it with palyra approvals approve APPROVAL_ID --reason R, then run again with --approval APPROVAL_ID (or run without --no-wait to wait)",
+	"approval_input_mismatch":        "an approval runs the call with exactly the input approved: give the same --input, or ask for a new approval",
+	"approval_expired":               "run the call again without --approval to ask for a new approval",
+	"approval_used":                  "an approval runs one call: run again without --approval to ask for a new one",
 	"tofu_key_mismatch":              "the publisher's key changed since it was pinned; if it rotated it, apply its statement with palyra trust rotate --statement FILE",
 }
 
