@@ -234,6 +234,19 @@ func (h *Host) approvalReasons(p *checked, toolID string) []ApprovalReason {
 	return out
 }
 
+// HookApprovalReason is the reason a run hook (run:before_run or
+// run:before_tool) gives when its decision is request_approval: the run-hook
+// step of the gate adds it to callGate.hookReasons before the approval
+// step, so the call waits for approval as for the manifest's and the
+// profile's reasons, and the same call with the approval then runs.
+func HookApprovalReason(hookID, reason string) ApprovalReason {
+	d := hookID
+	if reason = strings.TrimSpace(reason); reason != "" {
+		d += ": " + reason
+	}
+	return ApprovalReason{Kind: ReasonHook, Detail: d}
+}
+
 // canonicalInput is input as the approval keeps it and hashes it: decoded
 // and encoded again (object keys sorted, insignificant space dropped,
 // numbers as written), so that the same document sent by another client

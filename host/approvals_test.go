@@ -264,3 +264,14 @@ func TestApprovalTTLBounds(t *testing.T) {
 		}
 	}
 }
+
+func TestHookApprovalReason(t *testing.T) {
+	for _, tc := range []struct{ hook, reason, want string }{
+		{"guard", "amount over 1000", "guard: amount over 1000"},
+		{"guard", "  ", "guard"},
+	} {
+		if got := host.HookApprovalReason(tc.hook, tc.reason); got != (host.ApprovalReason{Kind: "hook", Detail: tc.want}) {
+			t.Errorf("HookApprovalReason(%q, %q) = %+v, want hook %q", tc.hook, tc.reason, got, tc.want)
+		}
+	}
+}

@@ -63,7 +63,7 @@ var statusByCode = map[string]struct {
 	"approval_used":              {http.StatusConflict, codes.FailedPrecondition},
 	"approval_input_mismatch":    {http.StatusConflict, codes.FailedPrecondition},
 	"approval_mismatch":          {http.StatusConflict, codes.FailedPrecondition},
-	"approval_pending":           {http.StatusAccepted, codes.FailedPrecondition},
+	"approval_pending":           {http.StatusConflict, codes.FailedPrecondition}, // a call answers 202 with the approval (writePending)
 	"approvals_full":             {http.StatusTooManyRequests, codes.ResourceExhausted},
 	"skill_disabled":             {http.StatusForbidden, codes.FailedPrecondition},
 	"skill_status_missing":       {http.StatusForbidden, codes.FailedPrecondition},
