@@ -31,7 +31,7 @@ type Decision = { a: Approval; approve: boolean };
 function ApprovalCard({ a, onDecide }: { a: Approval; onDecide?: (d: Decision) => void }) {
   const reach = reachText(a.grants);
   return (
-    <article className="card" data-testid="approval-row" data-approval-id={a.id} data-state={a.state} aria-labelledby={`ap-${a.id}`}>
+    <article className="card approval" data-testid="approval-row" data-approval-id={a.id} data-state={a.state} aria-labelledby={`ap-${a.id}`}>
       <div className="page-head">
         <h2 id={`ap-${a.id}`}>
           <code>{a.tool_id}</code> of {a.skill_id} {a.version}
