@@ -425,6 +425,17 @@ func (h *Host) sweepApprovals(tx *inventory.Tx, now time.Time) error {
 	return err
 }
 
+// sweepIfDue sweeps the approvals when something is due: a reader writes
+// (and so invalidates every process's inventory cache) only then.
+func (h *Host) sweepIfDue(ctx context.Context) error {
+	now := h.now()
+	due, err := h.in.Inventory().ApprovalsDue(ctx, now, now.Add(-ApprovalRetention))
+	if err != nil || !due {
+		return err
+	}
+	return h.in.Inventory().Update(ctx, func(tx *inventory.Tx) error { return h.sweepApprovals(tx, now) })
+}
+
 // wakeJournal wakes the journal follower after an approval change.
 func (h *Host) wakeJournal(a Approval, kind inventory.EventKind) {
 	h.wake.Publish(events.Event{Kind: strings.Replace(string(kind), ".", ":", 1), SkillID: a.SkillID, Version: a.Version})
@@ -438,7 +449,7 @@ func (h *Host) Approvals(ctx context.Context, req ApprovalsRequest) (*ApprovalLi
 	if req.State != "" && !req.State.Valid() {
 		return nil, fmt.Errorf("%w: state %q is not pending, approved, denied, expired or used", ErrBadRequest, req.State)
 	}
-	if err := h.in.Inventory().Update(ctx, func(tx *inventory.Tx) error { return h.sweepApprovals(tx, h.now()) }); err != nil {
+	if err := h.sweepIfDue(ctx); err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	list, err := h.in.Inventory().Approvals(ctx, inventory.ApprovalFilter{State: req.State, SkillID: req.SkillID})
@@ -457,15 +468,10 @@ func (h *Host) Approval(ctx context.Context, id string) (*ApprovalInfo, error) {
 	if err := h.writable(); err != nil {
 		return nil, err
 	}
-	var a Approval
-	err := h.in.Inventory().Update(ctx, func(tx *inventory.Tx) error {
-		if err := h.sweepApprovals(tx, h.now()); err != nil {
-			return err
-		}
-		var err error
-		a, err = tx.Approval(strings.TrimSpace(id))
-		return err
-	})
+	if err := h.sweepIfDue(ctx); err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	a, err := h.in.Inventory().Approval(ctx, strings.TrimSpace(id))
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}

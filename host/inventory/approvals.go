@@ -412,3 +412,16 @@ func (t *Tx) journalApproval(kind EventKind, a Approval, principal, reason strin
 	}
 	return t.AppendEvent(Event{Kind: kind, SkillID: a.SkillID, Version: a.Version, Reason: reason, Principal: principal, Details: raw})
 }
+
+// ApprovalsDue reports whether Tx.ExpireApprovals at now or
+// Tx.PruneApprovals before pruneBefore would change anything: a reader
+// sweeps (a write) only then.
+func (d *DB) ApprovalsDue(ctx context.Context, now, pruneBefore time.Time) (bool, error) {
+	var due bool
+	err := d.sql.QueryRowContext(ctx, `SELECT EXISTS (
+    SELECT 1 FROM approvals WHERE state IN ('pending', 'approved') AND expires_at_unix_ms <= ?
+    UNION ALL
+    SELECT 1 FROM approvals WHERE state IN ('denied', 'expired', 'used') AND requested_at_unix_ms < ?
+)`, now.UnixMilli(), pruneBefore.UnixMilli()).Scan(&due)
+	return due, wrap("approvals due", err)
+}

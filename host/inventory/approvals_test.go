@@ -108,3 +108,35 @@ func TestApprovalLifecycle(t *testing.T) {
 		t.Fatalf("prune = %d, %v; want 4 (used, denied, 2 expired)", n, err)
 	}
 }
+
+func TestApprovalsDue(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	now := time.UnixMilli(1_700_000_000_000).UTC()
+	due := func(at time.Time) bool {
+		t.Helper()
+		d, err := db.ApprovalsDue(ctx, at, at.Add(-time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if due(now) {
+		t.Fatal("an empty table is due")
+	}
+	if err := db.Update(ctx, func(tx *Tx) error { return tx.PutApproval(testApproval("d1", now)) }); err != nil {
+		t.Fatal(err)
+	}
+	if due(now) || !due(now.Add(time.Minute)) {
+		t.Fatal("a pending approval is due before its expiry, or not at it")
+	}
+	if err := db.Update(ctx, func(tx *Tx) error {
+		_, err := tx.DecideApproval("d1", false, "no", "bob", now)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if due(now.Add(time.Minute)) || !due(now.Add(time.Hour+time.Millisecond)) {
+		t.Fatal("a denied approval is not due until its retention ends")
+	}
+}
