@@ -23,6 +23,7 @@ import (
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/host/trust"
 )
 
 // run runs tool toolID of the current version of skillID with input: the
@@ -94,6 +95,7 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	if h.sup == nil {
 		return nil, "", fmt.Errorf("host: %w: Config.SidecarPath is empty", supervisor.ErrSidecarNotFound)
 	}
+	gen := h.retired.Load()
 	p, err := h.check(ctx, id, toolID, input, true)
 	if err != nil {
 		return nil, p.e.Version, err
@@ -103,9 +105,13 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	}
 	e, t, dec, sch, input := p.e, p.t, p.dec, p.sch, p.input
 	inv := broker.Invocation{ID: supervisor.NewInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}
+	if h.beforeSidecar != nil {
+		h.beforeSidecar()
+	}
 	end := h.broker.Begin(inv)
 	res, err := h.sup.Call(ctx, t, toolID, input, supervisor.CallOptions{InvocationID: inv.ID})
 	usage := end()
+	h.stopIfRetired(ctx, e, gen)
 	if err != nil {
 		if errors.Is(err, supervisor.ErrCrashLooping) || h.sup.State(e.SkillID, e.Version).Status == supervisor.StatusCrashLooping {
 			h.markCrashLooping(e, err)
@@ -117,7 +123,7 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 		}
 		return res, e.Version, fmt.Errorf("host: %s %s tool %s: %w", e.SkillID, e.Version, toolID, err)
 	}
-	return res, e.Version, h.checkOutput(res, toolID, sch)
+	return res, e.Version, h.checkCallOutput(res, toolID, sch, p.palyraABI)
 }
 
 // callGate is what the gate needs of the caller beyond the call: the
@@ -158,6 +164,8 @@ type checked struct {
 	dec   *policy.Decision
 	sch   *manifest.ToolSchemas
 	input json.RawMessage
+	// palyraABI is the verified module's (palyraabi.go).
+	palyraABI bool
 }
 
 // check runs the gate's checks before the sidecar on a call of toolID of
@@ -199,7 +207,7 @@ func (h *Host) check(ctx context.Context, id, toolID string, input json.RawMessa
 	if !ok {
 		return p, fmt.Errorf("host: %w: %s has no tool %q", ErrUnknownTool, e.SkillID, toolID)
 	}
-	p.sch = sch
+	p.sch, p.palyraABI = sch, v.palyraABI
 	if err := sch.ValidateInputJSON(input); err != nil {
 		return p, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
 	}
@@ -403,6 +411,14 @@ func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error)
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	vr, err := artifact.Verify(ctx, data, artifact.VerifyOptions{Trust: store.Decider(), AllowTOFU: false})
+	if errors.Is(err, trust.ErrUntrustedPublisher) {
+		// The install that pinned this publisher may still be saving the
+		// pin (trust.File.LoadSettled): ask again once it is done.
+		if store, err = h.trust.LoadSettled(ctx); err != nil {
+			return nil, fmt.Errorf("host: %w", err)
+		}
+		vr, err = artifact.Verify(ctx, data, artifact.VerifyOptions{Trust: store.Decider(), AllowTOFU: false})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
 	}
@@ -438,6 +454,7 @@ func (h *Host) verify(ctx context.Context, e inventory.Entry) (*verified, error)
 	if v.module == "" {
 		return nil, fmt.Errorf("host: %w: %s %s", ErrNoModule, e.SkillID, e.Version)
 	}
+	v.palyraABI = isPalyraABI(vr.Inspection.Entries[v.module])
 	h.mu.Lock()
 	h.verified[e.ArtifactSHA256] = v
 	h.mu.Unlock()

@@ -143,10 +143,17 @@ type Host struct {
 	// ro is the state dir's reader when the host is open read-only (then
 	// in, the supervisor, the capabilities and the hooks dispatcher are
 	// nil).
-	ro    *install.Reader
-	sup   *supervisor.Supervisor
-	trust *trust.File
-	log   hclog.Logger
+	ro  *install.Reader
+	sup *supervisor.Supervisor
+	// retired counts the lifecycle changes that took a version out of
+	// service (stopRetired); a call that sees it move re-checks its
+	// version after the sidecar answered (stopIfRetired).
+	retired *atomic.Uint64
+	// beforeSidecar, when set (by tests only), runs between a call's
+	// checks and its sidecar call.
+	beforeSidecar func()
+	trust         *trust.File
+	log           hclog.Logger
 	// runDir is the host's runtime directory, holding its children's
 	// private directories (nil without sidecars, or with
 	// Supervisor.SocketDir set: then the caller owns that directory).
@@ -217,6 +224,9 @@ type verified struct {
 	sha      string // module sha256
 	// entrypoint is operator.plugin.default_entrypoint ("" = the ABI's).
 	entrypoint string
+	// palyraABI: the module imports nothing from palyra:skills/host@1,
+	// so its result is the exit code (palyraabi.go).
+	palyraABI bool
 	// plan is the decision and target of the last policy profile calls
 	// ran under.
 	plan atomic.Pointer[callPlan]
@@ -284,16 +294,17 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	icfg := install.Config{StateDir: cfg.StateDir, Policy: cfg.Policy, TrustStore: cfg.TrustStore, SecretPresent: caps.secretPresent, Bus: wake,
 		TrustOptions: []trust.Option{trust.WithVault(caps.vault), trust.WithLogger(cfg.Logger.Named("trust"))}}
 	var sup *supervisor.Supervisor // made below; installs (and so precompiles) run only after Open
+	retired := new(atomic.Uint64)
 	if cfg.SidecarPath != "" {
 		icfg.Precompile = func(ctx context.Context, modulePath, sha string) error { return sup.Precompile(ctx, modulePath, sha) }
-		icfg.OnChange = func(ev events.Event) { stopRetired(sup, ev) }
+		icfg.OnChange = func(ev events.Event) { stopRetired(sup, retired, ev) }
 	}
 	in, err := install.Open(ctx, icfg)
 	if err != nil {
 		caps.close()
 		return nil, fmt.Errorf("host: %w", err)
 	}
-	h := &Host{cfg: cfg, in: in, trust: in.TrustFile(), log: cfg.Logger.Named("host"), verified: map[string]*verified{}, looped: map[string]time.Time{},
+	h := &Host{cfg: cfg, in: in, trust: in.TrustFile(), retired: retired, log: cfg.Logger.Named("host"), verified: map[string]*verified{}, looped: map[string]time.Time{},
 		broker: caps.broker, storage: caps.storage, ownsStore: caps.ownsStore, vault: caps.vault, channels: caps.channels, egress: caps.egress, stats: newCallStats(),
 		calls: newCallSummary(), docs: newDocStore(maxDocuments, documentTTL), wake: wake, stream: &events.Bus{}, hooks: hooks.OpenStore(cfg.StateDir)}
 	scfg := cfg.Sources

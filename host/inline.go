@@ -116,6 +116,8 @@ type inlineRun struct {
 	dec   *policy.Decision
 	sch   *manifest.ToolSchemas
 	input json.RawMessage
+	// palyraABI is the module's (palyraabi.go).
+	palyraABI bool
 }
 
 // RunInline implements Service. It refuses with ErrInlineNotAllowed
@@ -172,7 +174,7 @@ func (h *Host) RunInline(ctx context.Context, req InlineRunRequest) (*CallResult
 	res, err := h.sup.Call(ctx, t, toolID, p.input, supervisor.CallOptions{InvocationID: inv.ID})
 	usage := end()
 	if err == nil {
-		err = h.checkOutput(res, toolID, p.sch)
+		err = h.checkCallOutput(res, toolID, p.sch, p.palyraABI)
 	} else if len(usage.Denials) > 0 {
 		err = &DeniedError{SkillID: t.SkillID, Version: t.Version, ToolID: toolID, Denial: usage.Denials[0], Cause: err}
 	} else {
@@ -264,7 +266,7 @@ func (h *Host) checkInline(req InlineRunRequest) (*inlineRun, error) {
 	v.sha = sha
 	// The module path is set when the module is written (placeInline).
 	t := targetFor(InlineSkillPrefix+strings.ToLower(strings.TrimSpace(m.SkillID)), InlineVersionPrefix+sha[:12], "", v, dec)
-	return &inlineRun{t: t, dec: dec, sch: sch, input: input}, nil
+	return &inlineRun{t: t, dec: dec, sch: sch, input: input, palyraABI: isPalyraABI(req.Module)}, nil
 }
 
 // placeInline writes the module of t to the host's inline directory (once

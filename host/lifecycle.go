@@ -2,10 +2,12 @@ package host
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/install"
+	"github.com/palyra-go/palyra/host/inventory"
 	"github.com/palyra-go/palyra/host/supervisor"
 )
 
@@ -26,7 +28,11 @@ const retireStopTimeout = 30 * time.Second
 // (install.Config.OnChange), so a disabled skill's sidecar is gone when
 // `skills disable` answers. Other events, and a host without sidecars
 // (sup nil), do nothing.
-func stopRetired(sup *supervisor.Supervisor, ev events.Event) {
+//
+// It counts the change in retired first: a call that passed its checks
+// just before the change may start the version's sidecar again after this
+// stop, and it finds out by that count (Host.stopIfRetired).
+func stopRetired(sup *supervisor.Supervisor, retired *atomic.Uint64, ev events.Event) {
 	if sup == nil {
 		return
 	}
@@ -35,9 +41,29 @@ func stopRetired(sup *supervisor.Supervisor, ev events.Event) {
 	default:
 		return
 	}
+	retired.Add(1)
 	ctx, cancel := context.WithTimeout(context.Background(), retireStopTimeout)
 	defer cancel()
 	sup.Stop(ctx, ev.SkillID, ev.Version)
+}
+
+// stopIfRetired closes the race stopRetired leaves: a call that passed the
+// status check (when retired was gen) before a disable, quarantine or
+// remove can start the version's sidecar after stopRetired stopped it, and
+// that sidecar would idle until its idle timeout. When retired moved since
+// gen, the version's status is read again and, unless it is still active,
+// its sidecars are stopped. A call that saw no change pays one atomic load.
+func (h *Host) stopIfRetired(ctx context.Context, e inventory.Entry, gen uint64) {
+	if h.retired.Load() == gen {
+		return
+	}
+	cur, err := h.in.Inventory().SkillHead(context.WithoutCancel(ctx), e.SkillID, e.Version)
+	if err == nil && statusGate(cur) == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), retireStopTimeout)
+	defer cancel()
+	h.sup.Stop(sctx, e.SkillID, e.Version)
 }
 
 // Install implements Service.

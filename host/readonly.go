@@ -42,6 +42,7 @@ func (h *Host) writable() error {
 type view interface {
 	List(ctx context.Context, opts install.ListOptions) ([]install.Listing, error)
 	Info(ctx context.Context, id, version string) (*install.Info, error)
+	DenyFeed(ctx context.Context) (*install.FeedInfo, error)
 	Layout() statedir.Layout
 }
 

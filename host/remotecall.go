@@ -104,9 +104,10 @@ func (h *Host) FinishRemoteCall(ctx context.Context, res *CallResult) (*CallResu
 	}
 	out := *res
 	out.A2UI = nil
-	r := &Result{Output: out.Output}
-	if err := h.checkOutput(r, res.ToolID, sch); err != nil {
+	r := &Result{Output: out.Output, ExitCode: res.ExitCode}
+	if err := h.checkCallOutput(r, res.ToolID, sch, v.palyraABI); err != nil {
 		return fail(err)
 	}
+	out.Output = r.Output
 	return h.keepA2UI(&out, res.ToolID, nil)
 }

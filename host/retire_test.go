@@ -145,3 +145,32 @@ func TestHostCloseLogsNoError(t *testing.T) {
 		t.Errorf("no sidecar exit in the log:\n%s", out)
 	}
 }
+
+// TestCallRacingADisableLeavesNoSidecar: a call that passed its checks just
+// before a disable starts the version's sidecar after the disable stopped
+// its sidecars; the call notices the change and stops the sidecar it
+// started, instead of leaving it to idle until its idle timeout.
+func TestCallRacingADisableLeavesNoSidecar(t *testing.T) {
+	ctx := context.Background()
+	h := openHost(t)
+	serving, _ := echoRunning(t, h)
+	host.SetBeforeSidecar(h, func() {
+		host.SetBeforeSidecar(h, nil) // once
+		if _, err := h.Disable(ctx, host.StatusRequest{SkillID: "palyra.echo", Reason: "racing a call"}); err != nil {
+			t.Error(err)
+		}
+	})
+	res, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"hi"}`)})
+	if err != nil {
+		t.Fatalf("the call that passed its checks before the disable: %v", err)
+	}
+	if res.SidecarPID == serving || res.SidecarPID == 0 {
+		t.Fatalf("the call ran in pid %d; the disable stopped %d, so a new sidecar should have served it", res.SidecarPID, serving)
+	}
+	if proctest.Alive(res.SidecarPID) {
+		t.Errorf("the sidecar %d the racing call started still runs after the call returned", res.SidecarPID)
+	}
+	if st := sidecarOf(t, h, "palyra.echo"); st.Status != supervisor.StatusStopped || st.PID != 0 || st.StandbyPID != 0 {
+		t.Errorf("sidecar state after the racing call: %+v", st)
+	}
+}

@@ -63,6 +63,16 @@ type Service interface {
 	// RotateTrust applies a publisher's signed key rotation statement to
 	// the trust store (replay protection and clock skew checked).
 	RotateTrust(ctx context.Context, req RotateTrustRequest) (*RotateTrustResult, error)
+	// UpdateDenyFeed installs a signed deny feed (host/feed): it must
+	// verify against the trust store (a key allowlisted for the feed's
+	// issuer; no trust on first use) and be newer than the installed one.
+	// Every installed version is then re-audited, and each one the feed
+	// denies is quarantined with the entry's reason and reference.
+	UpdateDenyFeed(ctx context.Context, req UpdateDenyFeedRequest) (*DenyFeedUpdate, error)
+	// DenyFeed describes the installed deny feed: issuer, serial,
+	// entries, when and by whom it was installed, and why it cannot be
+	// used when it cannot.
+	DenyFeed(ctx context.Context) (*DenyFeedInfo, error)
 	// SetPolicy replaces the operator profile (policy.toml), live: the
 	// next install, enable, re-audit and call judge by it.
 	SetPolicy(ctx context.Context, req SetPolicyRequest) (*PolicyResult, error)
@@ -163,6 +173,12 @@ type (
 	StatusResult = install.StatusResult
 	// ReauditReport is a re-audit of every version (install.ReauditReport).
 	ReauditReport = install.ReauditReport
+	// DenyFeedInfo describes the installed deny feed
+	// (install.FeedInfo).
+	DenyFeedInfo = install.FeedInfo
+	// DenyFeedUpdate is what a deny feed update did, with the re-audit
+	// that followed (install.FeedUpdateResult).
+	DenyFeedUpdate = install.FeedUpdateResult
 	// TrustedKey is a publisher key given with an install
 	// (install.TrustedKey).
 	TrustedKey = install.TrustedKey

@@ -88,6 +88,8 @@ func resultToProto(res *wasmrt.Result, resp *sidecarv1.InvokeResponse) {
 		WallTime:         durationpb.New(res.Stats.WallTime),
 		CapabilityCalls:  uint32(max(res.Stats.CapabilityCalls, 0)),
 		Prepared:         res.Stats.Prepared,
+
+		FuelConsumedLowerBound: res.Stats.FuelLowerBound,
 	}
 	if len(res.Logs) > 0 {
 		resp.Logs = make([]*sidecarv1.LogRecord, len(res.Logs))

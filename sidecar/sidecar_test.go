@@ -210,6 +210,10 @@ func TestLimits(t *testing.T) {
 			if tt.code == "fuel_exhausted" && res.GetStats().GetFuelConsumed() != 100_000 {
 				t.Errorf("fuel consumed %d, want the budget", res.GetStats().GetFuelConsumed())
 			}
+			// Only a timeout leaves the fuel figure a lower bound.
+			if got, want := res.GetStats().GetFuelConsumedLowerBound(), tt.code == "timeout"; got != want {
+				t.Errorf("fuel_consumed_lower_bound %v, want %v", got, want)
+			}
 		})
 	}
 	// The request's own timeout works too.

@@ -46,6 +46,8 @@ type app struct {
 	// daemon holds the daemon-mode flags of the skills and hooks groups
 	// (see daemonmode.go).
 	daemon daemonFlags
+	// palyra holds Palyra's hidden flags (palyracompat.go).
+	palyra palyraFlags
 }
 
 // run executes the CLI with args and returns the process exit code.
@@ -102,10 +104,11 @@ func (a *app) rootCommand() *cobra.Command {
 	// A mistyped command gets "Did you mean this?" (cobra's suggestions,
 	// on for every group through noArgs).
 	root.SuggestionsMinimumDistance = 2
-	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand(), a.clusterCommand(), a.applyCommand(), a.diffCommand(), a.devCommand())
+	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.feedCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand(), a.clusterCommand(), a.applyCommand(), a.diffCommand(), a.devCommand())
 	root.AddCommand(a.approvalsCommand())
 	root.AddCommand(a.doctorCommand())
 	versioncmd.Install(root, "palyra")
+	a.installPalyraRootFlags(root)
 	fillGroupExamples(root)
 	a.wireCompletion(root)
 	return root

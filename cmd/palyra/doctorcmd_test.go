@@ -56,7 +56,7 @@ func TestDoctorCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != exitFailure {
 		t.Fatalf("doctor on a missing state dir: %d %v\n%s\n%s", r.code, err, r.stdout, r.stderr)
 	}
-	if rep.OK || len(rep.Checks) != 8 || rep.Checks[3].Name != doctor.CheckStateDir || rep.Checks[3].Code != "state_dir_missing" || r.stderr != "" {
+	if rep.OK || len(rep.Checks) != 9 || rep.Checks[3].Name != doctor.CheckStateDir || rep.Checks[3].Code != "state_dir_missing" || r.stderr != "" {
 		t.Fatalf("report %+v, stderr %q", rep, r.stderr)
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
@@ -71,7 +71,7 @@ func TestDoctorCommand(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("doctor on a fresh state dir: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"ok    sidecar ", "ok    state-dir ", "warn  daemon ", "ok    deployment        local (from the default)", "\n8 checks: "} {
+	for _, want := range []string{"ok    sidecar ", "ok    state-dir ", "warn  daemon ", "ok    deployment        local (from the default)", "\n9 checks: "} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("text report lacks %q:\n%s", want, r.stdout)
 		}

@@ -33,6 +33,8 @@ var cliHints = map[string]string{
 	"approval_input_mismatch":        "an approval runs the call with exactly the input approved: give the same --input, or ask for a new approval",
 	"approval_expired":               "run the call again without --approval to ask for a new approval",
 	"approval_used":                  "an approval runs one call: run again without --approval to ask for a new one",
+	"untrusted_deny_feed":            "allowlist the feed issuer's key (checked out of band) with palyra feed update FILE --trusted-publisher ISSUER=PUBLIC_KEY_HEX, or get a feed signed by a key the trust store allowlists",
+	"deny_feed_not_newer":            "the installed feed is newer (palyra feed show); ask the issuer for its latest feed",
 	"tofu_key_mismatch":              "the publisher's key changed since it was pinned; if it rotated it, apply its statement with palyra trust rotate --statement FILE",
 }
 

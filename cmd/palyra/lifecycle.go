@@ -16,6 +16,7 @@ import (
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/statedir"
+	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/host/vault"
 	"github.com/spf13/cobra"
 )
@@ -103,7 +104,13 @@ func (a *app) installConfig(s *stateFlags) (install.Config, error) {
 	if err != nil {
 		return install.Config{}, err
 	}
-	return install.Config{StateDir: layout.Dir(), TrustStore: trustStore, Policy: prof}, nil
+	// The trust store's seal is keyed from the vault, as the host's is:
+	// without the key a store sealed with it reads as tampered.
+	v, err := a.openVault()
+	if err != nil {
+		return install.Config{}, err
+	}
+	return install.Config{StateDir: layout.Dir(), TrustStore: trustStore, Policy: prof, TrustOptions: []trust.Option{trust.WithVault(v)}}, nil
 }
 
 // registerSidecar adds --sidecar, for the verbs that run tools: the local

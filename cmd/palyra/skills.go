@@ -36,6 +36,7 @@ func (a *app) skillsCommand() *cobra.Command {
 	c.AddCommand(a.pushCommand())
 	c.AddCommand(a.skillsNewCommand())
 	a.registerDaemonFlags(c)
+	a.installPalyraSkillsFlags(c)
 	return c
 }
 

@@ -80,6 +80,9 @@ func (a *app) trustAcceptChangesCommand() *cobra.Command {
 			// Ask before taking the store's lock, so that no writer waits
 			// on a person; under the lock, accept only what was shown.
 			if !yes {
+				if a.palyra.nonInteractive {
+					return nonInteractiveErr("accept-changes", "review the changes above, then run it again with --yes")
+				}
 				if !a.stdinIsTerminal() {
 					return fmt.Errorf("%w: accept-changes asks for confirmation and standard input is not a terminal: review the changes above, then run it again with --yes", errUsage)
 				}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -98,5 +99,59 @@ func TestTrustAcceptChanges(t *testing.T) {
 	r = cli(t, state, "", "trust", "accept-changes", "--trust-store", store)
 	if r.code != 0 || !strings.Contains(r.stdout, "is intact") {
 		t.Fatalf("accept-changes on an intact store: exit %d %s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestTrustSealDeleted: deleting the seal of a sealed store (and adding a
+// key by hand) does not get the store adopted: with the key file (no
+// vault key) and with a configured vault key ($PALYRA_VAULT_KEY), the CLI
+// refuses it with trust_store_tampered, naming the missing seal, and
+// accept-changes --yes recovers it.
+func TestTrustSealDeleted(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		vaultKey string
+	}{
+		{"key file", ""},
+		{"vault key", base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PALYRA_VAULT_KEY", tc.vaultKey)
+			if tc.vaultKey == "" {
+				os.Unsetenv("PALYRA_VAULT_KEY")
+			}
+			state, dir := t.TempDir(), t.TempDir()
+			if r := cli(t, state, "", "skills", "install", "--artifact", goodSkill.write(t, dir), "--trusted-publisher", "acme="+echoPub); r.code != 0 {
+				t.Fatalf("install: %d %s %s", r.code, r.stdout, r.stderr)
+			}
+			store := filepath.Join(state, "skills", "trust-store.json")
+			if err := os.Remove(store + ".integrity.json"); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			evil := hex.EncodeToString(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{4}, 32)).Public().(ed25519.PublicKey))
+			edited := strings.Replace(string(data), `"trusted_publishers": {`, `"trusted_publishers": {
+    "evil": ["`+evil+`"],`, 1)
+			if err := os.WriteFile(store, []byte(edited), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r := cli(t, state, "", "trust", "show", "--json")
+			if r.code != exitFailure || r.errorCode(t) != "trust_store_tampered" || !strings.Contains(r.stdout, "is missing, but the store was sealed before") {
+				t.Fatalf("show after the seal was deleted: exit %d %s", r.code, r.stdout)
+			}
+			if _, err := os.Stat(store + ".integrity.json"); err == nil {
+				t.Fatal("the refused store was re-sealed")
+			}
+			r = cli(t, state, "", "trust", "accept-changes", "--yes")
+			if r.code != 0 || !strings.Contains(r.stdout, "evil") {
+				t.Fatalf("accept-changes: exit %d %s %s", r.code, r.stdout, r.stderr)
+			}
+			if r := cli(t, state, "", "trust", "show"); r.code != 0 || !strings.Contains(r.stdout, "evil") {
+				t.Fatalf("show after accept-changes: exit %d %s %s", r.code, r.stdout, r.stderr)
+			}
+		})
 	}
 }

@@ -2,12 +2,15 @@ package audit
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/feed"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 )
@@ -40,6 +43,17 @@ type Input struct {
 	Profile *policy.Profile
 	// Options tune the audit; the zero value is Palyra's default policy.
 	Options Options
+	// ArtifactSHA256 is the hex SHA-256 of the .palyra-skill file, matched
+	// against the deny feed's artifact_sha256 entries; "" matches none.
+	ArtifactSHA256 string
+	// DenyFeed is the installed deny feed, already verified against the
+	// trust store (feed.Load); nil when none is installed. A match fails
+	// vulnerability_feed_hook with the entry's reason and reference.
+	DenyFeed *feed.Signed
+	// DenyFeedError is why the installed deny feed could not be loaded
+	// (it no longer verifies, it is corrupt): vulnerability_feed_hook
+	// fails with it, since what the feed denies is unknown (fail closed).
+	DenyFeedError error
 }
 
 // Options tune the audit. Every zero field takes its default.
@@ -148,8 +162,9 @@ func Audit(ctx context.Context, in Input) (*Report, error) {
 		parsed[p] = a.analyseModule(p, insp.Entries[p])
 	}
 	a.entrypointCheck(modules, parsed)
+	a.provenanceChecks(modules, insp.Entries)
 
-	vuln := vulnerabilityFeedCheck()
+	vuln := denyFeedCheck(in, insp, modules)
 	a.add(vuln)
 	a.report.VulnerabilityScan = cloneCheck(vuln)
 
@@ -220,15 +235,55 @@ func modulePaths(entries map[string][]byte) []string {
 	return out
 }
 
-// vulnerabilityFeedCheck is the vulnerability_feed_hook check, kept (with
-// its copy in Report.VulnerabilityScan) so that the report has Palyra's
-// shape. No vulnerability feed exists yet, so the check is skipped and
-// says so; it warns about nothing, since nothing an operator sets would
-// change it (Palyra's $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK only silences
-// its warning and is not read here). See RATIONALE.md, "No vulnerability
-// feed yet".
-func vulnerabilityFeedCheck() Check {
-	return skipped("vulnerability_feed_hook",
-		"no vulnerability feed: this audit does not scan for known vulnerabilities",
-		map[string]any{"feed_consulted": false})
+// denyFeedCheck is the vulnerability_feed_hook check (with its copy in
+// Report.VulnerabilityScan, Palyra's shape): the artifact against the
+// installed deny feed. It fails when an entry matches the artifact's
+// SHA-256, its signing key or a module's SHA-256 (each match's reason and
+// reference in the message), and when the installed feed cannot be used;
+// it passes when the feed names nothing here, and is skipped when no feed
+// is installed.
+func denyFeedCheck(in Input, insp *artifact.Inspection, modules []string) Check {
+	const id = "vulnerability_feed_hook"
+	if in.DenyFeedError != nil {
+		return fail(id, "the installed deny feed cannot be used, so what it denies is unknown: "+in.DenyFeedError.Error()+
+			" (install a feed the trust store trusts with palyra feed update FILE)",
+			map[string]any{"feed_consulted": false})
+	}
+	f := in.DenyFeed
+	if f == nil {
+		return skipped(id, "no deny feed is installed (palyra feed update FILE installs one): nothing was checked against known-bad modules or keys",
+			map[string]any{"feed_consulted": false})
+	}
+	sub := feed.Subject{
+		ArtifactSHA256: in.ArtifactSHA256,
+		PublisherKey:   hex.EncodeToString(insp.PublicKey),
+		Modules:        make(map[string]string, len(modules)),
+	}
+	for _, p := range modules {
+		sum := sha256.Sum256(insp.Entries[p])
+		sub.Modules[p] = hex.EncodeToString(sum[:])
+	}
+	details := map[string]any{
+		"feed_consulted": true,
+		"feed_issuer":    f.Feed.Issuer,
+		"feed_serial":    f.Feed.Serial,
+		"feed_entries":   len(f.Feed.Entries),
+	}
+	matches := f.Match(sub, modules)
+	if len(matches) == 0 {
+		return pass(id, fmt.Sprintf("no entry of the deny feed of %s (serial %d, %d entries) matches this artifact, its signing key or its modules",
+			f.Feed.Issuer, f.Feed.Serial, len(f.Feed.Entries)), details)
+	}
+	msgs := make([]string, 0, len(matches))
+	denied := make([]map[string]any, 0, len(matches))
+	for _, m := range matches {
+		msgs = append(msgs, m.Describe(f))
+		d := map[string]any{"kind": m.Kind, "value": m.Value, "target": m.Target, "reason": m.Reason}
+		if m.Reference != "" {
+			d["reference"] = m.Reference
+		}
+		denied = append(denied, d)
+	}
+	details["matches"] = denied
+	return fail(id, listed(msgs), details)
 }

@@ -34,7 +34,7 @@
 //
 //	signature_validity               pass: verification checked signature and payload hash
 //	sbom_presence                    pass: sbom.cdx.json is present and valid
-//	provenance_presence              pass: provenance.json is present and valid (its digests are not compared)
+//	provenance_presence              pass: provenance.json is present and valid (its digests: provenance_module_digest)
 //	manifest_sanity                  pass: the manifest parsed and validated
 //	manifest_warning:<code>          warn: one per manifest warning (legacy_manifest_version, ...)
 //	manifest_filesystem_scopes       pass: lists read_roots and write_roots
@@ -77,9 +77,22 @@
 //	                                       has an _initialize that is not () -> (), is a command module (_start
 //	                                       without _initialize), or imports pointer-taking host functions without
 //	                                       exporting "memory"; skipped when that module was not analysed
-//	vulnerability_feed_hook          skipped: no vulnerability feed exists yet, and the message says so (Palyra
-//	                                       warns unless PALYRA_SKILL_AUDIT_VULN_FEED_HOOK is set, though it consults
-//	                                       nothing either; see RATIONALE.md, "No vulnerability feed yet")
+//	provenance_module_digest         per module, in path order: fail: a provenance subject naming the module gives a
+//	                                       sha256/sha384/sha512 digest that differs from the module's (the message
+//	                                       names the module, the expected and the actual digest), or no subject names
+//	                                       the module while some subject carries a real digest; warn: the subjects
+//	                                       naming it carry only placeholders ("placeholder-generated-at-build") or no
+//	                                       digest, or no subject names it and none carries a real digest
+//	vulnerability_feed_hook          fail: an entry of the installed deny feed (host/feed, Input.DenyFeed) matches a
+//	                                       module's SHA-256, the artifact's SHA-256 or its signing key (the message
+//	                                       gives each entry's reason and reference), or the installed feed cannot be
+//	                                       used (Input.DenyFeedError: fail closed); skipped: no feed is installed
+//
+// A provenance subject names a module by its entry path
+// ("modules/x.wasm"), by that path without "modules/" (how Palyra's builder
+// and its example name "module.wasm"), or else by its base name when no
+// other module has that base name. Subjects naming nothing in the
+// artifact (the artifact itself, say) are not an error.
 //
 // Per-module checks keep Palyra's convention: the check id is the same for
 // every module and details["module_path"] names the module (so
@@ -143,8 +156,11 @@
 //     disagree; Options carry only the two limits.
 //   - wasm_module_complexity is not Palyra's: it bounds compile cost
 //     (see "Compile budget").
-//   - vulnerability_feed_hook does not copy the variable's value into the
-//     report (it may hold a credential), and says no feed is consulted.
+//   - vulnerability_feed_hook consults a signed deny feed (host/feed)
+//     instead of warning about $PALYRA_SKILL_AUDIT_VULN_FEED_HOOK, which is
+//     not read.
+//   - provenance_module_digest compares provenance digests with the
+//     modules; Palyra never does.
 //   - wasm_module_size_limit's pass is reported before validation, so a
 //     module that fails validation still shows its size check.
 //

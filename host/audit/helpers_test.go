@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -156,14 +161,49 @@ func replace(t testing.TB, s, old, new string) string {
 
 // verified builds and signs an artifact in code, then inspects and
 // verifies it (trust: TOFU, newly pinned), as the installer does before it
-// audits. modules maps paths under modules/ to their bytes.
+// audits. modules maps paths under modules/ to their bytes. Its provenance
+// names every module with its real SHA-256, as a builder's does
+// (realProv); verifiedProv takes another.
 func verified(t testing.TB, manifestTOML string, modules map[string][]byte, assets ...artifact.File) *artifact.VerifyReport {
+	t.Helper()
+	return verifiedProv(t, manifestTOML, modules, realProv(t, modules), assets...)
+}
+
+// realProv is an in-toto statement whose subjects are modules/<p> with
+// the SHA-256 of each module.
+func realProv(t testing.TB, modules map[string][]byte) []byte {
+	t.Helper()
+	type subject struct {
+		Name   string            `json:"name"`
+		Digest map[string]string `json:"digest"`
+	}
+	doc := struct {
+		Type    string            `json:"_type"`
+		Builder map[string]string `json:"builder"`
+		Subject []subject         `json:"subject"`
+	}{Type: "https://in-toto.io/Statement/v1", Builder: map[string]string{"id": "palyra-ci"}}
+	for _, p := range slices.Sorted(maps.Keys(modules)) {
+		sum := sha256.Sum256(modules[p])
+		doc.Subject = append(doc.Subject, subject{Name: "modules/" + p, Digest: map[string]string{"sha256": hex.EncodeToString(sum[:])}})
+	}
+	if len(doc.Subject) == 0 {
+		return sampleProv
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// verifiedProv is verified with the provenance document prov.
+func verifiedProv(t testing.TB, manifestTOML string, modules map[string][]byte, prov []byte, assets ...artifact.File) *artifact.VerifyReport {
 	t.Helper()
 	in := artifact.BuildInput{
 		Manifest:   []byte(manifestTOML),
 		Assets:     assets,
 		SBOM:       sampleSBOM,
-		Provenance: sampleProv,
+		Provenance: prov,
 		SigningKey: testKey,
 		SignedAt:   signedAt,
 	}

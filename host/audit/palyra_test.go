@@ -26,6 +26,7 @@ var palyraChecks = []string{
 	"wasm_wasi_filesystem_imports", "wasm_import_modules", "wasm_import_surface",
 	"wasm_memory_limits", "wasm_data_segments", "wasm_table_limits", "wasm_start_function",
 	"wasm_entrypoint",
+	"provenance_module_digest",
 	"vulnerability_feed_hook",
 }
 
@@ -40,13 +41,14 @@ func TestPalyraBaselinePasses(t *testing.T) {
 	}
 	// Palyra warns about its vulnerability feed hook unless an
 	// environment variable is set, though it consults no feed either way;
-	// here the check is skipped and says there is no feed, and nothing
-	// warns (RATIONALE.md, "No vulnerability feed yet").
+	// here the check consults the installed deny feed (host/feed), and
+	// with none installed it is skipped and says so, and nothing warns
+	// (RATIONALE.md, "The deny feed").
 	if got := r.WarningChecks(); len(got) != 0 {
 		t.Errorf("warning checks = %v, want none", got)
 	}
 	v := r.VulnerabilityScan
-	wantStatus(t, v, StatusSkipped, "no vulnerability feed")
+	wantStatus(t, v, StatusSkipped, "no deny feed is installed", "palyra feed update")
 	if v.CheckID != "vulnerability_feed_hook" || v.Severity != SeverityInfo || v.Details["feed_consulted"] != false {
 		t.Errorf("vulnerability_scan = %+v", v)
 	}
@@ -237,13 +239,15 @@ func TestPalyraCapabilityScopes(t *testing.T) {
 // examples (testdata/vectors/derived). The hook skill (run7.wasm) passes.
 // The echo-http example passes Palyra's audit but ships the empty module,
 // which no runtime can run: here it fails wasm_entrypoint, and only that.
+// Their provenance has no digest or Palyra's placeholder, which only warns.
 func TestPalyraVectors(t *testing.T) {
 	for _, tt := range []struct {
 		file   string
 		failed []string
+		prov   string
 	}{
-		{"acme.hook_skill-1.0.0.palyra-skill", []string{}},
-		{"acme.echo_http-1.0.0.palyra-skill", []string{"wasm_entrypoint"}},
+		{"acme.hook_skill-1.0.0.palyra-skill", []string{}, "carries no digest"},
+		{"acme.echo_http-1.0.0.palyra-skill", []string{"wasm_entrypoint"}, "placeholder-generated-at-build"},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("../../testdata/vectors/derived", tt.file))
@@ -258,6 +262,9 @@ func TestPalyraVectors(t *testing.T) {
 			if got := r.FailedChecks(); !slices.Equal(got, tt.failed) {
 				t.Errorf("failed checks = %v, want %v (%q)", got, tt.failed, r.QuarantineReasons)
 			}
+			// Their provenance carries Palyra's placeholder digest, or
+			// none: a warning, not a failure.
+			wantStatus(t, mustCheck(t, r, "provenance_module_digest"), StatusWarn, tt.prov)
 			t.Logf("warnings: %v", r.WarningChecks())
 		})
 	}

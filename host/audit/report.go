@@ -56,7 +56,7 @@ type Policy struct {
 // SkillSecurityAuditReport. Passed is true when no check failed;
 // ShouldQuarantine is its negation; QuarantineReasons are the messages of
 // the failed checks in check order; VulnerabilityScan repeats the
-// vulnerability_feed_hook check (skipped: there is no feed yet). Slices are never nil, so JSON shows [].
+// vulnerability_feed_hook check (the deny feed). Slices are never nil, so JSON shows [].
 //
 // A Report is plain data and safe for concurrent reads. Its JSON encoding
 // is deterministic: the same input gives the same bytes.

@@ -425,6 +425,11 @@ func (n *Node) applyOp(ctx context.Context, seq uint64, op Op) outcome {
 			return missing("profile")
 		}
 		return wrap(h.SetPolicy(actx, host.SetPolicyRequest{Profile: op.Profile}))
+	case OpDenyFeedUpdate:
+		if len(op.Feed) == 0 {
+			return missing("feed")
+		}
+		return wrap(h.UpdateDenyFeed(actx, host.UpdateDenyFeedRequest{Feed: op.Feed, TrustedPublishers: op.FeedTrusted}))
 	}
 	return outcome{err: fmt.Errorf("%w: seq %d: unknown kind %q", ErrInvalidOp, seq, op.Kind)}
 }

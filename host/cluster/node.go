@@ -139,6 +139,9 @@ func (n *Node) RunInline(ctx context.Context, req host.InlineRunRequest) (*host.
 // Hooks implements host.Service.
 func (n *Node) Hooks(ctx context.Context) ([]host.HookBinding, error) { return n.host.Hooks(ctx) }
 
+// DenyFeed implements host.Service: this node's installed deny feed.
+func (n *Node) DenyFeed(ctx context.Context) (*host.DenyFeedInfo, error) { return n.host.DenyFeed(ctx) }
+
 // Sidecars implements host.Service: this node's sidecars.
 func (n *Node) Sidecars(ctx context.Context) ([]host.SidecarState, error) {
 	return n.host.Sidecars(ctx)

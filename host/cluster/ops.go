@@ -20,6 +20,7 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/artifact"
+	"github.com/palyra-go/palyra/host/feed"
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/install"
 	"github.com/palyra-go/palyra/host/policy"
@@ -58,7 +59,16 @@ const (
 	// OpPolicySet is SetPolicy: Op.Profile, the operator profile's TOML
 	// (at most MaxOpProfileBytes).
 	OpPolicySet = "policy_set"
+	// OpDenyFeedUpdate is UpdateDenyFeed: Op.Feed, the signed feed's
+	// bytes (at most MaxOpFeedBytes).
+	OpDenyFeedUpdate = "deny_feed_update"
 )
+
+// MaxOpFeedBytes bounds the deny feed a deny_feed_update op carries: the
+// op is one message of the ops stream (1 MiB, the feed base64-encoded in
+// it), so a clustered node refuses a larger feed before anything is
+// appended (a single host takes up to feed.MaxFileBytes).
+const MaxOpFeedBytes = 512 << 10
 
 // MaxOpStatementBytes bounds the rotation statement a trust_rotate op
 // carries (trust.MaxRotationSize): a larger one is refused before anything
@@ -138,6 +148,10 @@ type Op struct {
 	Statement []byte `json:"statement,omitempty"`
 	// policy_set: the profile's TOML.
 	Profile []byte `json:"profile,omitempty"`
+	// deny_feed_update: the signed deny feed's bytes, and the keys
+	// allowlisted with it.
+	Feed        []byte            `json:"feed,omitempty"`
+	FeedTrusted []host.TrustedKey `json:"feed_trusted,omitempty"`
 	// Quiet: the op's origin published its event already (a quarantine
 	// by its anomaly detector); the nodes that apply it publish none.
 	Quiet bool `json:"quiet,omitempty"`
@@ -450,6 +464,25 @@ func (n *Node) RotateTrust(ctx context.Context, req host.RotateTrustRequest) (*h
 		return nil, err
 	}
 	return result[host.RotateTrustResult](n.submit(ctx, Op{Kind: OpTrustRotate, Statement: req.Statement}))
+}
+
+// UpdateDenyFeed implements host.Service through the ops stream: the feed
+// is parsed here (so a malformed or oversized one is refused before
+// anything is appended), then every node verifies it against its own
+// trust store, installs it in its own state directory and re-audits its
+// own copies, in stream order. The result is this node's.
+func (n *Node) UpdateDenyFeed(ctx context.Context, req host.UpdateDenyFeedRequest) (*host.DenyFeedUpdate, error) {
+	if len(req.Feed) == 0 {
+		return nil, invalid("the deny feed is empty")
+	}
+	if len(req.Feed) > MaxOpFeedBytes {
+		return nil, fmt.Errorf("%w: the feed is %d bytes, the limit in a cluster is %d bytes (MaxOpFeedBytes)",
+			feed.ErrInvalidFeed, len(req.Feed), MaxOpFeedBytes)
+	}
+	if _, err := feed.Parse(req.Feed); err != nil {
+		return nil, err
+	}
+	return result[host.DenyFeedUpdate](n.submit(ctx, Op{Kind: OpDenyFeedUpdate, Feed: req.Feed, FeedTrusted: req.TrustedPublishers}))
 }
 
 // SetPolicy implements host.Service through the ops stream: the profile

@@ -59,6 +59,13 @@ func TestOutdatedAndUpdateOnANode(t *testing.T) {
 	for _, m := range ms {
 		eventually(t, m.cfg.NodeName+" installed 1.0.0", func() bool { return currentVersion(ctx, m, id) == "1.0.0" })
 	}
+	// The version is listed once the install's transaction commits; its
+	// TOFU pin is saved just after. Outdated on n1 needs that pin, so wait
+	// for every node to have applied the whole op.
+	installed := streamLast(t, ms[0].link)
+	for _, m := range ms {
+		eventually(t, m.cfg.NodeName+" applied the install", func() bool { return m.node.Applied() >= installed })
+	}
 
 	publishSkill(t, reg, id, "1.1.0", "wall_clock_timeout_ms = 4000")
 	rep, err := ms[1].node.Outdated(ctx, host.OutdatedRequest{})

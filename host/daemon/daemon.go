@@ -532,7 +532,11 @@ func (d *Daemon) fireStartup(ctx context.Context, url string) {
 func (d *Daemon) observeCall(r host.CallRecord) {
 	c := telemetry.Call{SkillID: r.SkillID, Version: r.Version, ToolID: r.ToolID, Code: r.Code, Duration: r.Duration}
 	if r.Result != nil {
-		c.FuelConsumed, c.PeakMemoryBytes = r.Result.Stats.FuelConsumed, r.Result.Stats.PeakMemoryBytes
+		c.PeakMemoryBytes = r.Result.Stats.PeakMemoryBytes
+		// A lower bound (a timed-out call) would skew the histogram down.
+		if !r.Result.Stats.FuelLowerBound {
+			c.FuelConsumed = r.Result.Stats.FuelConsumed
+		}
 	}
 	d.metrics.ObserveCall(c)
 	if r.Anomaly != nil {

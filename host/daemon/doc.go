@@ -32,7 +32,9 @@
 // (SkillMetrics), POST /v1/skills/{id}/tools/{tool}/call (Call), POST
 // /v1/a2ui/{doc}/submit (SubmitForm), POST /v1/dev/run (RunInline; the
 // module as base64 in a JSON body, refused unless the profile sets [dev]
-// allow_inline = true), POST /v1/reaudit, GET /v1/tools
+// allow_inline = true), POST /v1/reaudit, PUT /v1/feed (UpdateDenyFeed;
+// the signed feed as the body, repeatable trusted_publisher=ISSUER=HEX as
+// query), GET /v1/feed (DenyFeed), GET /v1/tools
 // (Tools), GET /v1/sidecars (Sidecars), GET /v1/cluster (Cluster),
 // GET/POST /v1/hooks, POST
 // /v1/hooks/{id}/enable|disable, DELETE /v1/hooks/{id}, POST

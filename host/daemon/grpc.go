@@ -23,6 +23,11 @@ import (
 // TrailerErrorCode is the gRPC trailer that carries an error's stable code.
 const TrailerErrorCode = "palyra-error-code"
 
+// TrailerErrorDetail is the gRPC trailer (binary: any UTF-8) that carries
+// an error's whole chain when it says more than the status message (the
+// readable sentence), as the HTTP API's "detail" does.
+const TrailerErrorDetail = "palyra-error-detail-bin"
+
 // newGRPCServer builds the gRPC server: HostService behind the token
 // interceptors, and the standard health service without them.
 func (d *Daemon) newGRPCServer() *grpc.Server {
@@ -102,24 +107,33 @@ type ctxStream struct {
 
 func (s *ctxStream) Context() context.Context { return s.ctx }
 
-// finishRPC logs and counts a call and converts its error to a status with
-// the error code as message prefix and trailer.
+// finishRPC logs and counts a call and converts its error to a status: its
+// message is the error code and the readable sentence (as the HTTP API's
+// "code" and "message"), its trailers the code (TrailerErrorCode) and,
+// when it says more, the whole chain (TrailerErrorDetail). The log line
+// keeps the whole chain.
 func (d *Daemon) finishRPC(ctx context.Context, method string, start time.Time, err error) error {
 	code := codes.OK
+	logged := err
 	if err != nil {
 		if _, ok := status.FromError(err); ok && errcode.Of(err) == errcode.Internal {
 			code = status.Code(err)
 		} else {
 			ec := errcode.Of(err)
 			code = GRPCCode(ec)
-			grpc.SetTrailer(ctx, metadata.Pairs(TrailerErrorCode, ec))
-			err = status.Error(code, ec+": "+err.Error())
+			message, detail := readableMessage(err)
+			md := metadata.Pairs(TrailerErrorCode, ec)
+			if detail != "" {
+				md.Append(TrailerErrorDetail, detail)
+			}
+			grpc.SetTrailer(ctx, md)
+			err = status.Error(code, ec+": "+message)
 		}
 	}
 	d.metrics.ObserveRequest("grpc", method, int(code), time.Since(start))
 	args := []any{"request_id", requestIDOf(ctx), "method", method, "grpc_code", code.String(), "duration", time.Since(start), "principal", host.PrincipalFrom(ctx)}
-	if err != nil {
-		args = append(args, "error", err)
+	if logged != nil {
+		args = append(args, "error", logged)
 	}
 	if code == codes.Internal || code == codes.Unknown {
 		d.log.Error("api request", args...)
@@ -279,6 +293,35 @@ func (g *grpcServer) RotateTrust(ctx context.Context, req *hostv1.RotateTrustReq
 	return &hostv1.RotateTrustResponse{Publisher: r.Publisher, Outcome: r.Outcome, StatementSha256: r.StatementSHA256}, nil
 }
 
+func (g *grpcServer) UpdateDenyFeed(ctx context.Context, req *hostv1.UpdateDenyFeedRequest) (*hostv1.UpdateDenyFeedResponse, error) {
+	in := host.UpdateDenyFeedRequest{Feed: req.GetFeed()}
+	for _, v := range req.GetTrustedPublishers() {
+		pub, key, ok := strings.Cut(v, "=")
+		if !ok || pub == "" || key == "" {
+			return nil, fmt.Errorf("%w: trusted_publishers entry %q is not ISSUER=PUBLIC_KEY_HEX", ErrBadRequest, v)
+		}
+		in.TrustedPublishers = append(in.TrustedPublishers, host.TrustedKey{Publisher: pub, PublicKeyHex: key})
+	}
+	r, err := g.d.svc.UpdateDenyFeed(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.UpdateDenyFeedResponse{
+		Issuer: r.Feed.Issuer, Serial: r.Feed.Serial, PreviousSerial: r.PreviousSerial, Changed: r.Changed,
+		Quarantined: int32(r.Reaudit.Quarantined), ResultJson: mustJSON(r),
+	}, nil
+}
+
+func (g *grpcServer) GetDenyFeed(ctx context.Context, _ *hostv1.GetDenyFeedRequest) (*hostv1.GetDenyFeedResponse, error) {
+	r, err := g.d.svc.DenyFeed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &hostv1.GetDenyFeedResponse{
+		Installed: r.Installed, Issuer: r.Issuer, Serial: r.Serial, Entries: int32(len(r.Entries)), Error: r.Error, ResultJson: mustJSON(r),
+	}, nil
+}
+
 func (g *grpcServer) ListOutdated(ctx context.Context, req *hostv1.ListOutdatedRequest) (*hostv1.ListOutdatedResponse, error) {
 	rep, err := g.d.svc.Outdated(ctx, host.OutdatedRequest{SkillID: req.GetSkillId(), AllowTOFU: req.GetAllowTofu()})
 	if err != nil {
@@ -328,6 +371,7 @@ func callProto(r *host.CallResult) *hostv1.CallToolResponse {
 	out := &hostv1.CallToolResponse{
 		InvocationId: r.InvocationID, Version: r.Version, OutputJson: r.Output, ExitCode: r.ExitCode,
 		FuelConsumed: r.Stats.FuelConsumed, PeakMemoryBytes: r.Stats.PeakMemoryBytes, WallTimeNs: int64(r.Stats.WallTime),
+		FuelConsumedLowerBound: r.Stats.FuelLowerBound,
 	}
 	if r.A2UI != nil {
 		out.A2Ui = &hostv1.A2UIRef{DocumentId: r.A2UI.DocumentID, Surface: r.A2UI.Surface, PatchJson: r.A2UI.Patch, DocumentJson: r.A2UI.Document}

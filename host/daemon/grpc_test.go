@@ -135,6 +135,17 @@ func TestGRPCAPI(t *testing.T) {
 	if err := client.FromGRPC(err, trailer); !errors.Is(err, host.ErrSkillNotFound) || errcode.Of(err) != "skill_not_found" {
 		t.Errorf("client.FromGRPC(get unknown) = %v: not the skill_not_found sentinel", err)
 	}
+	// The status message is the code and the readable sentence, as the
+	// HTTP API's message; the whole chain, when longer, is a trailer.
+	if msg := status.Convert(err).Message(); !strings.HasPrefix(msg, "skill_not_found: skill not found") {
+		t.Errorf("status message %q does not start at the code's sentence", msg)
+	}
+	var ce *client.Error
+	if !errors.As(client.FromGRPC(err, trailer), &ce) || !strings.HasPrefix(ce.Message, "skill not found") {
+		t.Errorf("client error %+v: message not the readable sentence", ce)
+	} else if d := trailer.Get(daemon.TrailerErrorDetail); len(d) > 1 || (len(d) == 1 && (d[0] != ce.Detail || !strings.HasSuffix(d[0], ce.Message))) {
+		t.Errorf("detail trailer %q, client detail %q, message %q", d, ce.Detail, ce.Message)
+	}
 	if vr, err := c.VerifySkill(ctx, &hostv1.VerifySkillRequest{SkillId: "test.grpc"}); err != nil || vr.GetTrustDecision() != "tofu_pinned" {
 		t.Errorf("verify: %v %v", vr, err)
 	}

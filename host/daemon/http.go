@@ -20,6 +20,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/a2ui"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/feed"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/trust"
@@ -264,6 +265,39 @@ func (d *Daemon) httpRotateTrust(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, res)
+}
+
+// httpUpdateDenyFeed takes the signed deny feed file itself.
+func (d *Daemon) httpUpdateDenyFeed(w http.ResponseWriter, r *http.Request) error {
+	req := host.UpdateDenyFeedRequest{}
+	for _, v := range r.URL.Query()[QueryTrustedPublisher] {
+		pub, key, ok := strings.Cut(v, "=")
+		if !ok || pub == "" || key == "" {
+			return fmt.Errorf("%w: query parameter %s=%q is not PUBLISHER=PUBLIC_KEY_HEX", ErrBadRequest, QueryTrustedPublisher, v)
+		}
+		req.TrustedPublishers = append(req.TrustedPublishers, host.TrustedKey{Publisher: pub, PublicKeyHex: key})
+	}
+	data, err := d.readBody(r, feed.MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	req.Feed = data
+	res, err := d.svc.UpdateDenyFeed(r.Context(), req)
+	if err != nil {
+		if res != nil {
+			return &detailedError{err: err, details: res}
+		}
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+func (d *Daemon) httpDenyFeed(w http.ResponseWriter, r *http.Request) error {
+	info, err := d.svc.DenyFeed(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, info)
 }
 
 // httpSetPolicy takes the profile's TOML (policy.toml).

@@ -11,6 +11,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/console"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/feed"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/trust"
 )
@@ -210,6 +211,22 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 			body: &apiBody{desc: "The rotation statement (the file `palyra keys rotate` writes).", required: true, media: "application/json",
 				schema: map[string]any{"type": "object", "description": fmt.Sprintf("at most %d bytes", trust.MaxRotationSize)}},
 			responses: ok(http.StatusOK, "The rotation.", host.RotateTrustResult{}),
+		}},
+		{pattern: "PUT /v1/feed", h: d.httpUpdateDenyFeed, op: &apiOp{
+			id: "updateDenyFeed", tag: "trust", summary: "Install a signed deny feed, then re-audit every installed skill.",
+			description: "The feed must be signed by a key the trust store allowlists for its issuer, and newer than the installed feed " +
+				"(deny_feed_not_newer otherwise). Every installed version is then re-audited; each one the feed denies is quarantined with " +
+				"the entry's reason and reference. When some version could not be re-audited, the error carries the result as details.",
+			query: []apiParam{
+				{name: QueryTrustedPublisher, typ: "string", repeat: true, desc: "ISSUER=PUBLIC_KEY_HEX: allowlist this key with the feed (persisted once the feed verifies with it)."},
+			},
+			body: &apiBody{desc: "The signed deny feed (a DSSE envelope; docs/deny-feed.md).", required: true, media: "application/json",
+				schema: map[string]any{"type": "object", "description": fmt.Sprintf("at most %d bytes", feed.MaxFileBytes)}},
+			responses: ok(http.StatusOK, "The feed installed and the re-audit.", host.DenyFeedUpdate{}),
+		}},
+		{pattern: "GET /v1/feed", h: d.httpDenyFeed, op: &apiOp{
+			id: "denyFeed", tag: "trust", summary: "The installed deny feed: issuer, serial, entries, when and by whom it was installed.",
+			responses: ok(http.StatusOK, "The installed feed (installed is false when there is none).", host.DenyFeedInfo{}),
 		}},
 		{pattern: "PUT /v1/policy", h: d.httpSetPolicy, op: &apiOp{
 			id: "setPolicy", tag: "policy", summary: "Replace the operator policy profile.",

@@ -13,11 +13,13 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/daemon/client"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/feed"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/host/vault"
@@ -259,6 +261,45 @@ func (r *run) trustStore(ctx context.Context) Check {
 	default:
 		c.Status, c.Found = StatusOK, found
 	}
+	return c
+}
+
+// denyFeed checks that the installed deny feed, if any, verifies against
+// the trust store as it is (read without adopting or changing anything):
+// a feed that does not makes every audit fail.
+func (r *run) denyFeed(ctx context.Context) Check {
+	c := Check{Name: CheckDenyFeed}
+	if _, err := os.Stat(r.cfg.StateDir); err != nil {
+		c.Status, c.Found = StatusWarn, "not checked: no state directory"
+		return c
+	}
+	path := statedir.At(r.cfg.StateDir).DenyFeed()
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		c.Status, c.Found = StatusOK, "no deny feed is installed (palyra feed update FILE installs one): audits check no known-bad module, artifact or publisher key"
+		return c
+	}
+	var opts []trust.Option
+	if v, err := vault.Open(vault.Config{StateDir: r.cfg.StateDir, EncodedKey: r.cfg.VaultKey, KeyCommand: r.cfg.VaultKeyCommand}); err == nil {
+		opts = append(opts, trust.WithVault(v))
+	}
+	rv, err := trust.OpenFile(r.cfg.TrustStore, opts...).Review(ctx)
+	if err == nil && rv.Status == trust.IntegrityTampered {
+		err = &trust.TamperedError{Review: rv}
+	}
+	if err != nil {
+		c.Status, c.Found, c.Code = StatusFail, path+": cannot be verified, the trust store is unusable: "+err.Error(), errcode.Of(err)
+		c.Fix = "fix the trust store first (see the trust-store check)"
+		return c
+	}
+	f, err := feed.Load(ctx, path, rv.Store())
+	if err != nil {
+		c.Status, c.Found, c.Code = StatusFail, err.Error(), errcode.Of(err)
+		c.Fix = "install a feed signed by a key the trust store allowlists for its issuer (palyra feed update FILE --trusted-publisher ISSUER=PUBLIC_KEY_HEX); until then every audit fails vulnerability_feed_hook and quarantines what it audits"
+		return c
+	}
+	c.Status = StatusOK
+	c.Found = fmt.Sprintf("%s: issuer %s, serial %d (issued %s), %d entries, installed %s by %s; signature verified",
+		path, f.Feed.Issuer, f.Feed.Serial, f.Feed.IssuedAt.UTC().Format(time.RFC3339), len(f.Feed.Entries), f.UpdatedAt.UTC().Format(time.RFC3339), f.UpdatedBy)
 	return c
 }
 

@@ -2,8 +2,9 @@
 // would by hand, for `palyra doctor`: the C compiler (to build the
 // sidecar), the sidecar binary and whether it matches, the kernel's
 // support for the sidecar hardening, the state directory's ownership and
-// modes, the trust store, the vault key, the daemon, and the deployment
-// posture. Each check is one Check: ok, warn or fail, what it found and
+// modes, the trust store, the vault key, the daemon, the deployment
+// posture, and the installed deny feed (it must verify against the trust
+// store, or every audit fails). Each check is one Check: ok, warn or fail, what it found and
 // what to do.
 //
 // The package reads no environment: the command resolves every source

@@ -33,6 +33,7 @@ const (
 	CheckVaultKey   = "vault-key"
 	CheckDaemon     = "daemon"
 	CheckDeployment = "deployment"
+	CheckDenyFeed   = "deny-feed"
 )
 
 // CheckTimeout bounds each check that runs a program or asks the daemon.
@@ -121,7 +122,8 @@ func Run(ctx context.Context, cfg Config) *Report {
 	// the daemon check may have learnt.
 	deployment := r.deployment()
 	kernel := r.kernelCheck()
-	rep := &Report{Checks: []Check{compiler, sidecar, kernel, state, trustC, vaultC, daemonC, deployment}, OK: true, Counts: map[Status]int{}}
+	feedC := r.denyFeed(ctx)
+	rep := &Report{Checks: []Check{compiler, sidecar, kernel, state, trustC, vaultC, daemonC, deployment, feedC}, OK: true, Counts: map[Status]int{}}
 	for _, c := range rep.Checks {
 		rep.Counts[c.Status]++
 		if c.Status == StatusFail {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/palyra-go/palyra/host/daemon"
 	"github.com/palyra-go/palyra/host/doctor"
+	"github.com/palyra-go/palyra/host/feed"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/host/vault"
@@ -57,7 +58,7 @@ func writeScript(t *testing.T, name, text string) string {
 func check(t *testing.T, cfg doctor.Config, name string) doctor.Check {
 	t.Helper()
 	rep := doctor.Run(context.Background(), cfg)
-	names := []string{doctor.CheckCompiler, doctor.CheckSidecar, doctor.CheckKernel, doctor.CheckStateDir, doctor.CheckTrustStore, doctor.CheckVaultKey, doctor.CheckDaemon, doctor.CheckDeployment}
+	names := []string{doctor.CheckCompiler, doctor.CheckSidecar, doctor.CheckKernel, doctor.CheckStateDir, doctor.CheckTrustStore, doctor.CheckVaultKey, doctor.CheckDaemon, doctor.CheckDeployment, doctor.CheckDenyFeed}
 	if len(rep.Checks) != len(names) {
 		t.Fatalf("%d checks, want %d", len(rep.Checks), len(names))
 	}
@@ -454,7 +455,7 @@ func TestReportOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(text.String()), "\n")
-	if len(lines) != 10 || !strings.HasPrefix(lines[9], "8 checks: ") {
+	if len(lines) != 11 || !strings.HasPrefix(lines[10], "9 checks: ") {
 		t.Fatalf("text report:\n%s", text.String())
 	}
 	var stateLine string
@@ -478,7 +479,65 @@ func TestReportOutputs(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.OK || len(back.Checks) != 8 || back.Counts[doctor.StatusFail] != rep.Counts[doctor.StatusFail] || back.Checks[3].Code != "state_dir_missing" {
+	if back.OK || len(back.Checks) != 9 || back.Counts[doctor.StatusFail] != rep.Counts[doctor.StatusFail] || back.Checks[3].Code != "state_dir_missing" {
 		t.Fatalf("JSON report %s", js.String())
+	}
+}
+
+// TestDenyFeed: no feed is ok and says so; a feed signed by a key the
+// trust store allowlists for its issuer is ok with its issuer, serial and
+// entries; the same feed once the store no longer allowlists the key fails
+// with untrusted_deny_feed and says what to do; a corrupt file fails with
+// invalid_deny_feed. The doctor changes nothing.
+func TestDenyFeed(t *testing.T) {
+	ctx := context.Background()
+	cfg := baseConfig(t)
+	want(t, check(t, cfg, doctor.CheckDenyFeed), doctor.StatusOK, "no deny feed is installed", "palyra feed update")
+
+	issuer := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, 32))
+	issuerHex := hex.EncodeToString(issuer.Public().(ed25519.PublicKey))
+	f := trust.OpenFile(cfg.TrustStore)
+	if err := f.Update(ctx, func(s *trust.Store) (bool, error) { return true, s.AddTrusted("acme-security", issuerHex) }); err != nil {
+		t.Fatal(err)
+	}
+	data, err := feed.Sign(feed.Feed{SchemaVersion: 1, Issuer: "acme-security", Serial: 4, IssuedAt: time.Unix(1_760_000_000, 0), Entries: []feed.Entry{
+		{Kind: feed.KindModuleSHA256, Value: strings.Repeat("ab", 32), Reason: "bad"},
+	}}, issuer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := statedir.At(cfg.StateDir).DenyFeed()
+	if _, err := feed.Update(ctx, path, data, s, "user:ops", time.Unix(1_760_000_100, 0)); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want(t, check(t, cfg, doctor.CheckDenyFeed), doctor.StatusOK, "issuer acme-security", "serial 4", "1 entries", "by user:ops", "signature verified")
+
+	// A trust store that allowlists another key for the issuer.
+	other := hex.EncodeToString(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{5}, 32)).Public().(ed25519.PublicKey))
+	cfg.TrustStore = filepath.Join(t.TempDir(), "other-trust-store.json")
+	if err := trust.OpenFile(cfg.TrustStore).Update(ctx, func(s *trust.Store) (bool, error) { return true, s.AddTrusted("acme-security", other) }); err != nil {
+		t.Fatal(err)
+	}
+	c := check(t, cfg, doctor.CheckDenyFeed)
+	want(t, c, doctor.StatusFail, "acme-security")
+	if c.Code != "untrusted_deny_feed" || !strings.Contains(c.Fix, "palyra feed update") {
+		t.Fatalf("untrusted feed: %+v", c)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Fatal("the doctor changed the feed")
+	}
+	if err := os.WriteFile(path, []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := check(t, cfg, doctor.CheckDenyFeed); c.Status != doctor.StatusFail || c.Code != "invalid_deny_feed" {
+		t.Fatalf("corrupt feed: %+v", c)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/audit"
+	"github.com/palyra-go/palyra/host/feed"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 )
@@ -54,15 +55,23 @@ func (a *admission) holdForReview(m *manifest.Manifest) {
 // quarantine reports whether the artifact must be quarantined.
 func (a *admission) quarantine() bool { return a.err != nil }
 
-// evaluate audits a verified artifact and evaluates it against the
-// operator profile.
-func (in *Installer) evaluate(ctx context.Context, vr *artifact.VerifyReport) (*admission, error) {
+// evaluate audits a verified artifact (artifactSHA256: the hex SHA-256
+// of its file) against the installed deny feed and evaluates it against
+// the operator profile.
+func (in *Installer) evaluate(ctx context.Context, vr *artifact.VerifyReport, artifactSHA256 string) (*admission, error) {
 	prof := in.Policy()
+	denyFeed, feedErr, err := in.denyFeed(ctx)
+	if err != nil {
+		return nil, err
+	}
 	rep, err := audit.Audit(ctx, audit.Input{
-		Inspection:    vr.Inspection,
-		TrustDecision: vr.TrustDecision,
-		Profile:       prof,
-		Options:       audit.Options{Now: in.now},
+		Inspection:     vr.Inspection,
+		TrustDecision:  vr.TrustDecision,
+		Profile:        prof,
+		Options:        audit.Options{Now: in.now},
+		ArtifactSHA256: artifactSHA256,
+		DenyFeed:       denyFeed,
+		DenyFeedError:  feedErr,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
@@ -91,6 +100,33 @@ func (in *Installer) evaluate(ctx context.Context, vr *artifact.VerifyReport) (*
 	}
 	return a, nil
 }
+
+// denyFeed loads the installed deny feed (<state>/feed/deny-feed.json),
+// verified against the trust store as it is now: nil when none is
+// installed. A feed that cannot be used (corrupt, or no longer signed by a
+// key the store allowlists for its issuer) is returned as feedErr, which
+// fails the audit's vulnerability_feed_hook (fail closed); err is set
+// only when the trust store itself cannot be read, or ctx is done.
+func (in *Installer) denyFeed(ctx context.Context) (f *feed.Signed, feedErr, err error) {
+	store, err := in.trust.Load(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("install: %w", err)
+	}
+	loaded, lerr := feed.Load(ctx, in.layout.DenyFeed(), store)
+	switch {
+	case lerr != nil && ctx.Err() != nil:
+		return nil, nil, fmt.Errorf("install: %w", lerr)
+	case lerr != nil:
+		return nil, lerr, nil
+	case loaded == nil:
+		return nil, nil, nil
+	}
+	return loaded.Signed, nil, nil
+}
+
+// DenyFeedPath is the installed deny feed of the state directory
+// (statedir.Layout.DenyFeed).
+func (in *Installer) DenyFeedPath() string { return in.layout.DenyFeed() }
 
 // verifyBytes inspects data and decides trust with decider.
 func (in *Installer) verifyBytes(ctx context.Context, data []byte, decider artifact.TrustDecider, allowTOFU bool) (*artifact.VerifyReport, error) {

@@ -24,14 +24,17 @@
 // Install runs, in this order: verify (host/artifact: structure, payload
 // hash, signature; host/trust: the publisher's key), audit (host/audit:
 // the static WASM and manifest checks, which include the operator profile's
-// verdict), policy (host/policy: grants = manifest ∩ profile), then the
-// checks against what is installed (same version: ErrAlreadyInstalled
+// verdict, the provenance digests and the installed deny feed, host/feed,
+// verified against the trust store at every audit), policy (host/policy:
+// grants = manifest ∩ profile), then the checks against what is installed
+// (same version: ErrAlreadyInstalled
 // unless forced; another version: policy.Diff against the current
 // version's decision, refused unless the escalation is accepted).
 //
 // A failed verification installs nothing. A failed audit or policy does not
 // stop the install: the version is kept, quarantined, with the reasons
-// recorded (Palyra's CLI refuses it instead, leaving nothing to inspect),
+// recorded (Palyra's CLI refuses it instead, leaving nothing to inspect;
+// a deny feed match is such a failed audit, with the entry's reason),
 // and Install returns the result together with an error wrapping
 // ErrAuditFailed or ErrPolicyViolation, so a caller cannot mistake it for a
 // skill that may run. Only Enable with an override lifts a quarantine, and

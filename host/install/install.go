@@ -306,14 +306,14 @@ func (t *installation) verify(ctx context.Context) error {
 // (a failure decides the quarantine, it does not stop the install), and
 // starts the result.
 func (t *installation) admit(ctx context.Context) error {
-	adm, err := t.in.evaluate(ctx, t.vr)
+	sum := sha256.Sum256(t.data)
+	adm, err := t.in.evaluate(ctx, t.vr, hex.EncodeToString(sum[:]))
 	if err != nil {
 		return err
 	}
 	adm.holdForReview(t.vr.Inspection.Manifest)
 	t.adm = adm
 	ins, m := t.vr.Inspection, t.vr.Inspection.Manifest
-	sum := sha256.Sum256(t.data)
 	t.res = &InstallResult{
 		SkillID:        t.id,
 		Version:        t.version,

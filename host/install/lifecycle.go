@@ -3,6 +3,8 @@ package install
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -281,7 +283,7 @@ func (in *Installer) recheck(ctx context.Context, e inventory.Entry) (*admission
 	if err != nil {
 		return nil, err
 	}
-	return in.evaluate(ctx, vr)
+	return in.evaluate(ctx, vr, e.ArtifactSHA256)
 }
 
 // reverify reads the installed artifact of e (checking it is the one
@@ -486,7 +488,8 @@ func (in *Installer) AuditArtifact(ctx context.Context, data []byte, opts AuditO
 	if err != nil {
 		return nil, err
 	}
-	adm, err := in.evaluate(ctx, vr)
+	sum := sha256.Sum256(data)
+	adm, err := in.evaluate(ctx, vr, hex.EncodeToString(sum[:]))
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,10 @@ import (
 type Reader struct {
 	// in is an Installer over the read-only database, nil when there is
 	// no inventory. Only its reading methods are called.
-	in     *Installer
+	in *Installer
+	// base is the same Installer with or without a database: DenyFeed
+	// reads only files.
+	base   *Installer
 	layout statedir.Layout
 	trust  string
 }
@@ -36,7 +39,7 @@ func OpenReadOnly(ctx context.Context, cfg Config) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{layout: in.layout, trust: in.trust.Path()}
+	r := &Reader{base: in, layout: in.layout, trust: in.trust.Path()}
 	db, err := inventory.OpenReadOnly(ctx, in.layout.Inventory())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -81,6 +84,9 @@ func (r *Reader) Info(ctx context.Context, id, version string) (*Info, error) {
 	}
 	return r.in.Info(ctx, id, version)
 }
+
+// DenyFeed is Installer.DenyFeed.
+func (r *Reader) DenyFeed(ctx context.Context) (*FeedInfo, error) { return r.base.DenyFeed(ctx) }
 
 // Check is Installer.Check: it re-verifies, audits and judges installed
 // versions against the trust store and the profile as they are now.

@@ -271,7 +271,10 @@ func A2UIURI(skillID, surface string) string {
 // outputSchema would reject an error shape there. ErrorOf reads it back.
 func errorResult(err error, out *host.CallResult) *mcp.CallToolResult {
 	code := errcode.Of(err)
-	e := ResultError{Code: code, Message: err.Error()}
+	e := ResultError{Code: code, Message: errcode.Readable(err)}
+	if full := err.Error(); full != e.Message {
+		e.Detail = full
+	}
 	if out != nil {
 		e.ToolError = out.ToolError
 	}
@@ -282,7 +285,7 @@ func errorResult(err error, out *host.CallResult) *mcp.CallToolResult {
 	m[MetaError] = e
 	return &mcp.CallToolResult{
 		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: code + ": " + err.Error()}},
+		Content: []mcp.Content{&mcp.TextContent{Text: code + ": " + e.Message}},
 		Meta:    m,
 	}
 }
@@ -292,8 +295,13 @@ func errorResult(err error, out *host.CallResult) *mcp.CallToolResult {
 type ResultError struct {
 	// Code is the stable error code (errcode), e.g. "tool_error",
 	// "invalid_input", "approval_declined".
-	Code    string `json:"code"`
+	Code string `json:"code"`
+	// Message is the readable sentence (errcode.Readable: from the code's
+	// sentence on), the text the result's content shows after the code.
 	Message string `json:"message"`
+	// Detail is the whole error chain when it says more than Message
+	// (which step failed where), "" otherwise.
+	Detail string `json:"detail,omitempty"`
 	// ToolError is what the tool itself reported, when it did.
 	ToolError *host.ToolError `json:"tool_error,omitempty"`
 }

@@ -83,6 +83,12 @@ func TestListAndCall(t *testing.T) {
 	if e, _ := mcpserver.ErrorOf(res); e.ToolError == nil || e.ToolError.Code != "bad_thing" || e.ToolError.Message != "it broke" {
 		t.Errorf("fail! error %+v lacks the tool's error", e)
 	}
+	// The text is the code and the readable sentence (not the host's
+	// chain of wrappers); the chain is the error's detail.
+	if e, _ := mcpserver.ErrorOf(res); e.Detail == "" || !strings.HasSuffix(e.Detail, e.Message) || strings.HasPrefix(e.Message, "host:") ||
+		res.Content[0].(*mcp.TextContent).Text != "tool_error: "+e.Message {
+		t.Errorf("fail! error %+v, text %q: want the readable message in the text and the chain as detail", e, res.Content[0].(*mcp.TextContent).Text)
+	}
 	// Input the input_schema refuses: the host's gate, as an isError result.
 	if code := mcptest.ErrorCode(t, mcptest.Call(t, cs, "test_echo", map[string]any{"text": 7})); code != "invalid_input" {
 		t.Errorf("text 7: code %q, want invalid_input", code)

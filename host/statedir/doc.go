@@ -30,6 +30,9 @@
 //	├── hooks/                        Layout.HooksDir
 //	│   ├── bindings.json             Layout.HookBindings: hook bindings (host/hooks)
 //	│   └── bindings.json.lock        Layout.HookBindingsLock: the writers' flock
+//	├── feed/                         Layout.FeedDir
+//	│   ├── deny-feed.json            Layout.DenyFeed: the installed signed deny feed (host/feed)
+//	│   └── deny-feed.json.lock       its writers' flock
 //	├── run/                          Layout.RunDir: the hosts' runtime files, mode 0700 (host/rundir), when short enough
 //	│   ├── h<random>.lock            one live host instance's flock (held for the host's life)
 //	│   └── h<random>/                that instance's directory

@@ -133,6 +133,13 @@ func (l Layout) HookBindings() string { return filepath.Join(l.HooksDir(), "bind
 // <state>/hooks/bindings.json.lock.
 func (l Layout) HookBindingsLock() string { return l.HookBindings() + ".lock" }
 
+// FeedDir returns the deny feed's directory, <state>/feed.
+func (l Layout) FeedDir() string { return filepath.Join(l.dir, "feed") }
+
+// DenyFeed returns the installed deny feed, <state>/feed/deny-feed.json
+// (host/feed); its writers lock DenyFeed()+".lock".
+func (l Layout) DenyFeed() string { return filepath.Join(l.FeedDir(), "deny-feed.json") }
+
 // RunDir returns the host instances' runtime directory, <state>/run: the
 // sidecars' sockets and temporary directories (host/rundir). The host uses
 // it only when it is short enough for Unix socket paths; see the package

@@ -71,6 +71,8 @@ func TestLayout(t *testing.T) {
 		{"VaultLock", l.VaultLock(), "/srv/palyra/secrets/vault.lock"},
 		{"HooksDir", l.HooksDir(), "/srv/palyra/hooks"},
 		{"HookBindings", l.HookBindings(), "/srv/palyra/hooks/bindings.json"},
+		{"FeedDir", l.FeedDir(), "/srv/palyra/feed"},
+		{"DenyFeed", l.DenyFeed(), "/srv/palyra/feed/deny-feed.json"},
 		{"HookBindingsLock", l.HookBindingsLock(), "/srv/palyra/hooks/bindings.json.lock"},
 		{"RunDir", l.RunDir(), "/srv/palyra/run"},
 		{"DaemonDir", l.DaemonDir(), "/srv/palyra/daemon"},

@@ -33,6 +33,7 @@ func resultOf(id string, r *sidecarv1.InvokeResponse) *Result {
 			WallTime:         st.GetWallTime().AsDuration(),
 			CapabilityCalls:  st.GetCapabilityCalls(),
 			Prepared:         st.GetPrepared(),
+			FuelLowerBound:   st.GetFuelConsumedLowerBound(),
 		}
 	}
 	for _, l := range r.GetLogs() {

@@ -111,6 +111,10 @@ type Stats struct {
 	WallTime         time.Duration `json:"wall_time_ns"`
 	CapabilityCalls  uint32        `json:"capability_calls"`
 	Prepared         bool          `json:"prepared"`
+	// FuelLowerBound is set when the call ended on a timeout:
+	// FuelConsumed is then a lower bound (wasmtime does not save its fuel
+	// counter when an epoch deadline interrupts the guest).
+	FuelLowerBound bool `json:"fuel_consumed_lower_bound,omitempty"`
 }
 
 // LogRecord is one log line of the guest. Level is trace, debug, info,

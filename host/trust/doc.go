@@ -136,10 +136,18 @@
 // Palyra-Go sealed stores, or by Palyra) is adopted: the first Load seals it
 // as it is and logs a warning naming its publishers. Refusing it instead
 // would break every existing install on upgrade, and such a store was
-// trusted as it was until then, so adopting it trusts nothing new. The
-// limit: deleting the seal makes a store look unsealed, so someone who can
-// delete the seal can have an edit adopted; the adoption is logged, the
-// doctor says when a store is unsealed, and an empty or missing store is never
-// sealed on load. A store in which the seal is present but garbled is
-// tampered, never adopted.
+// trusted as it was until then, so adopting it trusts nothing new, and the
+// doctor says when a store is unsealed. An empty or missing store is never
+// sealed on load.
+//
+// Deleting the seal does not make a sealed store look unsealed: whether a
+// store was ever sealed is held with its key (the "sealed once" marker).
+// For a key-file seal the marker is the key file, which the first seal
+// creates; for a vault seal it is the vault entry SealedMarkerName(path)
+// (global/skills.trust_store.sealed.<hash of the path>), written by every
+// seal made with the vault key (a store sealed with the vault key before
+// the marker existed gets it at its next change). A store with content, no
+// seal and a marker is tampered (trust_store_tampered), and accept-changes
+// recovers it after review. A store in which the seal is present but
+// garbled is tampered too, never adopted.
 package trust

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/palyra-go/palyra/host/vault"
 	"github.com/palyra-go/palyra/internal/fsutil"
 )
 
@@ -36,7 +37,9 @@ type File struct {
 	vaultKey func(context.Context) ([]byte, error)
 	// vaultStrict refuses key-file seals while the vault key is available.
 	vaultStrict bool
-	log         hclog.Logger
+	// vault holds the "sealed once" marker of vault seals (WithVault).
+	vault *vault.Vault
+	log   hclog.Logger
 }
 
 // OpenFile returns the trust store at path. It does not touch the file
@@ -71,6 +74,31 @@ func (f *File) Load(ctx context.Context) (*Store, error) {
 		return s, err
 	}
 	err = f.withLock(ctx, func() error {
+		s, _, _, err = f.readVerified(ctx, true)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// LoadSettled is Load made under the exclusive lock: it waits for a writer
+// in flight (ctx governs the wait) and reads what it wrote. A reader whose
+// unlocked read refused a publisher asks again with it: an install commits
+// its skill while holding the lock and saves the skill's new TOFU pin just
+// before releasing it, so a reader that sees the skill but not yet the pin
+// would otherwise refuse a publisher that is pinned a moment later.
+//
+// A store never locked (no lock file) has no writer in flight: it is read
+// as by Load, and nothing is created on disk.
+func (f *File) LoadSettled(ctx context.Context) (*Store, error) {
+	if _, err := os.Stat(f.lockPath()); errors.Is(err, fs.ErrNotExist) {
+		return f.Load(ctx)
+	}
+	var s *Store
+	err := f.withLock(ctx, func() error {
+		var err error
 		s, _, _, err = f.readVerified(ctx, true)
 		return err
 	})
@@ -132,15 +160,24 @@ func (f *File) withLock(ctx context.Context, fn func() error) error {
 // Decide makes the trust decision of Store.Decide against the file and
 // persists a new TOFU pin, so that of two concurrent first uses by different
 // keys exactly one wins and the other gets ErrTOFUKeyMismatch. Decisions that
-// change nothing (allowlisted, pinned, rejected) read the file without
-// taking the lock; only a pin takes it, and the decision is then re-made
-// under the lock on a fresh read. ctx governs the wait for the lock.
+// change nothing (allowlisted, pinned) read the file without taking the
+// lock; a pin takes it, and the decision is then re-made under the lock on
+// a fresh read; so does an untrusted publisher before it is refused (see
+// LoadSettled). ctx governs the wait for the lock.
 func (f *File) Decide(ctx context.Context, publisher string, key ed25519.PublicKey, allowTOFU bool) (Decision, error) {
 	s, err := f.Load(ctx)
 	if err != nil {
 		return "", err
 	}
 	d, err := s.Decide(publisher, key, allowTOFU)
+	if errors.Is(err, ErrUntrustedPublisher) {
+		// A pin may be on its way (see LoadSettled): ask again once the
+		// writer in flight, if any, is done.
+		if s, err = f.LoadSettled(ctx); err != nil {
+			return "", err
+		}
+		d, err = s.Decide(publisher, key, allowTOFU)
+	}
 	if err != nil || d != DecisionTOFUNewlyPinned {
 		return d, err
 	}

@@ -401,3 +401,47 @@ func TestLockHonoursContext(t *testing.T) {
 		t.Errorf("Decide after release = %q, %v", d, err)
 	}
 }
+
+// TestDecideWaitsForAPinInFlight: a publisher refused by an unlocked read
+// is asked again under the lock, so a reader never refuses a publisher
+// whose pin a writer holding the lock is about to save (an install commits
+// its skill under the lock and saves the pin just before releasing it; CI
+// once saw a node list the skill and then refuse its publisher).
+func TestDecideWaitsForAPinInFlight(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "trust-store.json")
+	w, r := trust.OpenFile(path), trust.OpenFile(path)
+	key := pub(9)
+	if _, err := r.Decide(ctx, "acme", key, false); !errors.Is(err, trust.ErrUntrustedPublisher) {
+		t.Fatalf("before any pin: %v, want untrusted_publisher", err)
+	}
+	inLock, release := make(chan struct{}), make(chan struct{})
+	wrote := make(chan error, 1)
+	go func() {
+		wrote <- w.Update(ctx, func(s *trust.Store) (bool, error) {
+			close(inLock)
+			<-release
+			d, err := s.Decide("acme", key, true)
+			return d == trust.DecisionTOFUNewlyPinned, err
+		})
+	}()
+	<-inLock
+	got := make(chan error, 1)
+	var dec trust.Decision
+	go func() {
+		var err error
+		dec, err = r.Decide(ctx, "acme", key, false)
+		got <- err
+	}()
+	// Give the reader time to make its unlocked read (of the store without
+	// the pin) and reach the lock; were it later, it would only read the
+	// pin directly: the test could not fail falsely.
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil || dec != trust.DecisionTOFUPinned {
+		t.Fatalf("a read during the pin's write: %q, %v; want tofu_pinned", dec, err)
+	}
+}

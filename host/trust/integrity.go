@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/hashicorp/go-hclog"
@@ -278,8 +279,16 @@ func (f *File) review(ctx context.Context, s *Store) (*Review, error) {
 			r.Status, r.BaselineVerified = IntegrityIntact, true
 			return r, nil
 		}
-		r.Status, r.Reason = IntegrityUnsealed, "the store has no seal "+f.SealPath()
 		r.Changes = Diff(r.baseline, s)
+		once, err := f.sealedOnce(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if once != "" {
+			r.Status, r.Reason = IntegrityTampered, "its seal "+f.SealPath()+" is missing, but the store was sealed before ("+once+")"
+			return r, nil
+		}
+		r.Status, r.Reason = IntegrityUnsealed, "the store has no seal "+f.SealPath()
 		return r, nil
 	}
 	if err != nil {
@@ -359,6 +368,11 @@ func (f *File) commit(ctx context.Context, prev, next *Store, data []byte) error
 	key, source, err := f.sealKey(ctx)
 	if err != nil {
 		return err
+	}
+	if source == KeySourceVault {
+		if err := f.markSealed(ctx); err != nil {
+			return err
+		}
 	}
 	if data != nil {
 		both, err := encodeSeal(key, source, prev, next)
@@ -587,5 +601,79 @@ func WithVault(v *vault.Vault) Option {
 	return func(f *File) {
 		withKey(f)
 		f.vaultStrict = !v.KeyFromFile()
+		f.vault = v
 	}
+}
+
+// The "sealed once" marker. Deleting the seal file must not make a sealed
+// store look like one from before integrity (which the first load adopts),
+// so whether the store was ever sealed is held with the key, where the
+// files beside the store cannot reach it:
+//
+//   - key file seals: the key file itself. sealKey creates it on the first
+//     seal, so its existence says a seal was made.
+//   - vault seals: a vault entry, global/SealedMarkerKeyPrefix + the first
+//     32 hex digits of SHA-256 of the store's absolute path, written on
+//     every seal made with the vault key (entries authenticate under the
+//     vault key; without it nobody can make one, and one removed changes
+//     the vault file).
+//
+// A store with content and no seal while either marker exists is tampered;
+// `palyra trust accept-changes` re-seals it after review.
+
+// SealedMarkerKeyPrefix starts the key of the vault entry that records
+// that a trust store was sealed with the vault key.
+const SealedMarkerKeyPrefix = "skills.trust_store.sealed."
+
+// SealedMarkerName returns the vault entry that records that the store at
+// path was sealed with the vault key.
+func SealedMarkerName(path string) vault.Name {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	sum := sha256.Sum256([]byte(path))
+	return vault.Name{Scope: "global", Key: SealedMarkerKeyPrefix + hex.EncodeToString(sum[:16])}
+}
+
+// markSealed records in the vault that the store is sealed with the vault
+// key; a File without a vault records nothing there (its key function is
+// the caller's).
+func (f *File) markSealed(ctx context.Context) error {
+	if f.vault == nil {
+		return nil
+	}
+	name := SealedMarkerName(f.path)
+	ok, err := f.vault.Has(ctx, name)
+	if err != nil {
+		return fmt.Errorf("trust: read the sealed marker %s: %w", name, err)
+	}
+	if ok {
+		return nil
+	}
+	if err := f.vault.Set(ctx, name, []byte("sealed")); err != nil {
+		return fmt.Errorf("trust: record the sealed marker %s: %w", name, err)
+	}
+	return nil
+}
+
+// sealedOnce says why the store is known to have been sealed ("" when
+// nothing says so): its key file exists, or the vault holds its marker.
+func (f *File) sealedOnce(ctx context.Context) (string, error) {
+	if _, err := os.Lstat(f.IntegrityKeyPath()); err == nil {
+		return "its integrity key file " + f.IntegrityKeyPath() + " exists", nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("trust: integrity key file: %w", err)
+	}
+	if f.vault == nil {
+		return "", nil
+	}
+	name := SealedMarkerName(f.path)
+	ok, err := f.vault.Has(ctx, name)
+	if err != nil {
+		return "", fmt.Errorf("trust: read the sealed marker %s: %w", name, err)
+	}
+	if ok {
+		return "the vault holds its sealed marker " + name.String(), nil
+	}
+	return "", nil
 }

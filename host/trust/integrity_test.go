@@ -191,6 +191,8 @@ func TestIntegrityTamperCases(t *testing.T) {
 		{"tofu pin moved", func(t *testing.T, f *trust.File) {
 			must(t, os.WriteFile(f.Path(), []byte(`{"trusted_publishers":{"acme":["`+hexOf(1)+`"]},"tofu_publishers":{"beta":"`+hexOf(6)+`"}}`), 0o600))
 		}, nil, "changed"},
+		// WithVaultKey alone has no vault to hold the "sealed once"
+		// marker: TestIntegritySealDeleted covers the marker.
 		{"seal deleted", func(t *testing.T, f *trust.File) { must(t, os.Remove(f.SealPath())) }, nil, "unsealed"},
 		{"seal garbage", func(t *testing.T, f *trust.File) { must(t, os.WriteFile(f.SealPath(), []byte("{"), 0o600)) }, nil, "added"},
 		{"seal MAC forged", func(t *testing.T, f *trust.File) {
@@ -418,4 +420,104 @@ func TestIntegrityUnlockedReadsDuringWrites(t *testing.T) {
 		}
 		reads++
 	}
+}
+
+// TestIntegritySealDeleted: deleting the seal of a sealed store does not
+// make it look unsealed (which the first load would adopt): the "sealed
+// once" marker held with the key (the key file for a key-file seal, a
+// vault entry for a vault seal) makes it trust_store_tampered, a hand edit
+// made with the deletion included, and accept-changes recovers it. A store
+// that was never sealed is still adopted.
+func TestIntegritySealDeleted(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		vault  func(t *testing.T) *vault.Vault // nil: no vault (key file)
+		source string
+		marker string
+	}{
+		{"key file", nil, trust.KeySourceKeyFile, "integrity key file"},
+		{"vault key file", func(t *testing.T) *vault.Vault {
+			v, err := vault.Open(vault.Config{StateDir: t.TempDir()})
+			must(t, err)
+			n, err := vault.ParseName("skill:acme.x/token")
+			must(t, err)
+			must(t, v.Set(ctx, n, []byte("v"))) // creates the vault key file
+			return v
+		}, trust.KeySourceVault, "sealed marker"},
+		{"configured vault key", func(t *testing.T) *vault.Vault {
+			v, err := vault.Open(vault.Config{StateDir: t.TempDir(), Key: bytes.Repeat([]byte{5}, 32)})
+			must(t, err)
+			return v
+		}, trust.KeySourceVault, "sealed marker"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "trust-store.json")
+			var opts []trust.Option
+			var v *vault.Vault
+			if tc.vault != nil {
+				v = tc.vault(t)
+				opts = append(opts, trust.WithVault(v))
+			}
+			f := trust.OpenFile(path, opts...)
+			must(t, f.Update(ctx, func(s *trust.Store) (bool, error) { return true, s.AddTrusted("acme", hexOf(1)) }))
+			if r, err := f.Review(ctx); err != nil || r.KeySource != tc.source || r.Status != trust.IntegrityIntact {
+				t.Fatalf("sealed: %+v %v, want %s", r, err, tc.source)
+			}
+			if v != nil {
+				ok, err := v.Has(ctx, trust.SealedMarkerName(path))
+				if err != nil || !ok {
+					t.Fatalf("vault marker after a vault seal: %v %v", ok, err)
+				}
+				if _, err := os.Stat(f.IntegrityKeyPath()); err == nil {
+					t.Fatal("a vault seal created the key file")
+				}
+			}
+			must(t, os.Remove(f.SealPath()))
+			addByHand(t, path, "evil", hexOf(4))
+
+			f = trust.OpenFile(path, opts...)
+			r, err := f.Review(ctx)
+			if err != nil || r.Status != trust.IntegrityTampered || !strings.Contains(r.Reason, tc.marker) || !strings.Contains(r.Reason, "missing") {
+				t.Fatalf("review after the seal was deleted: %+v %v", r, err)
+			}
+			_, err = f.Load(ctx)
+			var te *trust.TamperedError
+			if !errors.As(err, &te) || errcode.Of(err) != "trust_store_tampered" {
+				t.Fatalf("load after the seal was deleted: %v, want trust_store_tampered", err)
+			}
+			if _, err := os.Stat(f.SealPath()); err == nil {
+				t.Fatal("a refused load wrote a seal (adopted the store)")
+			}
+			if err := f.Update(ctx, func(s *trust.Store) (bool, error) { return true, s.AddTrusted("acme", hexOf(2)) }); !errors.Is(err, trust.ErrTampered) {
+				t.Fatalf("update of the tampered store: %v", err)
+			}
+			// accept-changes (after review) recovers.
+			_, accepted, err := f.AcceptChanges(ctx, func(r *trust.Review) (bool, error) {
+				for _, c := range r.Changes {
+					if c.Publisher == "evil" && c.Change == trust.ChangeAdded {
+						return true, nil
+					}
+				}
+				return false, fmt.Errorf("the review %+v does not show the added key", r.Changes)
+			})
+			if err != nil || !accepted {
+				t.Fatalf("accept-changes: %v %v", accepted, err)
+			}
+			if s := mustLoad(t, f); len(s.Publishers()) != 2 {
+				t.Fatalf("after accept-changes: %+v", s.Publishers())
+			}
+		})
+	}
+
+	// Never sealed: no key file, no marker: adopted as before.
+	path := filepath.Join(t.TempDir(), "trust-store.json")
+	must(t, os.WriteFile(path, readFile(t, "../../testdata/trust/store-mixed.json"), 0o600))
+	v, err := vault.Open(vault.Config{StateDir: t.TempDir(), Key: bytes.Repeat([]byte{5}, 32)})
+	must(t, err)
+	f := trust.OpenFile(path, trust.WithVault(v))
+	if r, err := f.Review(ctx); err != nil || r.Status != trust.IntegrityUnsealed {
+		t.Fatalf("never sealed: %+v %v", r, err)
+	}
+	mustLoad(t, f)
 }

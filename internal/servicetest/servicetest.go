@@ -8,6 +8,8 @@ package servicetest
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/host/feed"
 	"github.com/palyra-go/palyra/host/trust"
 	"github.com/palyra-go/palyra/internal/testskill"
 )
@@ -875,5 +878,112 @@ func inlineCases() []Case {
 			}
 			return nil
 		}},
+		// The deny feed: last, since its re-audit judges every version.
+		{Name: "deny_feed_none", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			info, err := s.DenyFeed(ctx)
+			if err != nil {
+				return err
+			}
+			if info.Installed || len(info.Entries) != 0 {
+				t.Fatalf("no feed installed yet: %+v", info)
+			}
+			return nil
+		}},
+		{Name: "update_deny_feed_invalid", Code: "invalid_deny_feed", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.UpdateDenyFeed(ctx, host.UpdateDenyFeedRequest{Feed: []byte(`{"payloadType":"text/plain"}`)})
+			return err
+		}},
+		{Name: "update_deny_feed_untrusted", Code: "untrusted_deny_feed", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.UpdateDenyFeed(ctx, host.UpdateDenyFeedRequest{Feed: denyFeed(t, 2, feedKey, deniedArtifact(t))})
+			return err
+		}},
+		{Name: "update_deny_feed", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := s.Install(ctx, host.InstallRequest{Artifact: deniedArtifact(t)})
+			if err != nil {
+				return err
+			}
+			if res.Status != "active" {
+				t.Fatalf("install %s: %+v", skillDenied, res)
+			}
+			up, err := s.UpdateDenyFeed(ctx, host.UpdateDenyFeedRequest{
+				Feed:              denyFeed(t, 2, feedKey, deniedArtifact(t)),
+				TrustedPublishers: []host.TrustedKey{{Publisher: feedIssuer, PublicKeyHex: hexKey(feedKey)}},
+			})
+			if err != nil {
+				return err
+			}
+			if !up.Changed || up.Feed.Serial != 2 || up.Feed.Issuer != feedIssuer || up.PreviousSerial != 0 || up.Reaudit == nil {
+				t.Fatalf("update: %+v", up)
+			}
+			denied := false
+			for _, o := range up.Reaudit.Outcomes {
+				denied = denied || (o.SkillID == skillDenied && o.Quarantined && strings.Contains(strings.Join(o.Reasons, " "), "conformance denial (https://example.test/conf)"))
+			}
+			if !denied {
+				t.Fatalf("the re-audit did not quarantine %s with the feed's reason: %+v", skillDenied, up.Reaudit.Outcomes)
+			}
+			info, err := s.Info(ctx, host.SkillRef{SkillID: skillDenied})
+			if err != nil {
+				return err
+			}
+			if info.Inventory.Status != "quarantined" {
+				t.Fatalf("%s after the feed: %+v", skillDenied, info.Inventory)
+			}
+			return nil
+		}},
+		{Name: "update_deny_feed_older", Code: "deny_feed_not_newer", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			_, err := s.UpdateDenyFeed(ctx, host.UpdateDenyFeedRequest{Feed: denyFeed(t, 1, feedKey, deniedArtifact(t))})
+			return err
+		}},
+		{Name: "deny_feed_show", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			info, err := s.DenyFeed(ctx)
+			if err != nil {
+				return err
+			}
+			if !info.Installed || info.Serial != 2 || info.Issuer != feedIssuer || len(info.Entries) != 1 || info.UpdatedBy != "conformance" ||
+				info.KeyID != hexKey(feedKey) || info.Error != "" {
+				t.Fatalf("show: %+v", info)
+			}
+			return nil
+		}},
+		{Name: "install_denied_artifact", Code: "audit_failed", Run: func(ctx context.Context, t *testing.T, s host.Service) error {
+			res, err := s.Install(ctx, host.InstallRequest{Artifact: deniedArtifact(t), Force: true})
+			if res == nil || res.Status != "quarantined" || !strings.Contains(strings.Join(res.Reasons, " "), "conformance denial") {
+				t.Fatalf("install of a denied module: %+v", res)
+			}
+			return err
+		}},
 	}
+}
+
+// skillDenied is installed with a module the deny feed then denies.
+const skillDenied = "conf.denied"
+
+// feedIssuer is the deny feed's issuer; feedKey signs its feeds.
+const feedIssuer = "conf-security"
+
+var feedKey = testskill.Key(45)
+
+func hexKey(k ed25519.PrivateKey) string { return hex.EncodeToString(k.Public().(ed25519.PublicKey)) }
+
+// deniedArtifact is the artifact of skillDenied that the deny feed denies
+// (by its artifact_sha256: its module is the echo module every skill of
+// the suite runs). The same inputs give the same bytes.
+func deniedArtifact(t *testing.T) []byte {
+	t.Helper()
+	return artifact(t, skillDenied, "1.0.0", Publisher, rotatedKey)
+}
+
+// denyFeed is a deny feed of serial, signed by key, that denies the
+// artifact art.
+func denyFeed(t *testing.T, serial uint64, key ed25519.PrivateKey, art []byte) []byte {
+	t.Helper()
+	sum := sha256.Sum256(art)
+	data, err := feed.Sign(feed.Feed{SchemaVersion: 1, Issuer: feedIssuer, Serial: serial, IssuedAt: time.Now().UTC(), Entries: []feed.Entry{{
+		Kind: feed.KindArtifactSHA256, Value: hex.EncodeToString(sum[:]), Reason: "conformance denial", Reference: "https://example.test/conf",
+	}}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -5,6 +5,8 @@ package testskill
 
 import (
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,14 +28,37 @@ func Key(b byte) ed25519.PrivateKey {
 }
 
 // Build signs an artifact of manifest with module as modules/module.wasm, a
-// minimal valid SBOM and provenance, failing tb on any error.
+// minimal valid SBOM and provenance (whose subject names the module with
+// no digest: the audit warns that it is not compared), failing tb on any
+// error.
 func Build(tb testing.TB, manifest string, module []byte, key ed25519.PrivateKey) []byte {
+	tb.Helper()
+	return BuildWithProvenance(tb, manifest, module, key, []byte(`{"builder":{"id":"test"},"subject":[{"name":"modules/module.wasm"}]}`))
+}
+
+// Provenance returns an in-toto provenance document whose one subject,
+// modules/module.wasm, carries the given sha256 digest: the module's own
+// (ModuleSHA256) for a matching provenance, another for a mismatch, or a
+// placeholder such as "placeholder-generated-at-build".
+func Provenance(sha256Digest string) []byte {
+	return []byte(`{"_type":"https://in-toto.io/Statement/v1","builder":{"id":"test"},"subject":[{"name":"modules/module.wasm","digest":{"sha256":` +
+		strconv.Quote(sha256Digest) + `}}]}`)
+}
+
+// ModuleSHA256 is the hex SHA-256 of module.
+func ModuleSHA256(module []byte) string {
+	sum := sha256.Sum256(module)
+	return hex.EncodeToString(sum[:])
+}
+
+// BuildWithProvenance is Build with the provenance document given.
+func BuildWithProvenance(tb testing.TB, manifest string, module []byte, key ed25519.PrivateKey, provenance []byte) []byte {
 	tb.Helper()
 	built, err := artifact.Build(artifact.BuildInput{
 		Manifest:   []byte(manifest),
 		Modules:    []artifact.File{{Path: "module.wasm", Data: module}},
 		SBOM:       []byte(`{"bomFormat":"CycloneDX","specVersion":"1.6"}`),
-		Provenance: []byte(`{"builder":{"id":"test"},"subject":[{"name":"modules/module.wasm"}]}`),
+		Provenance: provenance,
 		SigningKey: key,
 		SignedAt:   SignedAt,
 	})

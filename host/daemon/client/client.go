@@ -363,6 +363,32 @@ func (c *Client) RotateTrust(ctx context.Context, req host.RotateTrustRequest) (
 	return &out, nil
 }
 
+// UpdateDenyFeed implements host.Service: PUT /v1/feed with the feed file
+// as the body and the trusted publishers as trusted_publisher query
+// parameters. When some version could not be re-audited, the result is
+// returned with the error.
+func (c *Client) UpdateDenyFeed(ctx context.Context, req host.UpdateDenyFeedRequest) (*host.DenyFeedUpdate, error) {
+	q := url.Values{}
+	for _, k := range req.TrustedPublishers {
+		q.Add(daemon.QueryTrustedPublisher, k.Publisher+"="+k.PublicKeyHex)
+	}
+	var out host.DenyFeedUpdate
+	err := c.do(ctx, http.MethodPut, "/v1/feed", q, "application/json", bytes.NewReader(req.Feed), &out)
+	if err != nil && !withDetails(err, &out) {
+		return nil, err
+	}
+	return &out, err
+}
+
+// DenyFeed implements host.Service: GET /v1/feed.
+func (c *Client) DenyFeed(ctx context.Context) (*host.DenyFeedInfo, error) {
+	var out host.DenyFeedInfo
+	if err := c.get(ctx, "/v1/feed", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // SetPolicy implements host.Service: PUT /v1/policy with the profile's
 // TOML as the body.
 func (c *Client) SetPolicy(ctx context.Context, req host.SetPolicyRequest) (*host.PolicyResult, error) {

@@ -75,8 +75,13 @@ type Stats struct {
 	// FuelConsumed is the fuel the entrypoint call used (its budget when
 	// it ran out). After an epoch interruption (timeout) it can miss the
 	// fuel burnt since the guest last called or returned: wasmtime saves
-	// its fuel counter only at those points.
+	// its fuel counter only at those points. FuelLowerBound says so.
 	FuelConsumed uint64
+	// FuelLowerBound is set when the call ended on a timeout: FuelConsumed
+	// is then a lower bound (often 0: a guest looping without calling the
+	// host never has its fuel counter saved; wasmtime keeps it in a
+	// register until the guest calls out or returns).
+	FuelLowerBound bool
 	// InitFuelConsumed is the fuel instantiation and _initialize used,
 	// whether they ran before the call (prepared) or during it.
 	InitFuelConsumed uint64
@@ -214,7 +219,9 @@ func (m *Module) Invoke(ctx context.Context, inv Invocation) (res *Result, err e
 	}
 	if callErr != nil {
 		if !st.exited {
-			return res, classify(callErr, st, "call")
+			err := classify(callErr, st, "call")
+			res.Stats.FuelLowerBound = errors.Is(err, ErrTimeout)
+			return res, err
 		}
 		code = st.exitCode
 	}
@@ -286,11 +293,15 @@ func (m *Module) finish(res *Result, st *instState, inv *Invocation) error {
 	} else if st.call.outOverflow {
 		return fmt.Errorf("%w: the guest returned 0 after output-write refused a write past %d bytes", ErrOutputTooLarge, MaxOutputBytes)
 	}
-	output, v, err := parseOutput(out, inv.Validator != nil)
+	// A Palyra module's result is its exit code, never checked against
+	// the output_schema: it cannot write output (sdk/ABI.md §8, the
+	// exit-code rule; the host checks it is exactly that document).
+	validate := inv.Validator != nil && !m.legacy
+	output, v, err := parseOutput(out, validate)
 	if err != nil {
 		return err
 	}
-	if inv.Validator != nil {
+	if validate {
 		if err := inv.Validator.ValidateOutput(v); err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalidOutput, err)
 		}

@@ -44,6 +44,8 @@ const (
 	HostService_RemoveSkill_FullMethodName        = "/palyra.host.v1.HostService/RemoveSkill"
 	HostService_Reaudit_FullMethodName            = "/palyra.host.v1.HostService/Reaudit"
 	HostService_RotateTrust_FullMethodName        = "/palyra.host.v1.HostService/RotateTrust"
+	HostService_UpdateDenyFeed_FullMethodName     = "/palyra.host.v1.HostService/UpdateDenyFeed"
+	HostService_GetDenyFeed_FullMethodName        = "/palyra.host.v1.HostService/GetDenyFeed"
 	HostService_SetPolicy_FullMethodName          = "/palyra.host.v1.HostService/SetPolicy"
 	HostService_CallTool_FullMethodName           = "/palyra.host.v1.HostService/CallTool"
 	HostService_ListApprovals_FullMethodName      = "/palyra.host.v1.HostService/ListApprovals"
@@ -99,6 +101,13 @@ type HostServiceClient interface {
 	// RotateTrust applies a publisher's signed key rotation statement to the
 	// trust store (replay protection and clock skew checked).
 	RotateTrust(ctx context.Context, in *RotateTrustRequest, opts ...grpc.CallOption) (*RotateTrustResponse, error)
+	// UpdateDenyFeed installs a signed deny feed (verified against the trust
+	// store, newer than the installed one), then re-audits every installed
+	// version: each one the feed denies is quarantined with the entry's
+	// reason and reference.
+	UpdateDenyFeed(ctx context.Context, in *UpdateDenyFeedRequest, opts ...grpc.CallOption) (*UpdateDenyFeedResponse, error)
+	// GetDenyFeed describes the installed deny feed.
+	GetDenyFeed(ctx context.Context, in *GetDenyFeedRequest, opts ...grpc.CallOption) (*GetDenyFeedResponse, error)
 	// SetPolicy replaces the operator profile (policy.toml), live.
 	SetPolicy(ctx context.Context, in *SetPolicyRequest, opts ...grpc.CallOption) (*SetPolicyResponse, error)
 	// CallTool runs a tool of the current version of a skill. A call that
@@ -278,6 +287,26 @@ func (c *hostServiceClient) RotateTrust(ctx context.Context, in *RotateTrustRequ
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(RotateTrustResponse)
 	err := c.cc.Invoke(ctx, HostService_RotateTrust_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) UpdateDenyFeed(ctx context.Context, in *UpdateDenyFeedRequest, opts ...grpc.CallOption) (*UpdateDenyFeedResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateDenyFeedResponse)
+	err := c.cc.Invoke(ctx, HostService_UpdateDenyFeed_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) GetDenyFeed(ctx context.Context, in *GetDenyFeedRequest, opts ...grpc.CallOption) (*GetDenyFeedResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetDenyFeedResponse)
+	err := c.cc.Invoke(ctx, HostService_GetDenyFeed_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -526,6 +555,13 @@ type HostServiceServer interface {
 	// RotateTrust applies a publisher's signed key rotation statement to the
 	// trust store (replay protection and clock skew checked).
 	RotateTrust(context.Context, *RotateTrustRequest) (*RotateTrustResponse, error)
+	// UpdateDenyFeed installs a signed deny feed (verified against the trust
+	// store, newer than the installed one), then re-audits every installed
+	// version: each one the feed denies is quarantined with the entry's
+	// reason and reference.
+	UpdateDenyFeed(context.Context, *UpdateDenyFeedRequest) (*UpdateDenyFeedResponse, error)
+	// GetDenyFeed describes the installed deny feed.
+	GetDenyFeed(context.Context, *GetDenyFeedRequest) (*GetDenyFeedResponse, error)
 	// SetPolicy replaces the operator profile (policy.toml), live.
 	SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error)
 	// CallTool runs a tool of the current version of a skill. A call that
@@ -626,6 +662,12 @@ func (UnimplementedHostServiceServer) Reaudit(context.Context, *ReauditRequest) 
 }
 func (UnimplementedHostServiceServer) RotateTrust(context.Context, *RotateTrustRequest) (*RotateTrustResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RotateTrust not implemented")
+}
+func (UnimplementedHostServiceServer) UpdateDenyFeed(context.Context, *UpdateDenyFeedRequest) (*UpdateDenyFeedResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateDenyFeed not implemented")
+}
+func (UnimplementedHostServiceServer) GetDenyFeed(context.Context, *GetDenyFeedRequest) (*GetDenyFeedResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetDenyFeed not implemented")
 }
 func (UnimplementedHostServiceServer) SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetPolicy not implemented")
@@ -920,6 +962,42 @@ func _HostService_RotateTrust_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(HostServiceServer).RotateTrust(ctx, req.(*RotateTrustRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_UpdateDenyFeed_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateDenyFeedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).UpdateDenyFeed(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_UpdateDenyFeed_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).UpdateDenyFeed(ctx, req.(*UpdateDenyFeedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_GetDenyFeed_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetDenyFeedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).GetDenyFeed(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_GetDenyFeed_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).GetDenyFeed(ctx, req.(*GetDenyFeedRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1331,6 +1409,14 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RotateTrust",
 			Handler:    _HostService_RotateTrust_Handler,
+		},
+		{
+			MethodName: "UpdateDenyFeed",
+			Handler:    _HostService_UpdateDenyFeed_Handler,
+		},
+		{
+			MethodName: "GetDenyFeed",
+			Handler:    _HostService_GetDenyFeed_Handler,
 		},
 		{
 			MethodName: "SetPolicy",

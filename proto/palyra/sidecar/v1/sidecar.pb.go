@@ -1478,9 +1478,12 @@ type Stats struct {
 	WallTime         *durationpb.Duration   `protobuf:"bytes,4,opt,name=wall_time,json=wallTime,proto3" json:"wall_time,omitempty"`
 	CapabilityCalls  uint32                 `protobuf:"varint,5,opt,name=capability_calls,json=capabilityCalls,proto3" json:"capability_calls,omitempty"`
 	// Whether a prepared instance served the call.
-	Prepared      bool `protobuf:"varint,6,opt,name=prepared,proto3" json:"prepared,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Prepared bool `protobuf:"varint,6,opt,name=prepared,proto3" json:"prepared,omitempty"`
+	// Set when the call ended on a timeout: fuel_consumed is then a lower
+	// bound (wasmtime does not save its fuel counter on an epoch trap).
+	FuelConsumedLowerBound bool `protobuf:"varint,7,opt,name=fuel_consumed_lower_bound,json=fuelConsumedLowerBound,proto3" json:"fuel_consumed_lower_bound,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *Stats) Reset() {
@@ -1551,6 +1554,13 @@ func (x *Stats) GetCapabilityCalls() uint32 {
 func (x *Stats) GetPrepared() bool {
 	if x != nil {
 		return x.Prepared
+	}
+	return false
+}
+
+func (x *Stats) GetFuelConsumedLowerBound() bool {
+	if x != nil {
+		return x.FuelConsumedLowerBound
 	}
 	return false
 }
@@ -2436,14 +2446,15 @@ const file_palyra_sidecar_v1_sidecar_proto_rawDesc = "" +
 	"\bresponse\x18\x02 \x01(\v2!.palyra.sidecar.v1.InvokeResponseR\bresponse\"9\n" +
 	"\tToolError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\x85\x02\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xc0\x02\n" +
 	"\x05Stats\x12#\n" +
 	"\rfuel_consumed\x18\x01 \x01(\x04R\ffuelConsumed\x12,\n" +
 	"\x12init_fuel_consumed\x18\x02 \x01(\x04R\x10initFuelConsumed\x12*\n" +
 	"\x11peak_memory_bytes\x18\x03 \x01(\x04R\x0fpeakMemoryBytes\x126\n" +
 	"\twall_time\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\bwallTime\x12)\n" +
 	"\x10capability_calls\x18\x05 \x01(\rR\x0fcapabilityCalls\x12\x1a\n" +
-	"\bprepared\x18\x06 \x01(\bR\bprepared\"\x8e\x01\n" +
+	"\bprepared\x18\x06 \x01(\bR\bprepared\x129\n" +
+	"\x19fuel_consumed_lower_bound\x18\a \x01(\bR\x16fuelConsumedLowerBound\"\x8e\x01\n" +
 	"\tLogRecord\x121\n" +
 	"\x05level\x18\x01 \x01(\x0e2\x1b.palyra.sidecar.v1.LogLevelR\x05level\x124\n" +
 	"\x06source\x18\x02 \x01(\x0e2\x1c.palyra.sidecar.v1.LogSourceR\x06source\x12\x18\n" +
