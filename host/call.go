@@ -59,6 +59,11 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*CallResult, error) {
 // from (nil for a plain call): an update the tool replies with is applied
 // to it and the patched document replaces it.
 func (h *Host) callTool(ctx context.Context, req CallRequest, base *keptDoc) (*CallResult, error) {
+	return h.callGated(ctx, req, base, &callGate{approvalID: req.ApprovalID})
+}
+
+// callGated is callTool with the approval step g (nil: none).
+func (h *Host) callGated(ctx context.Context, req CallRequest, base *keptDoc, g *callGate) (*CallResult, error) {
 	if err := h.writable(); err != nil {
 		return nil, err
 	}
@@ -79,7 +84,7 @@ func (h *Host) callTool(ctx context.Context, req CallRequest, base *keptDoc) (*C
 		rh.toolID = req.ToolID
 		pre = rh.before
 	}
-	res, err := h.run(ctx, req.SkillID, req.ToolID, req.Input, pre)
+	res, err := h.run(ctx, req.SkillID, req.ToolID, req.Input, pre, g)
 	var out *CallResult
 	if res != nil {
 		out = &CallResult{
@@ -87,6 +92,12 @@ func (h *Host) callTool(ctx context.Context, req CallRequest, base *keptDoc) (*C
 			Output: res.Output, ExitCode: res.ExitCode, Stats: res.Stats, Logs: res.Logs, LogsDropped: res.LogsDropped,
 			ToolError: res.ToolError, TrapCode: res.TrapCode, SidecarPID: res.PID,
 		}
+	}
+	if pa := PendingApprovalOf(err); pa != nil {
+		// Held for approval: the call did not run, and its run goes on
+		// when it is called again with the approval, so the run hooks'
+		// after phases do not fire now.
+		return &CallResult{SkillID: pa.SkillID, Version: pa.Version, ToolID: pa.ToolID, Pending: pa}, err
 	}
 	deliver := func(out *CallResult) (*CallResult, error) { return h.keepA2UI(out, req.ToolID, base) }
 	if rh != nil {
@@ -188,5 +199,5 @@ func (h *Host) SubmitForm(ctx context.Context, req SubmitRequest) (*CallResult, 
 	if err != nil {
 		return nil, err
 	}
-	return h.callTool(ctx, CallRequest{SkillID: kd.skillID, ToolID: kd.tool, Input: in}, kd)
+	return h.callTool(ctx, CallRequest{SkillID: kd.skillID, ToolID: kd.tool, Input: in, ApprovalID: req.ApprovalID}, kd)
 }

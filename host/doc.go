@@ -42,6 +42,22 @@
 // change's verb returns; the next enable starts them again on the first
 // call.
 //
+// # Approvals
+//
+// After those checks, a call that needs a human's approval (its tool's
+// risk.requires_approval or risk.default_sensitive, a capability class the
+// profile's capabilities.require_approval names that the skill is granted,
+// or a run hook asking for it) does not run: Call returns a result with
+// Pending set and a *PendingError (errors.Is ErrApprovalPending), and the
+// approval waits in the inventory. An operator decides it
+// (DecideApproval); the same call with CallRequest.ApprovalID then runs
+// once, with the input approved (sha256 of its canonical JSON), unless
+// the approval was denied (ErrApprovalDenied), expired
+// (Config.ApprovalTTL; ErrApprovalExpired), used (ErrApprovalUsed) or is
+// for another input (ErrApprovalInputMismatch). Requests, decisions, uses
+// and expiries are journaled with the principal. A hook's own call of its
+// tool never waits for approval.
+//
 // # Capabilities
 //
 // Every capability operation of a guest (HTTP, secrets, storage, channels)

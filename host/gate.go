@@ -37,11 +37,17 @@ import (
 // (stats, logs, tool error) is returned with the error.
 //
 // pre, when set, runs once the checks passed and before the sidecar is
-// called (the run hooks' before phases); its error ends the call there.
-func (h *Host) run(ctx context.Context, skillID, toolID string, input json.RawMessage, pre preSidecar) (*Result, error) {
+// called (the run hooks' before phases); its error ends the call there,
+// except a hook's request for approval, which becomes a reason of g's
+// approval step. g is that step (nil: none).
+func (h *Host) run(ctx context.Context, skillID, toolID string, input json.RawMessage, pre preSidecar, g *callGate) (*Result, error) {
 	start := time.Now()
 	id := strings.ToLower(strings.TrimSpace(skillID))
-	res, version, err := h.call(ctx, id, toolID, input, pre)
+	res, version, err := h.call(ctx, id, toolID, input, pre, g)
+	if errors.Is(err, ErrApprovalPending) {
+		// A call waiting for approval did not run: nothing to count.
+		return res, err
+	}
 	// Counters and records are per installed version: a call that named no
 	// installed skill is not counted, so callers cannot grow them with ids
 	// of their own making; nor is a tool id the skill does not have.
@@ -88,7 +94,7 @@ func (h *Host) quarantineAnomaly(ctx context.Context, trip anomaly.Trip) {
 type preSidecar func(ctx context.Context, p *checked) error
 
 // call runs the call and returns the version it resolved ("" when none).
-func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessage, pre preSidecar) (*Result, string, error) {
+func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessage, pre preSidecar, g *callGate) (*Result, string, error) {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
@@ -105,7 +111,18 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	}
 	if pre != nil {
 		if err := pre(ctx, p); err != nil {
-			return nil, p.e.Version, err
+			var ask *HookApprovalRequest
+			switch {
+			case g != nil && errors.As(err, &ask):
+				// A hook asks for a human: the approval step holds the
+				// call (or lets it run with the approval it carries).
+				g.hookReasons = append(g.hookReasons, HookApprovalReason(ask.HookID, ask.Reason))
+			case g == nil && errors.As(err, &ask):
+				// The call's approval was checked by the host it entered
+				// (CallApproved): a human already said yes.
+			default:
+				return nil, p.e.Version, err
+			}
 		}
 		// Run hooks may take seconds: a version disabled, quarantined or
 		// removed meanwhile is not called after all.
@@ -118,6 +135,9 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 				return nil, p.e.Version, err
 			}
 		}
+	}
+	if err := h.gateApprovals(ctx, p, toolID, g); err != nil {
+		return nil, p.e.Version, err
 	}
 	e, t, dec, sch, input := p.e, p.t, p.dec, p.sch, p.input
 	inv := broker.Invocation{ID: supervisor.NewInvocationID(), SkillID: e.SkillID, Version: e.Version, ToolID: toolID, Grants: dec.Grants, Limits: dec.Limits}
@@ -142,8 +162,39 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 	return res, e.Version, h.checkCallOutput(res, toolID, sch, p.palyraABI)
 }
 
+// callGate is what the gate needs of the caller beyond the call: the
+// approval the call runs with. A nil *callGate is a call that needs no
+// approval (a hook's call of its tool, a call whose approval another host
+// of the cluster checked).
+type callGate struct {
+	approvalID string
+	// hookReasons are the reasons run hooks gave to hold the call for
+	// approval (filled by the run-hook step before the approval step).
+	hookReasons []ApprovalReason
+}
+
+// gateApprovals is the approval step of the gate (see approvalGate); a
+// nil g skips it.
+func (h *Host) gateApprovals(ctx context.Context, p *checked, toolID string, g *callGate) error {
+	if g == nil {
+		return nil
+	}
+	reasons := append(h.approvalReasons(p, toolID), g.hookReasons...)
+	if err := h.approvalGate(ctx, p, toolID, g.approvalID, reasons); err != nil {
+		return err
+	}
+	if len(reasons) > 0 {
+		// The approved input is the canonical one: validate it as run.
+		if err := p.sch.ValidateInputJSON(p.input); err != nil {
+			return fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
+		}
+	}
+	return nil
+}
+
 // checked is a call that passed the gate's checks before the sidecar.
 type checked struct {
+	m     *manifest.Manifest
 	e     inventory.Entry
 	t     supervisor.Target
 	dec   *policy.Decision
@@ -189,7 +240,7 @@ func (h *Host) check(ctx context.Context, id, toolID string, input json.RawMessa
 	if err != nil {
 		return p, err
 	}
-	p.t, p.dec = t, dec
+	p.t, p.dec, p.m = t, dec, v.manifest
 	sch, ok := v.schemas[toolID]
 	if !ok {
 		return p, fmt.Errorf("host: %w: %s has no tool %q", ErrUnknownTool, e.SkillID, toolID)

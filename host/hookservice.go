@@ -111,7 +111,7 @@ func (h *Host) hookCall(ctx context.Context, skillID, toolID string, input json.
 		}
 		toolID = t
 	}
-	res, err := h.run(ctx, skillID, toolID, input, nil)
+	res, err := h.run(ctx, skillID, toolID, input, nil, nil) // a hook's own call: no run hooks, no approval
 	if err != nil {
 		// A non-zero exit code is a tool_error to a tool caller (sdk/ABI.md
 		// §4) but a decision to a hook.

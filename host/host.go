@@ -138,6 +138,13 @@ type Config struct {
 	// on its first call. A skill whose start fails is logged and left to
 	// start on its first call.
 	StartEagerly bool
+	// ApprovalTTL is how long a call's approval waits for its decision
+	// and, once approved, for its use (DefaultApprovalTTL when zero;
+	// MinApprovalTTL..MaxApprovalTTL).
+	ApprovalTTL time.Duration
+	// Clock, when set, is the host's clock for approvals (requested,
+	// expiry, decisions); nil is time.Now. Tests set it.
+	Clock func() time.Time
 }
 
 // Host loads and calls installed skills. It is safe for concurrent use.
@@ -282,6 +289,9 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 			return nil, fmt.Errorf("host: %w", err)
 		}
 		cfg.Policy = p
+	}
+	if err := checkApprovalTTL(cfg.ApprovalTTL); err != nil {
+		return nil, err
 	}
 	if cfg.ReadOnly {
 		return openReadOnly(ctx, cfg)

@@ -22,6 +22,13 @@ type CallCheck struct {
 	SkillID, Version string
 	// ToolID is the tool called.
 	ToolID string
+	// Approved is set when the call needed approval and the approval it
+	// came with (CallRequest.ApprovalID) was checked and used here: the
+	// host that runs it runs it with CallApproved.
+	Approved bool
+	// Input is the input to send: the approved canonical input when
+	// Approved, else the request's.
+	Input []byte
 }
 
 // PrepareCall checks req against this host's view without running it:
@@ -29,7 +36,10 @@ type CallCheck struct {
 // its status, the artifact re-verified against the trust store, the
 // policy, the tool, and the input against the tool's input schema. The
 // errors are those Call returns for the same failures. The supervisor's
-// state is not consulted: the call does not run here.
+// state is not consulted: the call does not run here. The approval step
+// runs here, where the call entered: a call that needs approval becomes a
+// pending approval of this host (a *PendingError), and one that comes with
+// an approval uses it here (CallCheck.Approved).
 func (h *Host) PrepareCall(ctx context.Context, req CallRequest) (*CallCheck, error) {
 	if err := h.writable(); err != nil {
 		return nil, err
@@ -42,7 +52,21 @@ func (h *Host) PrepareCall(ctx context.Context, req CallRequest) (*CallCheck, er
 	if err != nil {
 		return nil, err
 	}
-	return &CallCheck{SkillID: p.e.SkillID, Version: p.e.Version, ToolID: req.ToolID}, nil
+	reasons := h.approvalReasons(p, req.ToolID)
+	if err := h.gateApprovals(ctx, p, req.ToolID, &callGate{approvalID: req.ApprovalID}); err != nil {
+		return nil, err
+	}
+	return &CallCheck{SkillID: p.e.SkillID, Version: p.e.Version, ToolID: req.ToolID, Approved: len(reasons) > 0, Input: p.input}, nil
+}
+
+// CallApproved runs a call whose approval step another host of the same
+// cluster ran (the node the call entered: PrepareCall there used the
+// approval, CallCheck.Approved): every other check of Call runs here, the
+// approval step does not. It is for a cluster node serving a call routed
+// to it by an authenticated peer; an application calling its own host
+// uses Call.
+func (h *Host) CallApproved(ctx context.Context, req CallRequest) (*CallResult, error) {
+	return h.callGated(ctx, req, nil, nil)
 }
 
 // FinishRemoteCall checks the result of a call another host ran, as Call

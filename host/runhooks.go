@@ -311,13 +311,29 @@ func (rh *runHooks) before(ctx context.Context, p *checked) error {
 	rh.skillID, rh.version = p.e.SkillID, p.e.Version
 	rh.input = summarizeDoc(p.input)
 	rh.started = true
+	// A request for approval does not end the before phases: the later
+	// phase's hooks still run (one of them may block), and a call run
+	// again with its approval passes every before hook, not just the
+	// ones up to the first that asked.
+	var ask error
 	for _, phase := range []string{hooks.EventRunBeforeRun, hooks.EventRunBeforeTool} {
-		if err := rh.fire(ctx, phase, nil); err != nil {
+		err := rh.fire(ctx, phase, nil)
+		var ar *HookApprovalRequest
+		switch {
+		case err == nil:
+		case errors.As(err, &ar):
+			if ask == nil {
+				ask = err
+			}
+		default:
 			return err
 		}
 	}
+	// With a request for approval the tool runs only if the call carries
+	// its approval; the after phases then see it as called (a call held
+	// pending skips them: see Host.callGated).
 	rh.called, rh.toolStart = true, time.Now()
-	return nil
+	return ask
 }
 
 // resultSummary summarizes out and err for the after phases.

@@ -92,7 +92,10 @@ type Service interface {
 
 	// Call runs a tool of the current version of a skill, checked at
 	// every call (status, trust, grants, input and output schemas). On a
-	// failure the sidecar reported, the result comes with the error.
+	// failure the sidecar reported, the result comes with the error. A
+	// call that needs approval does not run: it returns a result with
+	// Pending set and a *PendingError (ErrApprovalPending); the same call
+	// with ApprovalID runs once the approval is given (see Approval).
 	Call(ctx context.Context, req CallRequest) (*CallResult, error)
 	// SubmitForm delivers a form submit on an A2UI document a call
 	// returned to the tool that returned it.
@@ -109,6 +112,16 @@ type Service interface {
 	// eligible and not crashlooping versions) and a generation that
 	// changes whenever that set may have changed.
 	Tools(ctx context.Context) (*ToolCatalog, error)
+
+	// Approvals lists the approvals kept (pending, and decided ones for
+	// ApprovalRetention), newest first, marking the expired ones first.
+	Approvals(ctx context.Context, req ApprovalsRequest) (*ApprovalList, error)
+	// Approval shows one approval, with the grants of its version.
+	Approval(ctx context.Context, id string) (*ApprovalInfo, error)
+	// DecideApproval approves or denies a pending approval (a reason is
+	// required to deny), recording the principal. An approval no longer
+	// pending is refused with ErrApprovalExpired or ErrApprovalDecided.
+	DecideApproval(ctx context.Context, req DecideRequest) (*ApprovalInfo, error)
 
 	// Hooks lists the hook bindings.
 	Hooks(ctx context.Context) ([]HookBinding, error)
@@ -297,6 +310,13 @@ type CallRequest struct {
 	// Timeout, when positive, bounds the call (at most MaxCallTimeout);
 	// the manifest's and the policy's limits apply either way.
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// ApprovalID runs a call that needs approval with the approval an
+	// operator gave (the id of the pending approval the same call
+	// returned): it must be approved, unexpired and unused, of the same
+	// skill version and tool, and for the same input (sha256 of its
+	// canonical JSON); it is then used up. Ignored by a call that needs no
+	// approval.
+	ApprovalID string `json:"approval_id,omitempty"`
 }
 
 // MaxInputBytes caps a tool's input (sdk/ABI.md §3: the input document is
@@ -332,6 +352,10 @@ type CallResult struct {
 	// transform_preview decision, shown in place of the raw output by
 	// the console and the CLI; Output is never changed by a hook.
 	Preview *HookPreview `json:"preview,omitempty"`
+	// Pending is set, with an error that is a *PendingError
+	// (ErrApprovalPending), when the call needs approval and did not run:
+	// SkillID, Version and ToolID name the call, and nothing else is set.
+	Pending *PendingApproval `json:"pending,omitempty"`
 }
 
 // A2UIRef names a kept A2UI document. Patch is set when the tool replied
@@ -352,6 +376,9 @@ type SubmitRequest struct {
 	DocumentID  string         `json:"document_id"`
 	ComponentID string         `json:"componentId"`
 	Values      map[string]any `json:"values"`
+	// ApprovalID is CallRequest.ApprovalID for a submit whose tool needs
+	// approval.
+	ApprovalID string `json:"approval_id,omitempty"`
 }
 
 // ToolCatalog is the set of tools that can be called now.

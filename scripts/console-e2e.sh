@@ -11,7 +11,9 @@
 # palyra.registry_echo 1.0.0 (the echo example under another id, signed
 # with the examples' key) and a program that publishes 1.1.0 there (its
 # manifest allowlists api.example.com: an update with a capability diff),
-# passed as PALYRA_E2E_REGISTRY and PALYRA_E2E_PUBLISH_NEXT. Needs Go,
+# passed as PALYRA_E2E_REGISTRY and PALYRA_E2E_PUBLISH_NEXT. It installs
+# palyra.approval_echo (the echo example whose tools require approval) for
+# the Approvals page. Needs Go,
 # Node.js, `npm ci` run in host/console, and /usr/bin/chromium.
 # The e2e runs axe-core on every page and saves each page at 1400 and 420 px
 # wide as screenshots in $E2E_ARTIFACTS (default host/console/e2e/artifacts/).
@@ -78,6 +80,14 @@ cp "$src/registry-echo-1.1.0.palyra-skill" "$reg/"
 "$tmp/bin/palyra" skills registry build --dir "$reg" --signing-key "$tmp/examples/signing.key" >&2
 NEXT
 chmod +x "$tmp/publish-next.sh"
+
+echo "==> palyra.approval_echo: the echo example whose tools require approval" >&2
+sed -e 's/^skill_id = .*/skill_id = "palyra.approval_echo"/' -e 's/^name = "Echo"/name = "Approval echo"/' -e 's/^requires_approval = false/requires_approval = true/' \
+  sdk/examples/echo/skill.toml >"$src/skill-approval.toml"
+"$tmp/bin/palyra" skills package build --manifest "$src/skill-approval.toml" --module "$tmp/examples/echo.wasm" \
+  --sbom sdk/examples/echo/sbom.cdx.json --provenance sdk/examples/echo/provenance.json \
+  --signing-key "$tmp/examples/signing.key" --output "$src/approval-echo.palyra-skill" >&2
+"$tmp/bin/palyra" skills install --url "$url" --token "$token" --artifact "$src/approval-echo.palyra-skill" --allow-tofu >&2
 
 status=0
 PALYRA_URL="$url" PALYRA_TOKEN="$token" PALYRA_E2E_REGISTRY="$reg" PALYRA_E2E_PUBLISH_NEXT="$tmp/publish-next.sh" PALYRA_E2E_REGISTRY_SKILL=palyra.registry_echo \

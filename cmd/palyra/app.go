@@ -105,6 +105,7 @@ func (a *app) rootCommand() *cobra.Command {
 	// on for every group through noArgs).
 	root.SuggestionsMinimumDistance = 2
 	root.AddCommand(a.keysCommand(), a.skillsCommand(), a.trustCommand(), a.feedCommand(), a.policyCommand(), a.errorCodesCommand(), a.secretsCommand(), a.hooksCommand(), a.clusterCommand(), a.applyCommand(), a.diffCommand(), a.devCommand())
+	root.AddCommand(a.approvalsCommand())
 	root.AddCommand(a.doctorCommand())
 	versioncmd.Install(root, "palyra")
 	a.installPalyraRootFlags(root)

@@ -105,9 +105,12 @@ func (a *app) emitRun(rep *runReport, report any) error {
 
 func (a *app) runCommand() *cobra.Command {
 	var (
-		s       stateFlags
-		input   string
-		timeout time.Duration
+		s          stateFlags
+		input      string
+		timeout    time.Duration
+		approvalID string
+		noWait     bool
+		wait       time.Duration
 	)
 	c := &cobra.Command{
 		Use:     "run <skill_id> <tool_id> --input JSON|@FILE [--timeout D] [--sidecar PATH]",
@@ -117,7 +120,12 @@ func (a *app) runCommand() *cobra.Command {
 			"Before the call the skill's status, its publisher's trust, its grants (manifest ∩ profile) and the input's schema are checked again; after it, the output is checked against the tool's output_schema.\n" +
 			"The sidecar binary is --sidecar, else $PALYRA_SIDECAR, else palyra-sidecar next to the palyra executable, else palyra-sidecar in $PATH (sidecar_not_found otherwise).\n" +
 			"Failures carry stable codes: fuel_exhausted, timeout, memory_limit_exceeded, trap, tool_error, invalid_input, invalid_output, sidecar_crashed, skill_quarantined, skill_disabled, skill_not_found, capability_denied, overloaded, ...\n" +
-			"With --url the daemon runs the tool in its own sidecar, with --timeout (at most 10m) as the call's timeout, and the output is the same; --sidecar is local-only.",
+			"With --url the daemon runs the tool in its own sidecar, with --timeout (at most 10m) as the call's timeout, and the output is the same; --sidecar is local-only.\n\n" +
+			"A tool that needs a human's approval (see palyra approvals) does not run at once: run prints \"waiting for approval <id>…\" on stderr and waits " +
+			"(polling the approval; Ctrl-C, --wait or the approval's expiry end the wait) until it is decided, then runs the call with the approval: " +
+			"approved, the tool runs once with exactly this input; denied, the command fails with approval_denied and the reason. " +
+			"With --no-wait it prints the approval's id (and -o json the pending approval) and exits " + fmt.Sprint(exitPending) + " without running anything; " +
+			"run it later with --approval ID and the same --input.",
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in, err := a.runInput(input)
@@ -129,7 +137,23 @@ func (a *app) runCommand() *cobra.Command {
 				return err
 			}
 			defer sv.Close()
-			res, err := sv.Call(a.actor(cmd), host.CallRequest{SkillID: args[0], ToolID: args[1], Input: in, Timeout: timeout})
+			ctx := a.actor(cmd)
+			req := host.CallRequest{SkillID: args[0], ToolID: args[1], Input: in, Timeout: timeout, ApprovalID: approvalID}
+			res, err := sv.Call(ctx, req)
+			if pa := host.PendingApprovalOf(err); pa != nil {
+				if noWait {
+					if err := a.emit(pendingReport{SkillID: args[0], ToolID: args[1], Pending: pa},
+						fmt.Sprintf("%s\napproval %s pending (%s; expires %s)", pa.ID, pa.ID, host.ReasonsText(pa.Reasons), pa.ExpiresAt.UTC().Format(time.RFC3339))); err != nil {
+						return err
+					}
+					return exitStatus(exitPending)
+				}
+				if err := a.awaitApproval(ctx, sv, pa, wait); err != nil {
+					return err
+				}
+				req.ApprovalID = pa.ID
+				res, err = sv.Call(ctx, req)
+			}
 			rep := runReport{SkillID: args[0], ToolID: args[1]}
 			if err := a.callOutcome(res, err, &rep, &rep); err != nil {
 				return err
@@ -142,6 +166,9 @@ func (a *app) runCommand() *cobra.Command {
 	f := c.Flags()
 	f.StringVar(&input, "input", "", "the tool input: a JSON document, or @FILE to read it from a file (@- for stdin); default null")
 	f.DurationVar(&timeout, "timeout", 0, "the call's timeout, at most 10m (the skill's and the profile's limits still apply)")
+	f.StringVar(&approvalID, "approval", "", "run a call that needs approval with this approved approval (the id --no-wait printed); the input must be the one approved")
+	f.BoolVar(&noWait, "no-wait", false, fmt.Sprintf("when the call needs approval, print the approval's id and exit %d instead of waiting", exitPending))
+	f.DurationVar(&wait, "wait", 0, "how long to wait for an approval (default: until it expires)")
 	return c
 }
 

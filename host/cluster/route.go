@@ -168,15 +168,37 @@ func (n *Node) Call(ctx context.Context, req host.CallRequest) (*host.CallResult
 		defer r.release(skill)
 		return n.host.Call(ctx, req)
 	}
-	res, err := r.remoteCall(ctx, req)
+	res, chk, err := r.remoteCall(ctx, req)
 	if errors.Is(err, ErrNoRoute) && r.allowed(skill) {
 		r.mu.Lock()
 		r.inFlight[skill]++
 		r.mu.Unlock()
 		defer r.release(skill)
+		if chk != nil && chk.Approved {
+			// The approval was used when the call was checked for sending.
+			req.Input, req.ApprovalID = chk.Input, ""
+			return n.host.CallApproved(ctx, req)
+		}
 		return n.host.Call(ctx, req)
 	}
 	return res, err
+}
+
+// Approvals implements host.Service. An approval lives on the node where
+// the call that needs it entered (Call checks it there, before routing):
+// a node lists, shows and decides its own.
+func (n *Node) Approvals(ctx context.Context, req host.ApprovalsRequest) (*host.ApprovalList, error) {
+	return n.host.Approvals(ctx, req)
+}
+
+// Approval implements host.Service (this node's approvals).
+func (n *Node) Approval(ctx context.Context, id string) (*host.ApprovalInfo, error) {
+	return n.host.Approval(ctx, id)
+}
+
+// DecideApproval implements host.Service (this node's approvals).
+func (n *Node) DecideApproval(ctx context.Context, req host.DecideRequest) (*host.ApprovalInfo, error) {
+	return n.host.DecideApproval(ctx, req)
 }
 
 // SubmitForm implements host.Service: a form submit runs on this node,

@@ -39,11 +39,21 @@ var errNotStarted = errors.New("the call was not started")
 // table knows one, else on the queue group
 // again; when that fails too the call fails with ErrNoRoute. No call
 // waits past its deadline.
-func (r *router) remoteCall(ctx context.Context, req host.CallRequest) (*host.CallResult, error) {
+func (r *router) remoteCall(ctx context.Context, req host.CallRequest) (*host.CallResult, *host.CallCheck, error) {
 	chk, err := r.n.host.PrepareCall(ctx, req)
 	if err != nil {
-		return nil, err
+		if pa := host.PendingApprovalOf(err); pa != nil {
+			return &host.CallResult{SkillID: pa.SkillID, Version: pa.Version, ToolID: pa.ToolID, Pending: pa}, nil, err
+		}
+		return nil, nil, err
 	}
+	res, err := r.sendCall(ctx, req, chk)
+	return res, chk, err
+}
+
+// sendCall sends a call this node checked (chk) to a node that serves
+// its skill.
+func (r *router) sendCall(ctx context.Context, req host.CallRequest, chk *host.CallCheck) (*host.CallResult, error) {
 	now := time.Now()
 	deadline := now.Add(host.MaxCallTimeout)
 	if req.Timeout > 0 {
@@ -54,8 +64,11 @@ func (r *router) remoteCall(ctx context.Context, req host.CallRequest) (*host.Ca
 	}
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	env := callEnvelope{V: wireVersion, Request: req, Deadline: deadline, Caller: r.n.Name()}
+	env := callEnvelope{V: wireVersion, Request: req, Deadline: deadline, Caller: r.n.Name(), Approved: chk.Approved}
 	env.Request.SkillID = chk.SkillID
+	if chk.Approved {
+		env.Request.Input, env.Request.ApprovalID = chk.Input, ""
+	}
 	if p, ok := host.NamedPrincipal(ctx); ok {
 		env.Principal = p
 	}

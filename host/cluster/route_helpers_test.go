@@ -70,6 +70,12 @@ func installSkill(t testing.TB, h *host.Host, artifact []byte) {
 // object).
 func routeArtifact(t testing.TB, id, module, input, output string) []byte {
 	t.Helper()
+	return routeArtifactWith(t, id, module, input, output, "")
+}
+
+// routeArtifactWith is routeArtifact with extra appended to the manifest.
+func routeArtifactWith(t testing.TB, id, module, input, output, extra string) []byte {
+	t.Helper()
 	if output == "" {
 		output = `{ type = "object" }`
 	}
@@ -93,7 +99,7 @@ fuel_budget = 10000000
 [compat]
 required_protocol_major = 1
 min_palyra_version = "0.1.0"
-`, id, id, input, output)
+`, id, id, input, output) + extra
 	mod, err := os.ReadFile(filepath.Join("..", "..", "testdata", "wasm", module+".wasm"))
 	if err != nil {
 		t.Fatal(err)

@@ -162,7 +162,11 @@ func (r *router) handle(req micro.Request) {
 		if env.Principal != "" {
 			ctx = host.WithPrincipal(ctx, env.Principal)
 		}
-		res, err := r.n.host.Call(ctx, env.Request)
+		call := r.n.host.Call
+		if env.Approved {
+			call = r.n.host.CallApproved
+		}
+		res, err := call(ctx, env.Request)
 		rep := callReply{Kind: replyResult, Result: res}
 		if err != nil {
 			rep.Result = host.CallResultOf(err)

@@ -24,6 +24,11 @@ type callEnvelope struct {
 	AcceptBy time.Time `json:"accept_by"`
 	// Caller is the calling node's name.
 	Caller string `json:"caller"`
+	// Approved says the call needed approval and the calling node used
+	// the approval it came with (host.CallCheck.Approved): approvals live
+	// on the node where the call entered, so the serving node runs it
+	// with host.CallApproved and Request.Input is the approved input.
+	Approved bool `json:"approved,omitempty"`
 }
 
 // Reply kinds: a node answers a request with replyAccepted then

@@ -11,6 +11,7 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 
+	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/anomaly"
 	"github.com/palyra-go/palyra/host/channels"
 	"github.com/palyra-go/palyra/host/errcode"
@@ -71,6 +72,8 @@ func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
 //	[anomaly]                      # runtime anomaly quarantine (host/anomaly)
 //	window = "5m"
 //	thresholds = { fuel_exhausted = 5, trap = 5, capability_denied = 10 }
+//	[approvals]                    # calls of tools that need a human's approval
+//	ttl = "15m"                    # how long an approval waits for its decision, then for its use (10s..168h)
 //	[mcp]                          # the MCP endpoint /mcp (host/mcpserver)
 //	approval_without_elicitation = "deny"  # or "allow": tools needing approval, clients without elicitation
 //	[[channels]]                   # channels skills may send to (host/channels)
@@ -109,6 +112,7 @@ type Config struct {
 	Anomaly          *anomaly.Policy `toml:"anomaly"`
 	Channels         []channels.Spec `toml:"channels"`
 	MCP              MCPConfig       `toml:"mcp"`
+	Approvals        ApprovalsConfig `toml:"approvals"`
 	Cluster          *ClusterConfig  `toml:"cluster"`
 
 	// HookRetries is how many times a hook that failed on a journal event
@@ -126,6 +130,14 @@ type MCPConfig struct {
 	// approval gets from a client without the elicitation capability:
 	// "deny" (the default: refused with approval_required) or "allow".
 	ApprovalWithoutElicitation mcpserver.Fallback `toml:"approval_without_elicitation"`
+}
+
+// ApprovalsConfig is the [approvals] table.
+type ApprovalsConfig struct {
+	// TTL is how long an approval waits for its decision and, approved,
+	// for its use (host.Config.ApprovalTTL; default
+	// host.DefaultApprovalTTL, host.MinApprovalTTL..host.MaxApprovalTTL).
+	TTL Duration `toml:"ttl"`
 }
 
 // LoadConfig reads and validates a configuration file.
@@ -201,6 +213,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: max_request_bytes %d is outside 1 KiB..64 MiB", ErrInvalidConfig, c.MaxRequestBytes)
 	case c.MaxArtifactBytes < 1<<10 || c.MaxArtifactBytes > 1<<30:
 		return fmt.Errorf("%w: max_artifact_bytes %d is outside 1 KiB..1 GiB", ErrInvalidConfig, c.MaxArtifactBytes)
+	case c.Approvals.TTL.Duration != 0 && (c.Approvals.TTL.Duration < host.MinApprovalTTL || c.Approvals.TTL.Duration > host.MaxApprovalTTL):
+		return fmt.Errorf("%w: approvals.ttl %s is outside %s..%s", ErrInvalidConfig, c.Approvals.TTL.Duration, host.MinApprovalTTL, host.MaxApprovalTTL)
 	case (c.TLS.CertFile == "") != (c.TLS.KeyFile == ""):
 		return fmt.Errorf("%w: tls needs both cert_file and key_file", ErrInvalidConfig)
 	}

@@ -230,6 +230,7 @@ func Open(ctx context.Context, opts Options) (*Daemon, error) {
 		Supervisor: opts.Supervisor, Anomaly: cfg.Anomaly, Sources: opts.Sources,
 		OnCall: d.observeCall, OnHook: d.observeHook,
 		DispatchHooks: d.link == nil, HookTimeout: cfg.HookTimeout.Duration, HookRetryBackoff: cfg.HookRetryBackoff.Duration,
+		ApprovalTTL: cfg.Approvals.TTL.Duration,
 	}
 	if cfg.HookRetries != nil {
 		hcfg.HookRetries = *cfg.HookRetries

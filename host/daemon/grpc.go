@@ -430,7 +430,10 @@ func (g *grpcServer) CallTool(ctx context.Context, req *hostv1.CallToolRequest) 
 	if err != nil {
 		return nil, err
 	}
-	r, err := g.d.svc.Call(ctx, host.CallRequest{SkillID: req.GetSkillId(), ToolID: req.GetToolId(), Input: req.GetInputJson(), Timeout: timeout})
+	r, err := g.d.svc.Call(ctx, host.CallRequest{SkillID: req.GetSkillId(), ToolID: req.GetToolId(), Input: req.GetInputJson(), Timeout: timeout, ApprovalID: req.GetApprovalId()})
+	if pa := host.PendingApprovalOf(err); pa != nil {
+		return &hostv1.CallToolResponse{Version: pa.Version, Pending: pendingProto(pa)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -459,7 +462,11 @@ func (g *grpcServer) SubmitForm(ctx context.Context, req *hostv1.SubmitFormReque
 	if err != nil {
 		return nil, err
 	}
+	sr.ApprovalID = req.GetApprovalId()
 	r, err := g.d.svc.SubmitForm(ctx, sr)
+	if pa := host.PendingApprovalOf(err); pa != nil {
+		return &hostv1.SubmitFormResponse{Result: &hostv1.CallToolResponse{Version: pa.Version, Pending: pendingProto(pa)}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

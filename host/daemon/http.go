@@ -616,6 +616,9 @@ func (d *Daemon) install(ctx context.Context, req host.InstallRequest) (*host.In
 type callRequest struct {
 	Input     json.RawMessage `json:"input"`
 	TimeoutMS int64           `json:"timeout_ms"`
+	// ApprovalID runs a call that needs approval with the approval given
+	// (host.CallRequest.ApprovalID).
+	ApprovalID string `json:"approval_id,omitempty"`
 }
 
 // timeoutOf converts a request's timeout_ms, refusing one the duration
@@ -636,7 +639,7 @@ func (d *Daemon) httpCall(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := d.svc.Call(r.Context(), host.CallRequest{SkillID: r.PathValue("id"), ToolID: r.PathValue("tool"), Input: req.Input, Timeout: timeout})
+	out, err := d.svc.Call(r.Context(), host.CallRequest{SkillID: r.PathValue("id"), ToolID: r.PathValue("tool"), Input: req.Input, Timeout: timeout, ApprovalID: req.ApprovalID})
 	return writeCall(w, out, err)
 }
 
@@ -692,6 +695,7 @@ func (d *Daemon) httpSubmit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	req.ApprovalID = r.URL.Query().Get("approval_id")
 	out, err := d.svc.SubmitForm(r.Context(), req)
 	return writeCall(w, out, err)
 }
@@ -708,6 +712,9 @@ func submitRequest(id string, body []byte) (host.SubmitRequest, error) {
 // writeCall answers a call or a submit: the result, or the error with the
 // result the sidecar reported as details.
 func writeCall(w http.ResponseWriter, out *host.CallResult, err error) error {
+	if pa := host.PendingApprovalOf(err); pa != nil {
+		return writePending(w, pa, err)
+	}
 	if err != nil {
 		if res := host.CallResultOf(err); res != nil {
 			return &detailedError{err: err, details: res}

@@ -261,8 +261,39 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 			id: "callTool", tag: "tools", summary: "Call a tool of an active skill.",
 			description: "A failed call's error carries the call result (logs, stats, tool error) as details.",
 			path:        map[string]string{"id": "The skill id.", "tool": "The tool id."},
-			body:        &apiBody{desc: "The tool's input and an optional timeout.", required: true, json: callRequest{}},
-			responses:   ok(http.StatusOK, "The call's result.", host.CallResult{}),
+			body:        &apiBody{desc: "The tool's input, an optional timeout, and the approval id of an approved call.", required: true, json: callRequest{}},
+			responses: []apiResponse{
+				{status: http.StatusOK, desc: "The call's result.", json: host.CallResult{}},
+				{status: http.StatusAccepted, desc: "The call needs approval and did not run: the pending approval (result.pending), " +
+					"its URL (approval_url, also in Location). Once approved, call again with the same input and approval_id.", json: pendingCall{}},
+			},
+		}},
+		{pattern: "GET " + ApprovalsPath, h: d.httpApprovals, op: &apiOp{
+			id: "listApprovals", tag: "approvals", summary: "List the approvals kept (pending first to decide), newest first.",
+			description: "A call of a tool that needs approval (manifest requires_approval or default_sensitive, a capability class the profile marks " +
+				"require_approval, a run hook asking for it) becomes a pending approval. Expired approvals are marked when listed.",
+			query: []apiParam{
+				{name: "state", typ: "string", desc: "Only approvals in this state: pending, approved, denied, expired or used."},
+				{name: "skill_id", typ: "string", desc: "Only this skill's approvals."},
+			},
+			responses: ok(http.StatusOK, "The approvals, each with the grants its skill version has now.", host.ApprovalList{}),
+		}},
+		{pattern: "GET " + ApprovalsPath + "/{approval}", h: d.httpApproval, op: &apiOp{
+			id: "getApproval", tag: "approvals", summary: "Show an approval: the call, its input, why it needs approval, its state.",
+			path:      map[string]string{"approval": "The approval id."},
+			responses: ok(http.StatusOK, "The approval.", host.ApprovalInfo{}),
+		}},
+		{pattern: "POST " + ApprovalsPath + "/{approval}/approve", h: d.httpDecide(true), op: &apiOp{
+			id: "approveApproval", tag: "approvals", summary: "Approve a pending approval; the caller's next call with its id and the same input runs once.",
+			path:      map[string]string{"approval": "The approval id."},
+			body:      &apiBody{desc: "The reason recorded (optional to approve).", json: decideBody{}},
+			responses: ok(http.StatusOK, "The approval, approved.", host.ApprovalInfo{}),
+		}},
+		{pattern: "POST " + ApprovalsPath + "/{approval}/deny", h: d.httpDecide(false), op: &apiOp{
+			id: "denyApproval", tag: "approvals", summary: "Deny a pending approval; a call with its id fails approval_denied with the reason.",
+			path:      map[string]string{"approval": "The approval id."},
+			body:      &apiBody{desc: "The reason recorded (required to deny).", required: true, json: decideBody{}},
+			responses: ok(http.StatusOK, "The approval, denied.", host.ApprovalInfo{}),
 		}},
 		{pattern: "GET /v1/skills/{id}/metrics", h: d.httpSkillMetrics, op: &apiOp{
 			id: "skillMetrics", tag: "skills", summary: "A skill's call summary since the daemon started.", path: skill,
@@ -271,6 +302,7 @@ func (d *Daemon) apiRoutes(mux *http.ServeMux) []apiRoute {
 		{pattern: "POST /v1/a2ui/{doc}/submit", h: d.httpSubmit, op: &apiOp{
 			id: "submitForm", tag: "tools", summary: "Submit a form of a kept A2UI document to the tool that returned it.",
 			path:      map[string]string{"doc": "The A2UI document id (a call result's a2ui.document_id)."},
+			query:     []apiParam{{name: "approval_id", typ: "string", desc: "The approval of a submit whose tool needs approval (as a call's approval_id)."}},
 			body:      &apiBody{desc: "The submit: the form's componentId and its values.", required: true, json: a2uiSubmit{}},
 			responses: ok(http.StatusOK, "The tool's result.", host.CallResult{}),
 		}},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"sync"
@@ -72,16 +73,22 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	}
 	start := time.Now()
 	log := s.log.With("tool", req.Params.Name, "skill_id", t.SkillID, "tool_id", t.Tool.ID, "session", req.Session.ID())
-	if t.RequiresApproval() {
-		if err := s.approve(ctx, req, t, input); err != nil {
-			log.Info("tool call not approved", "code", errcode.Of(err), "error", err)
-			return errorResult(err, nil), nil
-		}
-	}
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		defer s.progress(ctx, req.Session, tok, req.Params.Name)()
 	}
-	out, err := s.opts.Service.Call(ctx, host.CallRequest{SkillID: t.SkillID, ToolID: t.Tool.ID, Input: input})
+	call := host.CallRequest{SkillID: t.SkillID, ToolID: t.Tool.ID, Input: input}
+	out, err := s.opts.Service.Call(ctx, call)
+	if pa := host.PendingApprovalOf(err); pa != nil {
+		// The host holds the call for approval (the tool's risk flags, the
+		// profile's require_approval, a run hook): ask the client's user,
+		// record the answer on the approval, and run the call with it.
+		if err := s.approve(ctx, req, t, input, pa); err != nil {
+			log.Info("tool call not approved", "code", errcode.Of(err), "approval_id", pa.ID, "error", err)
+			return errorResult(err, nil), nil
+		}
+		call.ApprovalID = pa.ID
+		out, err = s.opts.Service.Call(ctx, call)
+	}
 	if err != nil {
 		log.Debug("tool call failed", "code", errcode.Of(err), "duration", time.Since(start), "error", err)
 		return errorResult(err, host.CallResultOf(err)), nil
@@ -129,36 +136,63 @@ var approvalSchema = map[string]any{
 	"required": []string{"approve"},
 }
 
-// approve asks the client's user to approve a call of t with input, by
-// elicitation, or applies the fallback when the client cannot be asked.
-func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, t Tool, input json.RawMessage) error {
+// approve asks the client's user to approve the call pa holds (a call
+// of t with input), by elicitation, or applies the fallback when the
+// client cannot be asked, and records the answer on the approval with
+// the principal of ctx (DecideApproval: journaled), so that the call is
+// asked about once. A nil error means the approval was given.
+func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, t Tool, input json.RawMessage, pa *host.PendingApproval) error {
 	if !canElicit(req.Session) {
 		if s.opts.ApprovalWithoutElicitation == FallbackAllow {
-			s.log.Warn("tool needs approval; the client cannot be asked and approval_without_elicitation is allow: running it", "skill_id", t.SkillID, "tool_id", t.Tool.ID)
-			return nil
+			s.log.Warn("tool needs approval; the client cannot be asked and approval_without_elicitation is allow: running it", "skill_id", t.SkillID, "tool_id", t.Tool.ID, "approval_id", pa.ID)
+			return s.decide(ctx, pa, true, "approved by the MCP endpoint's approval_without_elicitation = allow (the client cannot be asked)")
 		}
-		return fmt.Errorf("%w: tool %s (%s) of skill %s %s needs a human's approval, and this client declared no elicitation capability to ask for it; use a client that supports elicitation, or configure approval_without_elicitation = \"allow\"",
-			ErrApprovalRequired, req.Params.Name, t.Tool.ID, t.SkillID, t.Version)
+		err := fmt.Errorf("%w: tool %s (%s) of skill %s %s needs a human's approval (%s), and this client declared no elicitation capability to ask for it; use a client that supports elicitation, or configure approval_without_elicitation = \"allow\"",
+			ErrApprovalRequired, req.Params.Name, t.Tool.ID, t.SkillID, t.Version, host.ReasonsText(pa.Reasons))
+		return s.refuse(ctx, pa, "the MCP client cannot be asked (no elicitation capability)", err)
 	}
-	msg := fmt.Sprintf("Skill %s %s asks to run its tool %q (%s) with input %s. Approve?", t.SkillID, t.Version, t.Tool.Name, t.Tool.ID, summary(input))
+	msg := fmt.Sprintf("Skill %s %s asks to run its tool %q (%s) with input %s. It needs approval (%s). Approve?", t.SkillID, t.Version, t.Tool.Name, t.Tool.ID, summary(input), host.ReasonsText(pa.Reasons))
 	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approvalSchema})
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return fmt.Errorf("%w: waiting for approval: %w", ErrApprovalDeclined, ctx.Err())
+		return s.refuse(ctx, pa, "the MCP call ended while asking", fmt.Errorf("%w: waiting for approval: %w", ErrApprovalDeclined, ctx.Err()))
 	case err != nil:
-		return fmt.Errorf("%w: %v", ErrApprovalFailed, err)
+		return s.refuse(ctx, pa, "asking the MCP client failed", fmt.Errorf("%w: %v", ErrApprovalFailed, err))
 	}
 	switch res.Action {
 	case "accept":
 		if ok, _ := res.Content["approve"].(bool); ok {
-			return nil
+			return s.decide(ctx, pa, true, "approved by the MCP client's user (elicitation)")
 		}
-		return fmt.Errorf("%w: %s of skill %s: approve was false", ErrApprovalDeclined, t.Tool.ID, t.SkillID)
+		return s.refuse(ctx, pa, "the MCP client's user answered approve = false", fmt.Errorf("%w: %s of skill %s: approve was false", ErrApprovalDeclined, t.Tool.ID, t.SkillID))
 	case "decline":
-		return fmt.Errorf("%w: %s of skill %s: the user declined", ErrApprovalDeclined, t.Tool.ID, t.SkillID)
+		return s.refuse(ctx, pa, "declined by the MCP client's user", fmt.Errorf("%w: %s of skill %s: the user declined", ErrApprovalDeclined, t.Tool.ID, t.SkillID))
 	default:
-		return fmt.Errorf("%w: %s of skill %s: the user dismissed the request (%q)", ErrApprovalDeclined, t.Tool.ID, t.SkillID, res.Action)
+		return s.refuse(ctx, pa, fmt.Sprintf("the MCP client's user dismissed the request (%s)", res.Action),
+			fmt.Errorf("%w: %s of skill %s: the user dismissed the request (%q)", ErrApprovalDeclined, t.Tool.ID, t.SkillID, res.Action))
 	}
+}
+
+// decide records a decision on pa. An approval decided meanwhile by
+// someone else (an operator, in the console) keeps that decision: the call
+// made with it then gets the answer it carries.
+func (s *Server) decide(ctx context.Context, pa *host.PendingApproval, approve bool, reason string) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_, err := s.opts.Service.DecideApproval(dctx, host.DecideRequest{ID: pa.ID, Approve: approve, Reason: reason})
+	if err != nil && !errors.Is(err, host.ErrApprovalDecided) {
+		return fmt.Errorf("%w: recording the answer on approval %s: %w", ErrApprovalFailed, pa.ID, err)
+	}
+	return nil
+}
+
+// refuse denies pa with reason and returns cause (or why the denial could
+// not be recorded).
+func (s *Server) refuse(ctx context.Context, pa *host.PendingApproval, reason string, cause error) error {
+	if err := s.decide(ctx, pa, false, reason); err != nil {
+		s.log.Warn("recording a refused approval failed", "approval_id", pa.ID, "error", err)
+	}
+	return cause
 }
 
 // canElicit reports whether the client declared form elicitation (an

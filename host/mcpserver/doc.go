@@ -91,11 +91,17 @@
 //
 // # Approval
 //
-// A tool needs approval when its manifest sets risk.requires_approval or
-// risk.default_sensitive (Palyra's verify report derives requires_approval
-// the same way). Before it runs, the server asks the client's user by form
-// elicitation: a message naming the skill, its version, the tool and the
-// input (compact JSON, cut to MaxSummaryBytes), and a form with one
+// A call needs approval when the host holds it for one (host approvals:
+// the tool's risk.requires_approval or risk.default_sensitive, a
+// capability class the profile marks require_approval, a run hook asking
+// for it): the Service's Call returns a pending approval. The server then
+// asks the client's user by form elicitation, records the answer on that
+// approval (Service.DecideApproval, with the principal, journaled; a
+// refusal denies it) and, approved, runs the call with it
+// (CallRequest.ApprovalID): one question per call, and the operator's
+// approvals list shows it like any other. The elicitation is a message
+// naming the skill, its version, the tool, the reasons and the input
+// (compact JSON, cut to MaxSummaryBytes), and a form with one
 // required boolean field "approve". Only accept with approve true runs
 // the call; accept with false, decline and cancel are isError results with
 // code approval_declined. A client that declared no elicitation capability

@@ -12,7 +12,8 @@ import (
 )
 
 // echoService is a host.Service whose catalog is fixed and whose calls
-// echo their input. The server uses only Tools and Call; a real host
+// echo their input, holding those of a tool that needs approval as a host
+// does. The server uses only Tools, Call and DecideApproval; a real host
 // (*host.Host, or the daemon's client) implements the rest.
 type echoService struct {
 	host.Service
@@ -24,7 +25,18 @@ func (s echoService) Tools(context.Context) (*host.ToolCatalog, error) {
 }
 
 func (s echoService) Call(_ context.Context, req host.CallRequest) (*host.CallResult, error) {
+	for _, t := range s.tools {
+		if t.SkillID == req.SkillID && t.Tool.ID == req.ToolID && t.Tool.Risk.RequiresApproval && req.ApprovalID == "" {
+			pa := &host.PendingApproval{ID: "apr_example", SkillID: req.SkillID, Version: t.Version, ToolID: req.ToolID,
+				Reasons: []host.ApprovalReason{{Kind: host.ReasonManifest, Detail: "requires_approval"}}}
+			return &host.CallResult{SkillID: req.SkillID, Version: t.Version, ToolID: req.ToolID, Pending: pa}, &host.PendingError{Approval: pa}
+		}
+	}
 	return &host.CallResult{SkillID: req.SkillID, Version: "1.0.0", ToolID: req.ToolID, Output: req.Input}, nil
+}
+
+func (s echoService) DecideApproval(_ context.Context, req host.DecideRequest) (*host.ApprovalInfo, error) {
+	return &host.ApprovalInfo{}, nil
 }
 
 // A server over a service with a fixed catalog whose calls echo, and an

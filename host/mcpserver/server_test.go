@@ -311,6 +311,34 @@ func TestApproval(t *testing.T) {
 	if res := mcptest.Call(t, allow, "test_guarded", map[string]any{}); res.IsError {
 		t.Errorf("without elicitation, allow: %v", res.Content)
 	}
+
+	// Every answer is recorded on the host's approval of the call (in any
+	// order: several may share a millisecond), with the principal: the approved calls ran with theirs (used), the rest
+	// were denied with what the client said. Nothing is left pending.
+	l, err := h.Approvals(context.Background(), host.ApprovalsRequest{SkillID: "test.mcpprobe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range l.Approvals {
+		got = append(got, string(a.State)+": "+a.Reason)
+		if a.DecidedBy != host.DefaultPrincipal {
+			t.Errorf("approval %s decided by %q", a.ID, a.DecidedBy)
+		}
+	}
+	want := []string{
+		"used: approved by the MCP client's user (elicitation)",
+		"denied: the MCP client's user answered approve = false",
+		"denied: declined by the MCP client's user",
+		"denied: the MCP client's user dismissed the request (cancel)",
+		"denied: the MCP client cannot be asked (no elicitation capability)",
+		"used: approved by the MCP endpoint's approval_without_elicitation = allow (the client cannot be asked)",
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("approvals:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 // TestProgressAndCancel: a long call sends progress notifications each

@@ -66,10 +66,11 @@ func decode(root map[string]any) (*Profile, error) {
 		d.integer(q, "max_instances", &p.Quotas.MaxInstances)
 		d.integer(q, "max_capability_calls", &p.Quotas.MaxCapabilityCalls)
 	}
-	if c := d.subtable(t, "capabilities", "allow_device", "allow_node", "allow_wildcards"); c != nil {
+	if c := d.subtable(t, "capabilities", "allow_device", "allow_node", "allow_wildcards", "require_approval"); c != nil {
 		d.boolean(c, "allow_device", &p.Capabilities.AllowDevice)
 		d.boolean(c, "allow_node", &p.Capabilities.AllowNode)
 		d.boolean(c, "allow_wildcards", &p.Capabilities.AllowWildcards)
+		d.strings(c, "require_approval", &p.Capabilities.RequireApproval)
 	}
 	if v := d.subtable(t, "dev", "allow_inline"); v != nil {
 		d.boolean(v, "allow_inline", &p.Dev.AllowInline)

@@ -56,6 +56,9 @@
 //	allow_device       false       manifest device_capabilities
 //	allow_node         false       manifest node_capabilities
 //	allow_wildcards    false       any wildcard_opt_in flag or '*' in a manifest
+//	require_approval   []          capability classes (http, secrets, storage, channels,
+//	                               device, node): a call of a skill granted any of them
+//	                               waits for a human's approval (host approvals)
 //	[dev]
 //	allow_inline       false       run unsigned inline modules (palyra dev run); never on a hardened host
 //

@@ -486,3 +486,31 @@ func (e *evaluation) optIns(o *manifest.WildcardOptIn) {
 		}
 	}
 }
+
+// ApprovalClasses returns the capability classes of Capabilities.
+// RequireApproval that g holds something of (a class counts when the skill
+// is granted at least one host, secret key, storage prefix, channel,
+// device or node capability), in the order of the package's
+// ApprovalClasses. A skill with any is one whose calls need a human's
+// approval. Names are judged trimmed and lower-cased; unknown ones (which
+// Validate refuses) count for nothing.
+func (p *Profile) ApprovalClasses(g Grants) []string {
+	if p == nil || len(p.Capabilities.RequireApproval) == 0 {
+		return nil
+	}
+	held := map[string]bool{
+		ClassHTTP:     len(g.HTTPHosts) > 0,
+		ClassSecrets:  len(g.SecretKeys) > 0,
+		ClassStorage:  len(g.StoragePrefixes) > 0,
+		ClassChannels: len(g.Channels) > 0,
+		ClassDevice:   len(g.DeviceCapabilities) > 0,
+		ClassNode:     len(g.NodeCapabilities) > 0,
+	}
+	var out []string
+	for _, c := range ApprovalClasses {
+		if held[c] && slices.ContainsFunc(p.Capabilities.RequireApproval, func(s string) bool { return asciiLower(strings.TrimSpace(s)) == c }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

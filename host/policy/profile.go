@@ -172,7 +172,29 @@ type Capabilities struct {
 	// capability. Even then a wildcard entry must be covered by a pattern
 	// of the profile. Default false.
 	AllowWildcards bool `toml:"allow_wildcards"`
+	// RequireApproval names capability classes whose skills' calls need a
+	// human's approval first: "http", "secrets", "storage", "channels",
+	// "device", "node". A class counts for a skill when the policy grants
+	// the skill something of that class (a host, a secret key, a storage
+	// prefix, a channel, a device or node capability): a call of any of
+	// its tools then becomes a pending approval (host.Service.Call), as a
+	// tool with requires_approval does. Default none.
+	RequireApproval []string `toml:"require_approval,omitempty" comment:"capability classes (http, secrets, storage, channels, device, node) whose skills' calls need a human's approval"`
 }
+
+// Capability classes that Capabilities.RequireApproval may name.
+const (
+	ClassHTTP     = "http"
+	ClassSecrets  = "secrets"
+	ClassStorage  = "storage"
+	ClassChannels = "channels"
+	ClassDevice   = "device"
+	ClassNode     = "node"
+)
+
+// ApprovalClasses are the names Capabilities.RequireApproval accepts, in
+// the order Decision.ApprovalClasses reports them.
+var ApprovalClasses = []string{ClassHTTP, ClassSecrets, ClassStorage, ClassChannels, ClassDevice, ClassNode}
 
 // Dev gates the author tools that run code no publisher signed.
 type Dev struct {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,7 +114,7 @@ func TestParseDefaults(t *testing.T) {
 		}},
 		{"zero redirects", `http.max_redirects = 0`, func(p *Profile) bool { return p.HTTP.MaxRedirects == 0 }},
 		{"flags", "[capabilities]\nallow_device = true\nallow_node = true\nallow_wildcards = true", func(p *Profile) bool {
-			return p.Capabilities == Capabilities{AllowDevice: true, AllowNode: true, AllowWildcards: true}
+			return reflect.DeepEqual(p.Capabilities, Capabilities{AllowDevice: true, AllowNode: true, AllowWildcards: true})
 		}},
 		{"inline modules are off by default", `quotas.max_fuel = 5`, func(p *Profile) bool { return !p.Dev.AllowInline }},
 		{"dev allow_inline", "[dev]\nallow_inline = true", func(p *Profile) bool { return p.Dev.AllowInline }},
@@ -353,5 +354,39 @@ func TestMarshalInvalid(t *testing.T) {
 	p := profileWith(func(p *Profile) { p.HTTP.AllowedPorts = []int{70000} })
 	if _, err := p.Marshal(); !errors.Is(err, ErrInvalidProfile) {
 		t.Fatalf("Marshal(invalid) = %v, want ErrInvalidProfile", err)
+	}
+}
+
+func TestRequireApproval(t *testing.T) {
+	all := Grants{HTTPHosts: []string{"a.example"}, SecretKeys: []string{"global/k"}, StoragePrefixes: []string{"p"}, Channels: []string{"c"}}
+	for _, tc := range []struct {
+		name    string
+		toml    string
+		grants  Grants
+		want    []string
+		wantErr string
+	}{
+		{"none by default", "", all, nil, ""},
+		{"http and storage granted", "[capabilities]\nrequire_approval = [\"http\", \" Storage \"]\n", all, []string{"http", "storage"}, ""},
+		{"class not granted counts for nothing", "[capabilities]\nrequire_approval = [\"secrets\", \"device\"]\n", Grants{HTTPHosts: []string{"a.example"}}, nil, ""},
+		{"order is the package's", "[capabilities]\nrequire_approval = [\"channels\", \"secrets\", \"http\"]\n", all, []string{"http", "secrets", "channels"}, ""},
+		{"unknown class refused", "[capabilities]\nrequire_approval = [\"http\", \"files\"]\n", all, nil, "capabilities.require_approval[1]"},
+		{"wrong type refused", "[capabilities]\nrequire_approval = \"http\"\n", all, nil, "capabilities.require_approval"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse([]byte(tc.toml))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Parse: err = %v, want one naming %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.ApprovalClasses(tc.grants); !slices.Equal(got, tc.want) {
+				t.Fatalf("ApprovalClasses = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -142,6 +142,12 @@ func (p *Profile) compile() (*rules, error) {
 		}
 		r.channels = append(r.channels, t)
 	}
+	for i, c := range p.Capabilities.RequireApproval {
+		t := asciiLower(strings.TrimSpace(c))
+		if !slices.Contains(ApprovalClasses, t) {
+			return bad(at("capabilities.require_approval", i), "%q: must be one of %s", c, strings.Join(ApprovalClasses, ", "))
+		}
+	}
 	return r, nil
 }
 

@@ -250,7 +250,7 @@ func cases() []Case {
 	// The referential integrity cases run once skillB is gone, before the
 	// upgrade cases.
 	i := slices.IndexFunc(cs, func(c Case) bool { return c.Name == "remove_unknown_skill" })
-	return slices.Insert(cs, i+1, refintCases()...)
+	return slices.Insert(cs, i+1, append(refintCases(), approvalCases()...)...)
 }
 
 func baseCases() []Case {

@@ -421,6 +421,40 @@ const steps = [
     },
   ],
   [
+    'a call that needs approval waits on the Approvals page; approved, it runs once',
+    async () => {
+      const call = (body) =>
+        fetch(`${BASE}/v1/skills/palyra.approval_echo/tools/palyra.echo/call`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', 'X-Palyra-Principal': 'user:e2e' },
+          body: JSON.stringify(body),
+        });
+      const input = { text: 'launch' };
+      const res = await call({ input });
+      if (res.status !== 202) throw new Error(`call: HTTP ${res.status}, want 202: ${await res.text()}`);
+      const id = (await res.json()).pending.id;
+      await go('nav-approvals', '/approvals');
+      const row = page.locator(`[data-testid="approval-row"][data-approval-id="${id}"][data-state="pending"]`);
+      await row.waitFor();
+      await expectText(row, /palyra\.approval_echo.*user:e2e.*manifest: requires_approval/s, 'the approval');
+      await expectText(tid(`approval-input-${id}`), /"text": "launch"/, 'the input');
+      await shot('14a-approvals');
+      await tid(`approval-approve-${id}`).click();
+      await tid('confirm-dialog').waitFor();
+      await tid('approval-reason').fill('expected launch');
+      await shot('14b-approve-dialog');
+      await tid('confirm-ok').click();
+      await expectText(tid('banner'), new RegExp(`${escapeRe(id)}: approved`), 'the banner');
+      await expectCount(page.locator(`[data-testid="approval-row"][data-approval-id="${id}"]`), 0, 'the decided approval among the pending');
+      const ran = await call({ input, approval_id: id });
+      if (ran.status !== 200) throw new Error(`approved call: HTTP ${ran.status}: ${await ran.text()}`);
+      const again = await call({ input, approval_id: id });
+      if (again.status !== 409) throw new Error(`second use: HTTP ${again.status}, want 409`);
+      const shown = await apiGet(`/v1/approvals/${id}`);
+      if (shown.state !== 'used' || !shown.decided_by || shown.used_by !== 'user:e2e') throw new Error(`approval after use: ${JSON.stringify(shown)}`);
+    },
+  ],
+  [
     'the cluster page lists the node',
     async () => {
       await go('nav-cluster', '/cluster');

@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { getToken, onUnauthorized, setToken } from './api/client';
+import { ApprovalsPage } from './pages/Approvals';
 import { ClusterPage } from './pages/Cluster';
 import { EventsPage } from './pages/Events';
 import { HooksPage } from './pages/Hooks';
@@ -13,6 +14,7 @@ import { Link, match, useRouter } from './router';
 const NAV = [
   { to: '/skills', label: 'Skills' },
   { to: '/install', label: 'Install' },
+  { to: '/approvals', label: 'Approvals' },
   { to: '/hooks', label: 'Hooks' },
   { to: '/events', label: 'Events' },
   { to: '/cluster', label: 'Cluster' },
@@ -68,6 +70,7 @@ function Routes() {
   if ((m = match('/skills/:id', path))) return <SkillDetailPage key={m.id} skillId={m.id} />;
   if (path === '/install') return <InstallPage />;
   if (path === '/hooks') return <HooksPage />;
+  if (path === '/approvals') return <ApprovalsPage />;
   if (path === '/events') return <EventsPage />;
   if (path === '/cluster') return <ClusterPage />;
   return <NotFound />;
@@ -78,6 +81,7 @@ const TITLES: [string, string][] = [
   ['/skills/:id', 'Skill'],
   ['/install', 'Install'],
   ['/hooks', 'Hooks'],
+  ['/approvals', 'Approvals'],
   ['/events', 'Events'],
   ['/cluster', 'Cluster'],
   ['/login', 'Sign in'],

@@ -437,8 +437,9 @@ func (c *Client) UnsetSkillConfig(ctx context.Context, req host.UnsetConfigReque
 
 // callBody is the body of a tool call.
 type callBody struct {
-	Input     json.RawMessage `json:"input,omitempty"`
-	TimeoutMS int64           `json:"timeout_ms,omitempty"`
+	Input      json.RawMessage `json:"input,omitempty"`
+	TimeoutMS  int64           `json:"timeout_ms,omitempty"`
+	ApprovalID string          `json:"approval_id,omitempty"`
 }
 
 // Call implements host.Service: POST /v1/skills/{id}/tools/{tool}/call.
@@ -451,7 +452,7 @@ func (c *Client) Call(ctx context.Context, req host.CallRequest) (*host.CallResu
 		ms++
 	}
 	var out host.CallResult
-	err := c.postJSON(ctx, "/v1/skills/"+esc(req.SkillID)+"/tools/"+esc(req.ToolID)+"/call", callBody{Input: req.Input, TimeoutMS: ms}, &out)
+	err := c.postJSON(ctx, "/v1/skills/"+esc(req.SkillID)+"/tools/"+esc(req.ToolID)+"/call", callBody{Input: req.Input, TimeoutMS: ms, ApprovalID: req.ApprovalID}, &out)
 	return callResult(&out, err)
 }
 
@@ -488,7 +489,11 @@ func (c *Client) SubmitForm(ctx context.Context, req host.SubmitRequest) (*host.
 		Values      map[string]any `json:"values"`
 	}{req.ComponentID, req.Values}
 	var out host.CallResult
-	err := c.postJSON(ctx, "/v1/a2ui/"+esc(req.DocumentID)+"/submit", body, &out)
+	path := "/v1/a2ui/" + esc(req.DocumentID) + "/submit"
+	if req.ApprovalID != "" {
+		path += "?approval_id=" + url.QueryEscape(req.ApprovalID)
+	}
+	err := c.postJSON(ctx, path, body, &out)
 	return callResult(&out, err)
 }
 
@@ -496,6 +501,10 @@ func (c *Client) SubmitForm(ctx context.Context, req host.SubmitRequest) (*host.
 // *host.CallError with the result the daemon sent in its details.
 func callResult(out *host.CallResult, err error) (*host.CallResult, error) {
 	if err == nil {
+		if pa := out.Pending; pa != nil {
+			// 202: the call waits for approval; nothing else is set.
+			return &host.CallResult{SkillID: pa.SkillID, Version: pa.Version, ToolID: pa.ToolID, Pending: pa}, &host.PendingError{Approval: pa}
+		}
 		return out, nil
 	}
 	var res host.CallResult
@@ -596,6 +605,48 @@ func (c *Client) Cluster(ctx context.Context) (*host.ClusterStatus, error) {
 func (c *Client) SkillMetrics(ctx context.Context, skillID string) (*host.SkillMetrics, error) {
 	var out host.SkillMetrics
 	if err := c.get(ctx, "/v1/skills/"+esc(skillID)+"/metrics", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Approvals implements host.Service: GET /v1/approvals.
+func (c *Client) Approvals(ctx context.Context, req host.ApprovalsRequest) (*host.ApprovalList, error) {
+	q := url.Values{}
+	if req.State != "" {
+		q.Set("state", string(req.State))
+	}
+	if req.SkillID != "" {
+		q.Set("skill_id", req.SkillID)
+	}
+	var out host.ApprovalList
+	if err := c.get(ctx, "/v1/approvals", q, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Approval implements host.Service: GET /v1/approvals/{id}.
+func (c *Client) Approval(ctx context.Context, id string) (*host.ApprovalInfo, error) {
+	var out host.ApprovalInfo
+	if err := c.get(ctx, "/v1/approvals/"+esc(id), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DecideApproval implements host.Service: POST /v1/approvals/{id}/approve
+// or /deny.
+func (c *Client) DecideApproval(ctx context.Context, req host.DecideRequest) (*host.ApprovalInfo, error) {
+	verb := "deny"
+	if req.Approve {
+		verb = "approve"
+	}
+	body := struct {
+		Reason string `json:"reason,omitempty"`
+	}{req.Reason}
+	var out host.ApprovalInfo
+	if err := c.postJSON(ctx, "/v1/approvals/"+esc(req.ID)+"/"+verb, body, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

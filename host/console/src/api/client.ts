@@ -153,11 +153,16 @@ export const api = {
     request<import('./types').SkillConfig>(`/v1/skills/${enc(id)}/config`, { method: 'PATCH', body: { values } }),
   unsetConfig: (id: string, keys: string[]) =>
     request<import('./types').SkillConfig>(`/v1/skills/${enc(id)}/config?${keys.map((k) => `key=${enc(k)}`).join('&')}`, { method: 'DELETE' }),
-  call: (id: string, tool: string, input: unknown, timeoutMs?: number) =>
+  call: (id: string, tool: string, input: unknown, timeoutMs?: number, approvalId?: string) =>
     request<import('./types').CallResponse>(`/v1/skills/${enc(id)}/tools/${enc(tool)}/call`, {
       method: 'POST',
-      body: timeoutMs ? { input, timeout_ms: timeoutMs } : { input },
+      body: { input, ...(timeoutMs ? { timeout_ms: timeoutMs } : {}), ...(approvalId ? { approval_id: approvalId } : {}) },
     }),
+  approvals: (f: { state?: string; skill_id?: string } = {}, signal?: AbortSignal) =>
+    request<import('./types').ApprovalList>(`/v1/approvals${query(f)}`, { signal }),
+  approval: (id: string, signal?: AbortSignal) => request<import('./types').Approval>(`/v1/approvals/${enc(id)}`, { signal }),
+  decideApproval: (id: string, approve: boolean, reason: string) =>
+    request<import('./types').Approval>(`/v1/approvals/${enc(id)}/${approve ? 'approve' : 'deny'}`, { method: 'POST', body: reason ? { reason } : {} }),
   submit: (documentId: string, s: import('../a2ui/types').Submit) =>
     request<import('./types').CallResponse>(`/v1/a2ui/${enc(documentId)}/submit`, { method: 'POST', body: s }),
   hooks: () => request<{ bindings: import('./types').HookBinding[] | null }>('/v1/hooks'),

@@ -167,6 +167,8 @@ export interface CallResponse {
   annotations?: HookAnnotation[];
   /** The text a run:before_delivery hook set (transform_preview); the output is unchanged. */
   preview?: { hook_id: string; text: string };
+  /** Set (HTTP 202) when the call needs approval and did not run. */
+  pending?: PendingApproval;
 }
 
 export interface HookAnnotation {
@@ -176,6 +178,49 @@ export interface HookAnnotation {
   data?: unknown;
   code?: string;
   error?: string;
+}
+
+/** One reason a call needs approval (host.ApprovalReason). */
+export interface ApprovalReason {
+  kind: 'manifest' | 'profile' | 'hook' | string;
+  detail: string;
+}
+
+/** The approval a call waits for (host.PendingApproval). */
+export interface PendingApproval {
+  id: string;
+  skill_id: string;
+  version: string;
+  tool_id: string;
+  input_sha256: string;
+  reasons: ApprovalReason[] | null;
+  expires_at: string;
+}
+
+/** An approval and the grants of its version (host.ApprovalInfo). */
+export interface Approval {
+  id: string;
+  skill_id: string;
+  version: string;
+  tool_id: string;
+  input: unknown;
+  input_sha256: string;
+  reasons: ApprovalReason[] | null;
+  requested_by: string;
+  requested_at: string;
+  expires_at: string;
+  state: 'pending' | 'approved' | 'denied' | 'expired' | 'used';
+  decided_by?: string;
+  decided_at?: string;
+  reason?: string;
+  used_by?: string;
+  used_at?: string;
+  grants?: Grants | null;
+}
+
+export interface ApprovalList {
+  count: number;
+  approvals: Approval[] | null;
 }
 
 export interface HookBinding {

@@ -1,10 +1,11 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { A2uiSurface } from '../a2ui/Renderer';
 import { nextShown, shownFromReply, type Shown } from '../a2ui/session';
 import type { Submit } from '../a2ui/types';
 import { api, ApiError } from '../api/client';
 import type { CallResponse, ToolEntry } from '../api/types';
-import { Banner, errorBanner, JsonView, LoadError, useLoad, type BannerState } from '../components/common';
+import { Banner, errorBanner, JsonView, LoadError, time, useLoad, type BannerState } from '../components/common';
+import { reasonsText } from './Approvals';
 import { checkInput } from '../schemaform/check';
 import { buildModel, collect, formable, initialState, stateFromValue, withPropertyOrder, type InputError, type State } from '../schemaform/model';
 import { SchemaForm, testKey, type Errors } from '../schemaform/SchemaForm';
@@ -100,6 +101,13 @@ function Runner({ skillId, tool, order }: { skillId: string; tool: ToolEntry; or
   const [result, setResult] = useState<CallResponse | null>(null);
   const [shown, setShown] = useState<Shown | null>(null);
   const [reply, setReply] = useState<CallResponse | null>(null);
+  const alive = useRef(true);
+  useEffect(() => {
+    alive.current = true;
+    return () => {
+      alive.current = false;
+    };
+  }, []);
 
   const toJSON = () => {
     const errs: InputError[] = [];
@@ -149,7 +157,20 @@ function Runner({ skillId, tool, order }: { skillId: string; tool: ToolEntry; or
     setBanner(null);
     setReply(null);
     try {
-      const r = await api.call(skillId, tool.id, value, t);
+      let r = await api.call(skillId, tool.id, value, t);
+      if (r.pending) {
+        // The call needs approval: wait for the decision (on the Approvals
+        // page, the CLI or the API), then run it with the approval.
+        const p = r.pending;
+        setBanner({
+          kind: 'info',
+          title: `Waiting for approval ${p.id}…`,
+          message: `This call needs a human’s approval (${reasonsText(p.reasons)}); decide it on the Approvals page. It expires at ${time(p.expires_at)}.`,
+        });
+        await waitDecided(p.id, alive);
+        if (!alive.current) return;
+        r = await api.call(skillId, tool.id, value, t, p.id);
+      }
       setResult(r);
       setShown(shownFromReply(r));
       setBanner({ kind: r.tool_error ? 'error' : 'success', title: r.tool_error ? `The tool reported an error: ${r.tool_error.code}` : `Ran ${tool.name}.` });
@@ -297,4 +318,16 @@ export function RunToolPage({ skillId, toolId }: { skillId: string; toolId: stri
       )}
     </>
   );
+}
+
+/** Polls approval id until it is no longer pending (or the page is left). */
+async function waitDecided(id: string, alive: { current: boolean }): Promise<void> {
+  let delay = 500;
+  while (alive.current) {
+    await new Promise((r) => setTimeout(r, delay));
+    if (!alive.current) return;
+    const a = await api.approval(id);
+    if (a.state !== 'pending') return;
+    delay = Math.min(delay * 2, 3000);
+  }
 }

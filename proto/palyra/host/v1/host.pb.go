@@ -2676,7 +2676,11 @@ type CallToolRequest struct {
 	ToolId    string                 `protobuf:"bytes,2,opt,name=tool_id,json=toolId,proto3" json:"tool_id,omitempty"`
 	InputJson []byte                 `protobuf:"bytes,3,opt,name=input_json,json=inputJson,proto3" json:"input_json,omitempty"`
 	// timeout_ms tightens the call's wall-clock budget (0 = the skill's).
-	TimeoutMs     int64 `protobuf:"varint,4,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	TimeoutMs int64 `protobuf:"varint,4,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	// approval_id runs a call that needs approval with the approval given:
+	// approved, unexpired, unused, of the same skill version and tool, for
+	// the same input.
+	ApprovalId    string `protobuf:"bytes,5,opt,name=approval_id,json=approvalId,proto3" json:"approval_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2739,6 +2743,592 @@ func (x *CallToolRequest) GetTimeoutMs() int64 {
 	return 0
 }
 
+func (x *CallToolRequest) GetApprovalId() string {
+	if x != nil {
+		return x.ApprovalId
+	}
+	return ""
+}
+
+// ApprovalReason is one reason a call needs approval: kind "manifest"
+// (detail requires_approval or default_sensitive), "profile" (detail the
+// capability class) or "hook" (detail "<hook id>: <reason>").
+type ApprovalReason struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Detail        string                 `protobuf:"bytes,2,opt,name=detail,proto3" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApprovalReason) Reset() {
+	*x = ApprovalReason{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApprovalReason) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApprovalReason) ProtoMessage() {}
+
+func (x *ApprovalReason) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApprovalReason.ProtoReflect.Descriptor instead.
+func (*ApprovalReason) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ApprovalReason) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ApprovalReason) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
+// PendingApproval is the approval a call waits for.
+type PendingApproval struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	SkillId string                 `protobuf:"bytes,2,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	Version string                 `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	ToolId  string                 `protobuf:"bytes,4,opt,name=tool_id,json=toolId,proto3" json:"tool_id,omitempty"`
+	// input_sha256 is the sha256 of the input's canonical JSON.
+	InputSha256     string            `protobuf:"bytes,5,opt,name=input_sha256,json=inputSha256,proto3" json:"input_sha256,omitempty"`
+	Reasons         []*ApprovalReason `protobuf:"bytes,6,rep,name=reasons,proto3" json:"reasons,omitempty"`
+	ExpiresAtUnixMs int64             `protobuf:"varint,7,opt,name=expires_at_unix_ms,json=expiresAtUnixMs,proto3" json:"expires_at_unix_ms,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *PendingApproval) Reset() {
+	*x = PendingApproval{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PendingApproval) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PendingApproval) ProtoMessage() {}
+
+func (x *PendingApproval) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PendingApproval.ProtoReflect.Descriptor instead.
+func (*PendingApproval) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *PendingApproval) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *PendingApproval) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *PendingApproval) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *PendingApproval) GetToolId() string {
+	if x != nil {
+		return x.ToolId
+	}
+	return ""
+}
+
+func (x *PendingApproval) GetInputSha256() string {
+	if x != nil {
+		return x.InputSha256
+	}
+	return ""
+}
+
+func (x *PendingApproval) GetReasons() []*ApprovalReason {
+	if x != nil {
+		return x.Reasons
+	}
+	return nil
+}
+
+func (x *PendingApproval) GetExpiresAtUnixMs() int64 {
+	if x != nil {
+		return x.ExpiresAtUnixMs
+	}
+	return 0
+}
+
+// Approval is an approval as the daemon keeps it.
+type Approval struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	SkillId string                 `protobuf:"bytes,2,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	Version string                 `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	ToolId  string                 `protobuf:"bytes,4,opt,name=tool_id,json=toolId,proto3" json:"tool_id,omitempty"`
+	// state is pending, approved, denied, expired or used.
+	State             string            `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"`
+	Reasons           []*ApprovalReason `protobuf:"bytes,6,rep,name=reasons,proto3" json:"reasons,omitempty"`
+	RequestedBy       string            `protobuf:"bytes,7,opt,name=requested_by,json=requestedBy,proto3" json:"requested_by,omitempty"`
+	RequestedAtUnixMs int64             `protobuf:"varint,8,opt,name=requested_at_unix_ms,json=requestedAtUnixMs,proto3" json:"requested_at_unix_ms,omitempty"`
+	ExpiresAtUnixMs   int64             `protobuf:"varint,9,opt,name=expires_at_unix_ms,json=expiresAtUnixMs,proto3" json:"expires_at_unix_ms,omitempty"`
+	DecidedBy         string            `protobuf:"bytes,10,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
+	Reason            string            `protobuf:"bytes,11,opt,name=reason,proto3" json:"reason,omitempty"`
+	// approval_json is the whole approval as JSON (input, input_sha256,
+	// times, grants of its version).
+	ApprovalJson  []byte `protobuf:"bytes,12,opt,name=approval_json,json=approvalJson,proto3" json:"approval_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Approval) Reset() {
+	*x = Approval{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Approval) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Approval) ProtoMessage() {}
+
+func (x *Approval) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Approval.ProtoReflect.Descriptor instead.
+func (*Approval) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *Approval) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Approval) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *Approval) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *Approval) GetToolId() string {
+	if x != nil {
+		return x.ToolId
+	}
+	return ""
+}
+
+func (x *Approval) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *Approval) GetReasons() []*ApprovalReason {
+	if x != nil {
+		return x.Reasons
+	}
+	return nil
+}
+
+func (x *Approval) GetRequestedBy() string {
+	if x != nil {
+		return x.RequestedBy
+	}
+	return ""
+}
+
+func (x *Approval) GetRequestedAtUnixMs() int64 {
+	if x != nil {
+		return x.RequestedAtUnixMs
+	}
+	return 0
+}
+
+func (x *Approval) GetExpiresAtUnixMs() int64 {
+	if x != nil {
+		return x.ExpiresAtUnixMs
+	}
+	return 0
+}
+
+func (x *Approval) GetDecidedBy() string {
+	if x != nil {
+		return x.DecidedBy
+	}
+	return ""
+}
+
+func (x *Approval) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *Approval) GetApprovalJson() []byte {
+	if x != nil {
+		return x.ApprovalJson
+	}
+	return nil
+}
+
+// ListApprovalsRequest filters the list: state and skill_id ("" = all).
+type ListApprovalsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	State         string                 `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	SkillId       string                 `protobuf:"bytes,2,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListApprovalsRequest) Reset() {
+	*x = ListApprovalsRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListApprovalsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListApprovalsRequest) ProtoMessage() {}
+
+func (x *ListApprovalsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListApprovalsRequest.ProtoReflect.Descriptor instead.
+func (*ListApprovalsRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *ListApprovalsRequest) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *ListApprovalsRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+// ListApprovalsResponse is the list.
+type ListApprovalsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Approvals     []*Approval            `protobuf:"bytes,1,rep,name=approvals,proto3" json:"approvals,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListApprovalsResponse) Reset() {
+	*x = ListApprovalsResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListApprovalsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListApprovalsResponse) ProtoMessage() {}
+
+func (x *ListApprovalsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListApprovalsResponse.ProtoReflect.Descriptor instead.
+func (*ListApprovalsResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *ListApprovalsResponse) GetApprovals() []*Approval {
+	if x != nil {
+		return x.Approvals
+	}
+	return nil
+}
+
+// GetApprovalRequest names an approval.
+type GetApprovalRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetApprovalRequest) Reset() {
+	*x = GetApprovalRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetApprovalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetApprovalRequest) ProtoMessage() {}
+
+func (x *GetApprovalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetApprovalRequest.ProtoReflect.Descriptor instead.
+func (*GetApprovalRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *GetApprovalRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// GetApprovalResponse is the approval.
+type GetApprovalResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Approval      *Approval              `protobuf:"bytes,1,opt,name=approval,proto3" json:"approval,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetApprovalResponse) Reset() {
+	*x = GetApprovalResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetApprovalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetApprovalResponse) ProtoMessage() {}
+
+func (x *GetApprovalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetApprovalResponse.ProtoReflect.Descriptor instead.
+func (*GetApprovalResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *GetApprovalResponse) GetApproval() *Approval {
+	if x != nil {
+		return x.Approval
+	}
+	return nil
+}
+
+// DecideApprovalRequest approves (approve) or denies an approval.
+type DecideApprovalRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Approve       bool                   `protobuf:"varint,2,opt,name=approve,proto3" json:"approve,omitempty"`
+	Reason        string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DecideApprovalRequest) Reset() {
+	*x = DecideApprovalRequest{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DecideApprovalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DecideApprovalRequest) ProtoMessage() {}
+
+func (x *DecideApprovalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DecideApprovalRequest.ProtoReflect.Descriptor instead.
+func (*DecideApprovalRequest) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *DecideApprovalRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *DecideApprovalRequest) GetApprove() bool {
+	if x != nil {
+		return x.Approve
+	}
+	return false
+}
+
+func (x *DecideApprovalRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// DecideApprovalResponse is the decided approval.
+type DecideApprovalResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Approval      *Approval              `protobuf:"bytes,1,opt,name=approval,proto3" json:"approval,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DecideApprovalResponse) Reset() {
+	*x = DecideApprovalResponse{}
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DecideApprovalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DecideApprovalResponse) ProtoMessage() {}
+
+func (x *DecideApprovalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DecideApprovalResponse.ProtoReflect.Descriptor instead.
+func (*DecideApprovalResponse) Descriptor() ([]byte, []int) {
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *DecideApprovalResponse) GetApproval() *Approval {
+	if x != nil {
+		return x.Approval
+	}
+	return nil
+}
+
 // A2UIRef names an A2UI document a tool returned, kept by the daemon for
 // form submits.
 type A2UIRef struct {
@@ -2758,7 +3348,7 @@ type A2UIRef struct {
 
 func (x *A2UIRef) Reset() {
 	*x = A2UIRef{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2770,7 +3360,7 @@ func (x *A2UIRef) String() string {
 func (*A2UIRef) ProtoMessage() {}
 
 func (x *A2UIRef) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[41]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2783,7 +3373,7 @@ func (x *A2UIRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use A2UIRef.ProtoReflect.Descriptor instead.
 func (*A2UIRef) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{41}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *A2UIRef) GetDocumentId() string {
@@ -2835,14 +3425,17 @@ type CallToolResponse struct {
 	Annotations []*HookAnnotation `protobuf:"bytes,10,rep,name=annotations,proto3" json:"annotations,omitempty"`
 	// preview is the text a run:before_delivery hook set (transform_preview);
 	// output_json is never changed by a hook.
-	Preview       *HookPreview `protobuf:"bytes,11,opt,name=preview,proto3" json:"preview,omitempty"`
+	Preview *HookPreview `protobuf:"bytes,11,opt,name=preview,proto3" json:"preview,omitempty"`
+	// pending is set when the call needs approval and did not run (the
+	// other fields but version are then empty).
+	Pending       *PendingApproval `protobuf:"bytes,12,opt,name=pending,proto3" json:"pending,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CallToolResponse) Reset() {
 	*x = CallToolResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2854,7 +3447,7 @@ func (x *CallToolResponse) String() string {
 func (*CallToolResponse) ProtoMessage() {}
 
 func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[42]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2867,7 +3460,7 @@ func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
 func (*CallToolResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{42}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *CallToolResponse) GetInvocationId() string {
@@ -2947,6 +3540,13 @@ func (x *CallToolResponse) GetPreview() *HookPreview {
 	return nil
 }
 
+func (x *CallToolResponse) GetPending() *PendingApproval {
+	if x != nil {
+		return x.Pending
+	}
+	return nil
+}
+
 // HookAnnotation is what one run hook said about a call.
 type HookAnnotation struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -2967,7 +3567,7 @@ type HookAnnotation struct {
 
 func (x *HookAnnotation) Reset() {
 	*x = HookAnnotation{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2979,7 +3579,7 @@ func (x *HookAnnotation) String() string {
 func (*HookAnnotation) ProtoMessage() {}
 
 func (x *HookAnnotation) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[43]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2992,7 +3592,7 @@ func (x *HookAnnotation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookAnnotation.ProtoReflect.Descriptor instead.
 func (*HookAnnotation) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{43}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *HookAnnotation) GetHookId() string {
@@ -3048,7 +3648,7 @@ type HookPreview struct {
 
 func (x *HookPreview) Reset() {
 	*x = HookPreview{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3060,7 +3660,7 @@ func (x *HookPreview) String() string {
 func (*HookPreview) ProtoMessage() {}
 
 func (x *HookPreview) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[44]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3073,7 +3673,7 @@ func (x *HookPreview) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookPreview.ProtoReflect.Descriptor instead.
 func (*HookPreview) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{44}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *HookPreview) GetHookId() string {
@@ -3096,14 +3696,17 @@ type SubmitFormRequest struct {
 	DocumentId  string                 `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
 	ComponentId string                 `protobuf:"bytes,2,opt,name=component_id,json=componentId,proto3" json:"component_id,omitempty"`
 	// values_json is the JSON object of field id to value.
-	ValuesJson    []byte `protobuf:"bytes,3,opt,name=values_json,json=valuesJson,proto3" json:"values_json,omitempty"`
+	ValuesJson []byte `protobuf:"bytes,3,opt,name=values_json,json=valuesJson,proto3" json:"values_json,omitempty"`
+	// approval_id is CallToolRequest.approval_id, for a tool that needs
+	// approval.
+	ApprovalId    string `protobuf:"bytes,4,opt,name=approval_id,json=approvalId,proto3" json:"approval_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SubmitFormRequest) Reset() {
 	*x = SubmitFormRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3115,7 +3718,7 @@ func (x *SubmitFormRequest) String() string {
 func (*SubmitFormRequest) ProtoMessage() {}
 
 func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[45]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3128,7 +3731,7 @@ func (x *SubmitFormRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormRequest.ProtoReflect.Descriptor instead.
 func (*SubmitFormRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{45}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *SubmitFormRequest) GetDocumentId() string {
@@ -3150,6 +3753,13 @@ func (x *SubmitFormRequest) GetValuesJson() []byte {
 		return x.ValuesJson
 	}
 	return nil
+}
+
+func (x *SubmitFormRequest) GetApprovalId() string {
+	if x != nil {
+		return x.ApprovalId
+	}
+	return ""
 }
 
 // RunInlineRequest is an inline run.
@@ -3174,7 +3784,7 @@ type RunInlineRequest struct {
 
 func (x *RunInlineRequest) Reset() {
 	*x = RunInlineRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3186,7 +3796,7 @@ func (x *RunInlineRequest) String() string {
 func (*RunInlineRequest) ProtoMessage() {}
 
 func (x *RunInlineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[46]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3199,7 +3809,7 @@ func (x *RunInlineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInlineRequest.ProtoReflect.Descriptor instead.
 func (*RunInlineRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{46}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *RunInlineRequest) GetModule() []byte {
@@ -3254,7 +3864,7 @@ type RunInlineResponse struct {
 
 func (x *RunInlineResponse) Reset() {
 	*x = RunInlineResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3266,7 +3876,7 @@ func (x *RunInlineResponse) String() string {
 func (*RunInlineResponse) ProtoMessage() {}
 
 func (x *RunInlineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[47]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3279,7 +3889,7 @@ func (x *RunInlineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunInlineResponse.ProtoReflect.Descriptor instead.
 func (*RunInlineResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{47}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *RunInlineResponse) GetResult() *CallToolResponse {
@@ -3299,7 +3909,7 @@ type SubmitFormResponse struct {
 
 func (x *SubmitFormResponse) Reset() {
 	*x = SubmitFormResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3311,7 +3921,7 @@ func (x *SubmitFormResponse) String() string {
 func (*SubmitFormResponse) ProtoMessage() {}
 
 func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[48]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3324,7 +3934,7 @@ func (x *SubmitFormResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitFormResponse.ProtoReflect.Descriptor instead.
 func (*SubmitFormResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{48}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *SubmitFormResponse) GetResult() *CallToolResponse {
@@ -3363,7 +3973,7 @@ type HookBinding struct {
 
 func (x *HookBinding) Reset() {
 	*x = HookBinding{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3375,7 +3985,7 @@ func (x *HookBinding) String() string {
 func (*HookBinding) ProtoMessage() {}
 
 func (x *HookBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[49]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3388,7 +3998,7 @@ func (x *HookBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HookBinding.ProtoReflect.Descriptor instead.
 func (*HookBinding) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{49}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *HookBinding) GetHookId() string {
@@ -3484,7 +4094,7 @@ type ListHooksRequest struct {
 
 func (x *ListHooksRequest) Reset() {
 	*x = ListHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3496,7 +4106,7 @@ func (x *ListHooksRequest) String() string {
 func (*ListHooksRequest) ProtoMessage() {}
 
 func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[50]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3509,7 +4119,7 @@ func (x *ListHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{50}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
 }
 
 // ListHooksResponse lists every binding.
@@ -3522,7 +4132,7 @@ type ListHooksResponse struct {
 
 func (x *ListHooksResponse) Reset() {
 	*x = ListHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3534,7 +4144,7 @@ func (x *ListHooksResponse) String() string {
 func (*ListHooksResponse) ProtoMessage() {}
 
 func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[51]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3547,7 +4157,7 @@ func (x *ListHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{51}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ListHooksResponse) GetBindings() []*HookBinding {
@@ -3567,7 +4177,7 @@ type BindHookRequest struct {
 
 func (x *BindHookRequest) Reset() {
 	*x = BindHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3579,7 +4189,7 @@ func (x *BindHookRequest) String() string {
 func (*BindHookRequest) ProtoMessage() {}
 
 func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[52]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3592,7 +4202,7 @@ func (x *BindHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookRequest.ProtoReflect.Descriptor instead.
 func (*BindHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{52}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *BindHookRequest) GetBinding() *HookBinding {
@@ -3612,7 +4222,7 @@ type BindHookResponse struct {
 
 func (x *BindHookResponse) Reset() {
 	*x = BindHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3624,7 +4234,7 @@ func (x *BindHookResponse) String() string {
 func (*BindHookResponse) ProtoMessage() {}
 
 func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[53]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3637,7 +4247,7 @@ func (x *BindHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BindHookResponse.ProtoReflect.Descriptor instead.
 func (*BindHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{53}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *BindHookResponse) GetBinding() *HookBinding {
@@ -3658,7 +4268,7 @@ type SetHookEnabledRequest struct {
 
 func (x *SetHookEnabledRequest) Reset() {
 	*x = SetHookEnabledRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3670,7 +4280,7 @@ func (x *SetHookEnabledRequest) String() string {
 func (*SetHookEnabledRequest) ProtoMessage() {}
 
 func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[54]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3683,7 +4293,7 @@ func (x *SetHookEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{54}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *SetHookEnabledRequest) GetHookId() string {
@@ -3710,7 +4320,7 @@ type SetHookEnabledResponse struct {
 
 func (x *SetHookEnabledResponse) Reset() {
 	*x = SetHookEnabledResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3722,7 +4332,7 @@ func (x *SetHookEnabledResponse) String() string {
 func (*SetHookEnabledResponse) ProtoMessage() {}
 
 func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[55]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3735,7 +4345,7 @@ func (x *SetHookEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHookEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetHookEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{55}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *SetHookEnabledResponse) GetBinding() *HookBinding {
@@ -3755,7 +4365,7 @@ type RemoveHookRequest struct {
 
 func (x *RemoveHookRequest) Reset() {
 	*x = RemoveHookRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3767,7 +4377,7 @@ func (x *RemoveHookRequest) String() string {
 func (*RemoveHookRequest) ProtoMessage() {}
 
 func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[56]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3780,7 +4390,7 @@ func (x *RemoveHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookRequest.ProtoReflect.Descriptor instead.
 func (*RemoveHookRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{56}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *RemoveHookRequest) GetHookId() string {
@@ -3799,7 +4409,7 @@ type RemoveHookResponse struct {
 
 func (x *RemoveHookResponse) Reset() {
 	*x = RemoveHookResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3811,7 +4421,7 @@ func (x *RemoveHookResponse) String() string {
 func (*RemoveHookResponse) ProtoMessage() {}
 
 func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[57]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3824,7 +4434,7 @@ func (x *RemoveHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveHookResponse.ProtoReflect.Descriptor instead.
 func (*RemoveHookResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{57}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{66}
 }
 
 // FireHooksRequest fires an event with a JSON payload.
@@ -3838,7 +4448,7 @@ type FireHooksRequest struct {
 
 func (x *FireHooksRequest) Reset() {
 	*x = FireHooksRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3850,7 +4460,7 @@ func (x *FireHooksRequest) String() string {
 func (*FireHooksRequest) ProtoMessage() {}
 
 func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[58]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3863,7 +4473,7 @@ func (x *FireHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksRequest.ProtoReflect.Descriptor instead.
 func (*FireHooksRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{58}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *FireHooksRequest) GetEvent() string {
@@ -3892,7 +4502,7 @@ type FireHooksResponse struct {
 
 func (x *FireHooksResponse) Reset() {
 	*x = FireHooksResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3904,7 +4514,7 @@ func (x *FireHooksResponse) String() string {
 func (*FireHooksResponse) ProtoMessage() {}
 
 func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[59]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3917,7 +4527,7 @@ func (x *FireHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireHooksResponse.ProtoReflect.Descriptor instead.
 func (*FireHooksResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{59}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *FireHooksResponse) GetDecision() string {
@@ -3948,7 +4558,7 @@ type StreamEventsRequest struct {
 
 func (x *StreamEventsRequest) Reset() {
 	*x = StreamEventsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3960,7 +4570,7 @@ func (x *StreamEventsRequest) String() string {
 func (*StreamEventsRequest) ProtoMessage() {}
 
 func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[60]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3973,7 +4583,7 @@ func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsRequest.ProtoReflect.Descriptor instead.
 func (*StreamEventsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{60}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *StreamEventsRequest) GetAfterId() int64 {
@@ -4005,7 +4615,7 @@ type StreamEventsResponse struct {
 
 func (x *StreamEventsResponse) Reset() {
 	*x = StreamEventsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4017,7 +4627,7 @@ func (x *StreamEventsResponse) String() string {
 func (*StreamEventsResponse) ProtoMessage() {}
 
 func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[61]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4030,7 +4640,7 @@ func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEventsResponse.ProtoReflect.Descriptor instead.
 func (*StreamEventsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{61}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *StreamEventsResponse) GetId() int64 {
@@ -4077,7 +4687,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4089,7 +4699,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[62]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4102,7 +4712,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{62}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{71}
 }
 
 // ListToolsResponse is the callable-tool catalog.
@@ -4118,7 +4728,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4130,7 +4740,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[63]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4143,7 +4753,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{63}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *ListToolsResponse) GetGeneration() string {
@@ -4169,7 +4779,7 @@ type ListSidecarsRequest struct {
 
 func (x *ListSidecarsRequest) Reset() {
 	*x = ListSidecarsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[64]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4181,7 +4791,7 @@ func (x *ListSidecarsRequest) String() string {
 func (*ListSidecarsRequest) ProtoMessage() {}
 
 func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[64]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4194,7 +4804,7 @@ func (x *ListSidecarsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsRequest.ProtoReflect.Descriptor instead.
 func (*ListSidecarsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{64}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{73}
 }
 
 // ListSidecarsResponse is the supervisor's view of every sidecar.
@@ -4208,7 +4818,7 @@ type ListSidecarsResponse struct {
 
 func (x *ListSidecarsResponse) Reset() {
 	*x = ListSidecarsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[65]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4220,7 +4830,7 @@ func (x *ListSidecarsResponse) String() string {
 func (*ListSidecarsResponse) ProtoMessage() {}
 
 func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[65]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4233,7 +4843,7 @@ func (x *ListSidecarsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSidecarsResponse.ProtoReflect.Descriptor instead.
 func (*ListSidecarsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{65}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *ListSidecarsResponse) GetResultJson() []byte {
@@ -4253,7 +4863,7 @@ type GetSkillMetricsRequest struct {
 
 func (x *GetSkillMetricsRequest) Reset() {
 	*x = GetSkillMetricsRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[66]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4265,7 +4875,7 @@ func (x *GetSkillMetricsRequest) String() string {
 func (*GetSkillMetricsRequest) ProtoMessage() {}
 
 func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[66]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4278,7 +4888,7 @@ func (x *GetSkillMetricsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsRequest.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{66}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *GetSkillMetricsRequest) GetSkillId() string {
@@ -4299,7 +4909,7 @@ type GetSkillMetricsResponse struct {
 
 func (x *GetSkillMetricsResponse) Reset() {
 	*x = GetSkillMetricsResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[67]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4311,7 +4921,7 @@ func (x *GetSkillMetricsResponse) String() string {
 func (*GetSkillMetricsResponse) ProtoMessage() {}
 
 func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[67]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4324,7 +4934,7 @@ func (x *GetSkillMetricsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillMetricsResponse.ProtoReflect.Descriptor instead.
 func (*GetSkillMetricsResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{67}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *GetSkillMetricsResponse) GetResultJson() []byte {
@@ -4343,7 +4953,7 @@ type GetClusterRequest struct {
 
 func (x *GetClusterRequest) Reset() {
 	*x = GetClusterRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[68]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4355,7 +4965,7 @@ func (x *GetClusterRequest) String() string {
 func (*GetClusterRequest) ProtoMessage() {}
 
 func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[68]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4368,7 +4978,7 @@ func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{68}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{77}
 }
 
 // GetClusterResponse is the cluster as the daemon sees it.
@@ -4382,7 +4992,7 @@ type GetClusterResponse struct {
 
 func (x *GetClusterResponse) Reset() {
 	*x = GetClusterResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[69]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4394,7 +5004,7 @@ func (x *GetClusterResponse) String() string {
 func (*GetClusterResponse) ProtoMessage() {}
 
 func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[69]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4407,7 +5017,7 @@ func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{69}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *GetClusterResponse) GetResultJson() []byte {
@@ -4427,7 +5037,7 @@ type GetSkillConfigRequest struct {
 
 func (x *GetSkillConfigRequest) Reset() {
 	*x = GetSkillConfigRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[70]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4439,7 +5049,7 @@ func (x *GetSkillConfigRequest) String() string {
 func (*GetSkillConfigRequest) ProtoMessage() {}
 
 func (x *GetSkillConfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[70]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4452,7 +5062,7 @@ func (x *GetSkillConfigRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillConfigRequest.ProtoReflect.Descriptor instead.
 func (*GetSkillConfigRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{70}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *GetSkillConfigRequest) GetSkillId() string {
@@ -4473,7 +5083,7 @@ type GetSkillConfigResponse struct {
 
 func (x *GetSkillConfigResponse) Reset() {
 	*x = GetSkillConfigResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[71]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4485,7 +5095,7 @@ func (x *GetSkillConfigResponse) String() string {
 func (*GetSkillConfigResponse) ProtoMessage() {}
 
 func (x *GetSkillConfigResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[71]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4498,7 +5108,7 @@ func (x *GetSkillConfigResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSkillConfigResponse.ProtoReflect.Descriptor instead.
 func (*GetSkillConfigResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{71}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *GetSkillConfigResponse) GetConfigJson() []byte {
@@ -4519,7 +5129,7 @@ type SetSkillConfigRequest struct {
 
 func (x *SetSkillConfigRequest) Reset() {
 	*x = SetSkillConfigRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[72]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4531,7 +5141,7 @@ func (x *SetSkillConfigRequest) String() string {
 func (*SetSkillConfigRequest) ProtoMessage() {}
 
 func (x *SetSkillConfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[72]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4544,7 +5154,7 @@ func (x *SetSkillConfigRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetSkillConfigRequest.ProtoReflect.Descriptor instead.
 func (*SetSkillConfigRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{72}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *SetSkillConfigRequest) GetSkillId() string {
@@ -4572,7 +5182,7 @@ type SetSkillConfigResponse struct {
 
 func (x *SetSkillConfigResponse) Reset() {
 	*x = SetSkillConfigResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[73]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4584,7 +5194,7 @@ func (x *SetSkillConfigResponse) String() string {
 func (*SetSkillConfigResponse) ProtoMessage() {}
 
 func (x *SetSkillConfigResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[73]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4597,7 +5207,7 @@ func (x *SetSkillConfigResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetSkillConfigResponse.ProtoReflect.Descriptor instead.
 func (*SetSkillConfigResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{73}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *SetSkillConfigResponse) GetConfigJson() []byte {
@@ -4618,7 +5228,7 @@ type UnsetSkillConfigRequest struct {
 
 func (x *UnsetSkillConfigRequest) Reset() {
 	*x = UnsetSkillConfigRequest{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[74]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4630,7 +5240,7 @@ func (x *UnsetSkillConfigRequest) String() string {
 func (*UnsetSkillConfigRequest) ProtoMessage() {}
 
 func (x *UnsetSkillConfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[74]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4643,7 +5253,7 @@ func (x *UnsetSkillConfigRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnsetSkillConfigRequest.ProtoReflect.Descriptor instead.
 func (*UnsetSkillConfigRequest) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{74}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *UnsetSkillConfigRequest) GetSkillId() string {
@@ -4671,7 +5281,7 @@ type UnsetSkillConfigResponse struct {
 
 func (x *UnsetSkillConfigResponse) Reset() {
 	*x = UnsetSkillConfigResponse{}
-	mi := &file_palyra_host_v1_host_proto_msgTypes[75]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4683,7 +5293,7 @@ func (x *UnsetSkillConfigResponse) String() string {
 func (*UnsetSkillConfigResponse) ProtoMessage() {}
 
 func (x *UnsetSkillConfigResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_palyra_host_v1_host_proto_msgTypes[75]
+	mi := &file_palyra_host_v1_host_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4696,7 +5306,7 @@ func (x *UnsetSkillConfigResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnsetSkillConfigResponse.ProtoReflect.Descriptor instead.
 func (*UnsetSkillConfigResponse) Descriptor() ([]byte, []int) {
-	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{75}
+	return file_palyra_host_v1_host_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *UnsetSkillConfigResponse) GetConfigJson() []byte {
@@ -4907,21 +5517,64 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\aaudited\x18\x01 \x01(\x05R\aaudited\x12 \n" +
 	"\vquarantined\x18\x02 \x01(\x05R\vquarantined\x12\x1f\n" +
 	"\vresult_json\x18\x03 \x01(\fR\n" +
-	"resultJson\"\x83\x01\n" +
+	"resultJson\"\xa4\x01\n" +
 	"\x0fCallToolRequest\x12\x19\n" +
 	"\bskill_id\x18\x01 \x01(\tR\askillId\x12\x17\n" +
 	"\atool_id\x18\x02 \x01(\tR\x06toolId\x12\x1d\n" +
 	"\n" +
 	"input_json\x18\x03 \x01(\fR\tinputJson\x12\x1d\n" +
 	"\n" +
-	"timeout_ms\x18\x04 \x01(\x03R\ttimeoutMs\"\x88\x01\n" +
+	"timeout_ms\x18\x04 \x01(\x03R\ttimeoutMs\x12\x1f\n" +
+	"\vapproval_id\x18\x05 \x01(\tR\n" +
+	"approvalId\"<\n" +
+	"\x0eApprovalReason\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x16\n" +
+	"\x06detail\x18\x02 \x01(\tR\x06detail\"\xf9\x01\n" +
+	"\x0fPendingApproval\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
+	"\bskill_id\x18\x02 \x01(\tR\askillId\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\x12\x17\n" +
+	"\atool_id\x18\x04 \x01(\tR\x06toolId\x12!\n" +
+	"\finput_sha256\x18\x05 \x01(\tR\vinputSha256\x128\n" +
+	"\areasons\x18\x06 \x03(\v2\x1e.palyra.host.v1.ApprovalReasonR\areasons\x12+\n" +
+	"\x12expires_at_unix_ms\x18\a \x01(\x03R\x0fexpiresAtUnixMs\"\x95\x03\n" +
+	"\bApproval\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
+	"\bskill_id\x18\x02 \x01(\tR\askillId\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\x12\x17\n" +
+	"\atool_id\x18\x04 \x01(\tR\x06toolId\x12\x14\n" +
+	"\x05state\x18\x05 \x01(\tR\x05state\x128\n" +
+	"\areasons\x18\x06 \x03(\v2\x1e.palyra.host.v1.ApprovalReasonR\areasons\x12!\n" +
+	"\frequested_by\x18\a \x01(\tR\vrequestedBy\x12/\n" +
+	"\x14requested_at_unix_ms\x18\b \x01(\x03R\x11requestedAtUnixMs\x12+\n" +
+	"\x12expires_at_unix_ms\x18\t \x01(\x03R\x0fexpiresAtUnixMs\x12\x1d\n" +
+	"\n" +
+	"decided_by\x18\n" +
+	" \x01(\tR\tdecidedBy\x12\x16\n" +
+	"\x06reason\x18\v \x01(\tR\x06reason\x12#\n" +
+	"\rapproval_json\x18\f \x01(\fR\fapprovalJson\"G\n" +
+	"\x14ListApprovalsRequest\x12\x14\n" +
+	"\x05state\x18\x01 \x01(\tR\x05state\x12\x19\n" +
+	"\bskill_id\x18\x02 \x01(\tR\askillId\"O\n" +
+	"\x15ListApprovalsResponse\x126\n" +
+	"\tapprovals\x18\x01 \x03(\v2\x18.palyra.host.v1.ApprovalR\tapprovals\"$\n" +
+	"\x12GetApprovalRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"K\n" +
+	"\x13GetApprovalResponse\x124\n" +
+	"\bapproval\x18\x01 \x01(\v2\x18.palyra.host.v1.ApprovalR\bapproval\"Y\n" +
+	"\x15DecideApprovalRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\aapprove\x18\x02 \x01(\bR\aapprove\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"N\n" +
+	"\x16DecideApprovalResponse\x124\n" +
+	"\bapproval\x18\x01 \x01(\v2\x18.palyra.host.v1.ApprovalR\bapproval\"\x88\x01\n" +
 	"\aA2UIRef\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\x12\x18\n" +
 	"\asurface\x18\x02 \x01(\tR\asurface\x12\x1d\n" +
 	"\n" +
 	"patch_json\x18\x03 \x01(\fR\tpatchJson\x12#\n" +
-	"\rdocument_json\x18\x04 \x01(\fR\fdocumentJson\"\xe3\x03\n" +
+	"\rdocument_json\x18\x04 \x01(\fR\fdocumentJson\"\x9e\x04\n" +
 	"\x10CallToolResponse\x12#\n" +
 	"\rinvocation_id\x18\x01 \x01(\tR\finvocationId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
@@ -4936,7 +5589,8 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x19fuel_consumed_lower_bound\x18\t \x01(\bR\x16fuelConsumedLowerBound\x12@\n" +
 	"\vannotations\x18\n" +
 	" \x03(\v2\x1e.palyra.host.v1.HookAnnotationR\vannotations\x125\n" +
-	"\apreview\x18\v \x01(\v2\x1b.palyra.host.v1.HookPreviewR\apreview\"\xa0\x01\n" +
+	"\apreview\x18\v \x01(\v2\x1b.palyra.host.v1.HookPreviewR\apreview\x129\n" +
+	"\apending\x18\f \x01(\v2\x1f.palyra.host.v1.PendingApprovalR\apending\"\xa0\x01\n" +
 	"\x0eHookAnnotation\x12\x17\n" +
 	"\ahook_id\x18\x01 \x01(\tR\x06hookId\x12\x14\n" +
 	"\x05event\x18\x02 \x01(\tR\x05event\x12\x18\n" +
@@ -4946,13 +5600,15 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x05error\x18\x06 \x01(\tR\x05error\":\n" +
 	"\vHookPreview\x12\x17\n" +
 	"\ahook_id\x18\x01 \x01(\tR\x06hookId\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\"x\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\x99\x01\n" +
 	"\x11SubmitFormRequest\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\x12!\n" +
 	"\fcomponent_id\x18\x02 \x01(\tR\vcomponentId\x12\x1f\n" +
 	"\vvalues_json\x18\x03 \x01(\fR\n" +
-	"valuesJson\"\xbe\x01\n" +
+	"valuesJson\x12\x1f\n" +
+	"\vapproval_id\x18\x04 \x01(\tR\n" +
+	"approvalId\"\xbe\x01\n" +
 	"\x10RunInlineRequest\x12\x16\n" +
 	"\x06module\x18\x01 \x01(\fR\x06module\x12\x1f\n" +
 	"\vmodule_name\x18\x02 \x01(\tR\n" +
@@ -5059,7 +5715,7 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x04keys\x18\x02 \x03(\tR\x04keys\";\n" +
 	"\x18UnsetSkillConfigResponse\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
-	"configJson2\xc8\x17\n" +
+	"configJson2\xdf\x19\n" +
 	"\vHostService\x12S\n" +
 	"\n" +
 	"ListSkills\x12!.palyra.host.v1.ListSkillsRequest\x1a\".palyra.host.v1.ListSkillsResponse\x12M\n" +
@@ -5081,7 +5737,10 @@ const file_palyra_host_v1_host_proto_rawDesc = "" +
 	"\x0eUpdateDenyFeed\x12%.palyra.host.v1.UpdateDenyFeedRequest\x1a&.palyra.host.v1.UpdateDenyFeedResponse\x12V\n" +
 	"\vGetDenyFeed\x12\".palyra.host.v1.GetDenyFeedRequest\x1a#.palyra.host.v1.GetDenyFeedResponse\x12P\n" +
 	"\tSetPolicy\x12 .palyra.host.v1.SetPolicyRequest\x1a!.palyra.host.v1.SetPolicyResponse\x12M\n" +
-	"\bCallTool\x12\x1f.palyra.host.v1.CallToolRequest\x1a .palyra.host.v1.CallToolResponse\x12P\n" +
+	"\bCallTool\x12\x1f.palyra.host.v1.CallToolRequest\x1a .palyra.host.v1.CallToolResponse\x12\\\n" +
+	"\rListApprovals\x12$.palyra.host.v1.ListApprovalsRequest\x1a%.palyra.host.v1.ListApprovalsResponse\x12V\n" +
+	"\vGetApproval\x12\".palyra.host.v1.GetApprovalRequest\x1a#.palyra.host.v1.GetApprovalResponse\x12_\n" +
+	"\x0eDecideApproval\x12%.palyra.host.v1.DecideApprovalRequest\x1a&.palyra.host.v1.DecideApprovalResponse\x12P\n" +
 	"\tRunInline\x12 .palyra.host.v1.RunInlineRequest\x1a!.palyra.host.v1.RunInlineResponse\x12S\n" +
 	"\n" +
 	"SubmitForm\x12!.palyra.host.v1.SubmitFormRequest\x1a\".palyra.host.v1.SubmitFormResponse\x12P\n" +
@@ -5113,7 +5772,7 @@ func file_palyra_host_v1_host_proto_rawDescGZIP() []byte {
 	return file_palyra_host_v1_host_proto_rawDescData
 }
 
-var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 77)
+var file_palyra_host_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 86)
 var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*Skill)(nil),                      // 0: palyra.host.v1.Skill
 	(*ListSkillsRequest)(nil),          // 1: palyra.host.v1.ListSkillsRequest
@@ -5156,42 +5815,51 @@ var file_palyra_host_v1_host_proto_goTypes = []any{
 	(*ReauditRequest)(nil),             // 38: palyra.host.v1.ReauditRequest
 	(*ReauditResponse)(nil),            // 39: palyra.host.v1.ReauditResponse
 	(*CallToolRequest)(nil),            // 40: palyra.host.v1.CallToolRequest
-	(*A2UIRef)(nil),                    // 41: palyra.host.v1.A2UIRef
-	(*CallToolResponse)(nil),           // 42: palyra.host.v1.CallToolResponse
-	(*HookAnnotation)(nil),             // 43: palyra.host.v1.HookAnnotation
-	(*HookPreview)(nil),                // 44: palyra.host.v1.HookPreview
-	(*SubmitFormRequest)(nil),          // 45: palyra.host.v1.SubmitFormRequest
-	(*RunInlineRequest)(nil),           // 46: palyra.host.v1.RunInlineRequest
-	(*RunInlineResponse)(nil),          // 47: palyra.host.v1.RunInlineResponse
-	(*SubmitFormResponse)(nil),         // 48: palyra.host.v1.SubmitFormResponse
-	(*HookBinding)(nil),                // 49: palyra.host.v1.HookBinding
-	(*ListHooksRequest)(nil),           // 50: palyra.host.v1.ListHooksRequest
-	(*ListHooksResponse)(nil),          // 51: palyra.host.v1.ListHooksResponse
-	(*BindHookRequest)(nil),            // 52: palyra.host.v1.BindHookRequest
-	(*BindHookResponse)(nil),           // 53: palyra.host.v1.BindHookResponse
-	(*SetHookEnabledRequest)(nil),      // 54: palyra.host.v1.SetHookEnabledRequest
-	(*SetHookEnabledResponse)(nil),     // 55: palyra.host.v1.SetHookEnabledResponse
-	(*RemoveHookRequest)(nil),          // 56: palyra.host.v1.RemoveHookRequest
-	(*RemoveHookResponse)(nil),         // 57: palyra.host.v1.RemoveHookResponse
-	(*FireHooksRequest)(nil),           // 58: palyra.host.v1.FireHooksRequest
-	(*FireHooksResponse)(nil),          // 59: palyra.host.v1.FireHooksResponse
-	(*StreamEventsRequest)(nil),        // 60: palyra.host.v1.StreamEventsRequest
-	(*StreamEventsResponse)(nil),       // 61: palyra.host.v1.StreamEventsResponse
-	(*ListToolsRequest)(nil),           // 62: palyra.host.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),          // 63: palyra.host.v1.ListToolsResponse
-	(*ListSidecarsRequest)(nil),        // 64: palyra.host.v1.ListSidecarsRequest
-	(*ListSidecarsResponse)(nil),       // 65: palyra.host.v1.ListSidecarsResponse
-	(*GetSkillMetricsRequest)(nil),     // 66: palyra.host.v1.GetSkillMetricsRequest
-	(*GetSkillMetricsResponse)(nil),    // 67: palyra.host.v1.GetSkillMetricsResponse
-	(*GetClusterRequest)(nil),          // 68: palyra.host.v1.GetClusterRequest
-	(*GetClusterResponse)(nil),         // 69: palyra.host.v1.GetClusterResponse
-	(*GetSkillConfigRequest)(nil),      // 70: palyra.host.v1.GetSkillConfigRequest
-	(*GetSkillConfigResponse)(nil),     // 71: palyra.host.v1.GetSkillConfigResponse
-	(*SetSkillConfigRequest)(nil),      // 72: palyra.host.v1.SetSkillConfigRequest
-	(*SetSkillConfigResponse)(nil),     // 73: palyra.host.v1.SetSkillConfigResponse
-	(*UnsetSkillConfigRequest)(nil),    // 74: palyra.host.v1.UnsetSkillConfigRequest
-	(*UnsetSkillConfigResponse)(nil),   // 75: palyra.host.v1.UnsetSkillConfigResponse
-	nil,                                // 76: palyra.host.v1.SetSkillConfigRequest.ValuesJsonEntry
+	(*ApprovalReason)(nil),             // 41: palyra.host.v1.ApprovalReason
+	(*PendingApproval)(nil),            // 42: palyra.host.v1.PendingApproval
+	(*Approval)(nil),                   // 43: palyra.host.v1.Approval
+	(*ListApprovalsRequest)(nil),       // 44: palyra.host.v1.ListApprovalsRequest
+	(*ListApprovalsResponse)(nil),      // 45: palyra.host.v1.ListApprovalsResponse
+	(*GetApprovalRequest)(nil),         // 46: palyra.host.v1.GetApprovalRequest
+	(*GetApprovalResponse)(nil),        // 47: palyra.host.v1.GetApprovalResponse
+	(*DecideApprovalRequest)(nil),      // 48: palyra.host.v1.DecideApprovalRequest
+	(*DecideApprovalResponse)(nil),     // 49: palyra.host.v1.DecideApprovalResponse
+	(*A2UIRef)(nil),                    // 50: palyra.host.v1.A2UIRef
+	(*CallToolResponse)(nil),           // 51: palyra.host.v1.CallToolResponse
+	(*HookAnnotation)(nil),             // 52: palyra.host.v1.HookAnnotation
+	(*HookPreview)(nil),                // 53: palyra.host.v1.HookPreview
+	(*SubmitFormRequest)(nil),          // 54: palyra.host.v1.SubmitFormRequest
+	(*RunInlineRequest)(nil),           // 55: palyra.host.v1.RunInlineRequest
+	(*RunInlineResponse)(nil),          // 56: palyra.host.v1.RunInlineResponse
+	(*SubmitFormResponse)(nil),         // 57: palyra.host.v1.SubmitFormResponse
+	(*HookBinding)(nil),                // 58: palyra.host.v1.HookBinding
+	(*ListHooksRequest)(nil),           // 59: palyra.host.v1.ListHooksRequest
+	(*ListHooksResponse)(nil),          // 60: palyra.host.v1.ListHooksResponse
+	(*BindHookRequest)(nil),            // 61: palyra.host.v1.BindHookRequest
+	(*BindHookResponse)(nil),           // 62: palyra.host.v1.BindHookResponse
+	(*SetHookEnabledRequest)(nil),      // 63: palyra.host.v1.SetHookEnabledRequest
+	(*SetHookEnabledResponse)(nil),     // 64: palyra.host.v1.SetHookEnabledResponse
+	(*RemoveHookRequest)(nil),          // 65: palyra.host.v1.RemoveHookRequest
+	(*RemoveHookResponse)(nil),         // 66: palyra.host.v1.RemoveHookResponse
+	(*FireHooksRequest)(nil),           // 67: palyra.host.v1.FireHooksRequest
+	(*FireHooksResponse)(nil),          // 68: palyra.host.v1.FireHooksResponse
+	(*StreamEventsRequest)(nil),        // 69: palyra.host.v1.StreamEventsRequest
+	(*StreamEventsResponse)(nil),       // 70: palyra.host.v1.StreamEventsResponse
+	(*ListToolsRequest)(nil),           // 71: palyra.host.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),          // 72: palyra.host.v1.ListToolsResponse
+	(*ListSidecarsRequest)(nil),        // 73: palyra.host.v1.ListSidecarsRequest
+	(*ListSidecarsResponse)(nil),       // 74: palyra.host.v1.ListSidecarsResponse
+	(*GetSkillMetricsRequest)(nil),     // 75: palyra.host.v1.GetSkillMetricsRequest
+	(*GetSkillMetricsResponse)(nil),    // 76: palyra.host.v1.GetSkillMetricsResponse
+	(*GetClusterRequest)(nil),          // 77: palyra.host.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),         // 78: palyra.host.v1.GetClusterResponse
+	(*GetSkillConfigRequest)(nil),      // 79: palyra.host.v1.GetSkillConfigRequest
+	(*GetSkillConfigResponse)(nil),     // 80: palyra.host.v1.GetSkillConfigResponse
+	(*SetSkillConfigRequest)(nil),      // 81: palyra.host.v1.SetSkillConfigRequest
+	(*SetSkillConfigResponse)(nil),     // 82: palyra.host.v1.SetSkillConfigResponse
+	(*UnsetSkillConfigRequest)(nil),    // 83: palyra.host.v1.UnsetSkillConfigRequest
+	(*UnsetSkillConfigResponse)(nil),   // 84: palyra.host.v1.UnsetSkillConfigResponse
+	nil,                                // 85: palyra.host.v1.SetSkillConfigRequest.ValuesJsonEntry
 }
 var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	0,  // 0: palyra.host.v1.ListSkillsResponse.skills:type_name -> palyra.host.v1.Skill
@@ -5202,89 +5870,101 @@ var file_palyra_host_v1_host_proto_depIdxs = []int32{
 	19, // 5: palyra.host.v1.EnableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
 	19, // 6: palyra.host.v1.ApproveSkillReviewResponse.status:type_name -> palyra.host.v1.StatusChange
 	19, // 7: palyra.host.v1.DisableSkillResponse.status:type_name -> palyra.host.v1.StatusChange
-	41, // 8: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
-	43, // 9: palyra.host.v1.CallToolResponse.annotations:type_name -> palyra.host.v1.HookAnnotation
-	44, // 10: palyra.host.v1.CallToolResponse.preview:type_name -> palyra.host.v1.HookPreview
-	42, // 11: palyra.host.v1.RunInlineResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	42, // 12: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
-	49, // 13: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
-	49, // 14: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
-	49, // 15: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
-	49, // 16: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
-	76, // 17: palyra.host.v1.SetSkillConfigRequest.values_json:type_name -> palyra.host.v1.SetSkillConfigRequest.ValuesJsonEntry
-	1,  // 18: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
-	3,  // 19: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
-	5,  // 20: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
-	15, // 21: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
-	17, // 22: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
-	20, // 23: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
-	22, // 24: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
-	24, // 25: palyra.host.v1.HostService.ApproveSkillReview:input_type -> palyra.host.v1.ApproveSkillReviewRequest
-	70, // 26: palyra.host.v1.HostService.GetSkillConfig:input_type -> palyra.host.v1.GetSkillConfigRequest
-	72, // 27: palyra.host.v1.HostService.SetSkillConfig:input_type -> palyra.host.v1.SetSkillConfigRequest
-	74, // 28: palyra.host.v1.HostService.UnsetSkillConfig:input_type -> palyra.host.v1.UnsetSkillConfigRequest
-	26, // 29: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
-	28, // 30: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
-	38, // 31: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
-	30, // 32: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
-	32, // 33: palyra.host.v1.HostService.UpdateDenyFeed:input_type -> palyra.host.v1.UpdateDenyFeedRequest
-	34, // 34: palyra.host.v1.HostService.GetDenyFeed:input_type -> palyra.host.v1.GetDenyFeedRequest
-	36, // 35: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
-	40, // 36: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
-	46, // 37: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
-	45, // 38: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
-	50, // 39: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
-	52, // 40: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
-	54, // 41: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
-	56, // 42: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
-	58, // 43: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
-	60, // 44: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
-	62, // 45: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
-	64, // 46: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
-	66, // 47: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
-	7,  // 48: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
-	10, // 49: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
-	12, // 50: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
-	68, // 51: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
-	2,  // 52: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
-	4,  // 53: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
-	14, // 54: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
-	16, // 55: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
-	18, // 56: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
-	21, // 57: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
-	23, // 58: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
-	25, // 59: palyra.host.v1.HostService.ApproveSkillReview:output_type -> palyra.host.v1.ApproveSkillReviewResponse
-	71, // 60: palyra.host.v1.HostService.GetSkillConfig:output_type -> palyra.host.v1.GetSkillConfigResponse
-	73, // 61: palyra.host.v1.HostService.SetSkillConfig:output_type -> palyra.host.v1.SetSkillConfigResponse
-	75, // 62: palyra.host.v1.HostService.UnsetSkillConfig:output_type -> palyra.host.v1.UnsetSkillConfigResponse
-	27, // 63: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
-	29, // 64: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
-	39, // 65: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
-	31, // 66: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
-	33, // 67: palyra.host.v1.HostService.UpdateDenyFeed:output_type -> palyra.host.v1.UpdateDenyFeedResponse
-	35, // 68: palyra.host.v1.HostService.GetDenyFeed:output_type -> palyra.host.v1.GetDenyFeedResponse
-	37, // 69: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
-	42, // 70: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
-	47, // 71: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
-	48, // 72: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
-	51, // 73: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
-	53, // 74: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
-	55, // 75: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
-	57, // 76: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
-	59, // 77: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
-	61, // 78: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
-	63, // 79: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
-	65, // 80: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
-	67, // 81: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
-	9,  // 82: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
-	11, // 83: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
-	13, // 84: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
-	69, // 85: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
-	52, // [52:86] is the sub-list for method output_type
-	18, // [18:52] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	41, // 8: palyra.host.v1.PendingApproval.reasons:type_name -> palyra.host.v1.ApprovalReason
+	41, // 9: palyra.host.v1.Approval.reasons:type_name -> palyra.host.v1.ApprovalReason
+	43, // 10: palyra.host.v1.ListApprovalsResponse.approvals:type_name -> palyra.host.v1.Approval
+	43, // 11: palyra.host.v1.GetApprovalResponse.approval:type_name -> palyra.host.v1.Approval
+	43, // 12: palyra.host.v1.DecideApprovalResponse.approval:type_name -> palyra.host.v1.Approval
+	50, // 13: palyra.host.v1.CallToolResponse.a2ui:type_name -> palyra.host.v1.A2UIRef
+	52, // 14: palyra.host.v1.CallToolResponse.annotations:type_name -> palyra.host.v1.HookAnnotation
+	53, // 15: palyra.host.v1.CallToolResponse.preview:type_name -> palyra.host.v1.HookPreview
+	42, // 16: palyra.host.v1.CallToolResponse.pending:type_name -> palyra.host.v1.PendingApproval
+	51, // 17: palyra.host.v1.RunInlineResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	51, // 18: palyra.host.v1.SubmitFormResponse.result:type_name -> palyra.host.v1.CallToolResponse
+	58, // 19: palyra.host.v1.ListHooksResponse.bindings:type_name -> palyra.host.v1.HookBinding
+	58, // 20: palyra.host.v1.BindHookRequest.binding:type_name -> palyra.host.v1.HookBinding
+	58, // 21: palyra.host.v1.BindHookResponse.binding:type_name -> palyra.host.v1.HookBinding
+	58, // 22: palyra.host.v1.SetHookEnabledResponse.binding:type_name -> palyra.host.v1.HookBinding
+	85, // 23: palyra.host.v1.SetSkillConfigRequest.values_json:type_name -> palyra.host.v1.SetSkillConfigRequest.ValuesJsonEntry
+	1,  // 24: palyra.host.v1.HostService.ListSkills:input_type -> palyra.host.v1.ListSkillsRequest
+	3,  // 25: palyra.host.v1.HostService.GetSkill:input_type -> palyra.host.v1.GetSkillRequest
+	5,  // 26: palyra.host.v1.HostService.InstallSkill:input_type -> palyra.host.v1.InstallSkillRequest
+	15, // 27: palyra.host.v1.HostService.VerifySkill:input_type -> palyra.host.v1.VerifySkillRequest
+	17, // 28: palyra.host.v1.HostService.AuditSkill:input_type -> palyra.host.v1.AuditSkillRequest
+	20, // 29: palyra.host.v1.HostService.QuarantineSkill:input_type -> palyra.host.v1.QuarantineSkillRequest
+	22, // 30: palyra.host.v1.HostService.EnableSkill:input_type -> palyra.host.v1.EnableSkillRequest
+	24, // 31: palyra.host.v1.HostService.ApproveSkillReview:input_type -> palyra.host.v1.ApproveSkillReviewRequest
+	79, // 32: palyra.host.v1.HostService.GetSkillConfig:input_type -> palyra.host.v1.GetSkillConfigRequest
+	81, // 33: palyra.host.v1.HostService.SetSkillConfig:input_type -> palyra.host.v1.SetSkillConfigRequest
+	83, // 34: palyra.host.v1.HostService.UnsetSkillConfig:input_type -> palyra.host.v1.UnsetSkillConfigRequest
+	26, // 35: palyra.host.v1.HostService.DisableSkill:input_type -> palyra.host.v1.DisableSkillRequest
+	28, // 36: palyra.host.v1.HostService.RemoveSkill:input_type -> palyra.host.v1.RemoveSkillRequest
+	38, // 37: palyra.host.v1.HostService.Reaudit:input_type -> palyra.host.v1.ReauditRequest
+	30, // 38: palyra.host.v1.HostService.RotateTrust:input_type -> palyra.host.v1.RotateTrustRequest
+	32, // 39: palyra.host.v1.HostService.UpdateDenyFeed:input_type -> palyra.host.v1.UpdateDenyFeedRequest
+	34, // 40: palyra.host.v1.HostService.GetDenyFeed:input_type -> palyra.host.v1.GetDenyFeedRequest
+	36, // 41: palyra.host.v1.HostService.SetPolicy:input_type -> palyra.host.v1.SetPolicyRequest
+	40, // 42: palyra.host.v1.HostService.CallTool:input_type -> palyra.host.v1.CallToolRequest
+	44, // 43: palyra.host.v1.HostService.ListApprovals:input_type -> palyra.host.v1.ListApprovalsRequest
+	46, // 44: palyra.host.v1.HostService.GetApproval:input_type -> palyra.host.v1.GetApprovalRequest
+	48, // 45: palyra.host.v1.HostService.DecideApproval:input_type -> palyra.host.v1.DecideApprovalRequest
+	55, // 46: palyra.host.v1.HostService.RunInline:input_type -> palyra.host.v1.RunInlineRequest
+	54, // 47: palyra.host.v1.HostService.SubmitForm:input_type -> palyra.host.v1.SubmitFormRequest
+	59, // 48: palyra.host.v1.HostService.ListHooks:input_type -> palyra.host.v1.ListHooksRequest
+	61, // 49: palyra.host.v1.HostService.BindHook:input_type -> palyra.host.v1.BindHookRequest
+	63, // 50: palyra.host.v1.HostService.SetHookEnabled:input_type -> palyra.host.v1.SetHookEnabledRequest
+	65, // 51: palyra.host.v1.HostService.RemoveHook:input_type -> palyra.host.v1.RemoveHookRequest
+	67, // 52: palyra.host.v1.HostService.FireHooks:input_type -> palyra.host.v1.FireHooksRequest
+	69, // 53: palyra.host.v1.HostService.StreamEvents:input_type -> palyra.host.v1.StreamEventsRequest
+	71, // 54: palyra.host.v1.HostService.ListTools:input_type -> palyra.host.v1.ListToolsRequest
+	73, // 55: palyra.host.v1.HostService.ListSidecars:input_type -> palyra.host.v1.ListSidecarsRequest
+	75, // 56: palyra.host.v1.HostService.GetSkillMetrics:input_type -> palyra.host.v1.GetSkillMetricsRequest
+	7,  // 57: palyra.host.v1.HostService.ListOutdated:input_type -> palyra.host.v1.ListOutdatedRequest
+	10, // 58: palyra.host.v1.HostService.UpdateSkill:input_type -> palyra.host.v1.UpdateSkillRequest
+	12, // 59: palyra.host.v1.HostService.Apply:input_type -> palyra.host.v1.ApplyRequest
+	77, // 60: palyra.host.v1.HostService.GetCluster:input_type -> palyra.host.v1.GetClusterRequest
+	2,  // 61: palyra.host.v1.HostService.ListSkills:output_type -> palyra.host.v1.ListSkillsResponse
+	4,  // 62: palyra.host.v1.HostService.GetSkill:output_type -> palyra.host.v1.GetSkillResponse
+	14, // 63: palyra.host.v1.HostService.InstallSkill:output_type -> palyra.host.v1.InstallSkillResponse
+	16, // 64: palyra.host.v1.HostService.VerifySkill:output_type -> palyra.host.v1.VerifySkillResponse
+	18, // 65: palyra.host.v1.HostService.AuditSkill:output_type -> palyra.host.v1.AuditSkillResponse
+	21, // 66: palyra.host.v1.HostService.QuarantineSkill:output_type -> palyra.host.v1.QuarantineSkillResponse
+	23, // 67: palyra.host.v1.HostService.EnableSkill:output_type -> palyra.host.v1.EnableSkillResponse
+	25, // 68: palyra.host.v1.HostService.ApproveSkillReview:output_type -> palyra.host.v1.ApproveSkillReviewResponse
+	80, // 69: palyra.host.v1.HostService.GetSkillConfig:output_type -> palyra.host.v1.GetSkillConfigResponse
+	82, // 70: palyra.host.v1.HostService.SetSkillConfig:output_type -> palyra.host.v1.SetSkillConfigResponse
+	84, // 71: palyra.host.v1.HostService.UnsetSkillConfig:output_type -> palyra.host.v1.UnsetSkillConfigResponse
+	27, // 72: palyra.host.v1.HostService.DisableSkill:output_type -> palyra.host.v1.DisableSkillResponse
+	29, // 73: palyra.host.v1.HostService.RemoveSkill:output_type -> palyra.host.v1.RemoveSkillResponse
+	39, // 74: palyra.host.v1.HostService.Reaudit:output_type -> palyra.host.v1.ReauditResponse
+	31, // 75: palyra.host.v1.HostService.RotateTrust:output_type -> palyra.host.v1.RotateTrustResponse
+	33, // 76: palyra.host.v1.HostService.UpdateDenyFeed:output_type -> palyra.host.v1.UpdateDenyFeedResponse
+	35, // 77: palyra.host.v1.HostService.GetDenyFeed:output_type -> palyra.host.v1.GetDenyFeedResponse
+	37, // 78: palyra.host.v1.HostService.SetPolicy:output_type -> palyra.host.v1.SetPolicyResponse
+	51, // 79: palyra.host.v1.HostService.CallTool:output_type -> palyra.host.v1.CallToolResponse
+	45, // 80: palyra.host.v1.HostService.ListApprovals:output_type -> palyra.host.v1.ListApprovalsResponse
+	47, // 81: palyra.host.v1.HostService.GetApproval:output_type -> palyra.host.v1.GetApprovalResponse
+	49, // 82: palyra.host.v1.HostService.DecideApproval:output_type -> palyra.host.v1.DecideApprovalResponse
+	56, // 83: palyra.host.v1.HostService.RunInline:output_type -> palyra.host.v1.RunInlineResponse
+	57, // 84: palyra.host.v1.HostService.SubmitForm:output_type -> palyra.host.v1.SubmitFormResponse
+	60, // 85: palyra.host.v1.HostService.ListHooks:output_type -> palyra.host.v1.ListHooksResponse
+	62, // 86: palyra.host.v1.HostService.BindHook:output_type -> palyra.host.v1.BindHookResponse
+	64, // 87: palyra.host.v1.HostService.SetHookEnabled:output_type -> palyra.host.v1.SetHookEnabledResponse
+	66, // 88: palyra.host.v1.HostService.RemoveHook:output_type -> palyra.host.v1.RemoveHookResponse
+	68, // 89: palyra.host.v1.HostService.FireHooks:output_type -> palyra.host.v1.FireHooksResponse
+	70, // 90: palyra.host.v1.HostService.StreamEvents:output_type -> palyra.host.v1.StreamEventsResponse
+	72, // 91: palyra.host.v1.HostService.ListTools:output_type -> palyra.host.v1.ListToolsResponse
+	74, // 92: palyra.host.v1.HostService.ListSidecars:output_type -> palyra.host.v1.ListSidecarsResponse
+	76, // 93: palyra.host.v1.HostService.GetSkillMetrics:output_type -> palyra.host.v1.GetSkillMetricsResponse
+	9,  // 94: palyra.host.v1.HostService.ListOutdated:output_type -> palyra.host.v1.ListOutdatedResponse
+	11, // 95: palyra.host.v1.HostService.UpdateSkill:output_type -> palyra.host.v1.UpdateSkillResponse
+	13, // 96: palyra.host.v1.HostService.Apply:output_type -> palyra.host.v1.ApplyResponse
+	78, // 97: palyra.host.v1.HostService.GetCluster:output_type -> palyra.host.v1.GetClusterResponse
+	61, // [61:98] is the sub-list for method output_type
+	24, // [24:61] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_palyra_host_v1_host_proto_init() }
@@ -5292,15 +5972,15 @@ func file_palyra_host_v1_host_proto_init() {
 	if File_palyra_host_v1_host_proto != nil {
 		return
 	}
-	file_palyra_host_v1_host_proto_msgTypes[49].OneofWrappers = []any{}
-	file_palyra_host_v1_host_proto_msgTypes[60].OneofWrappers = []any{}
+	file_palyra_host_v1_host_proto_msgTypes[58].OneofWrappers = []any{}
+	file_palyra_host_v1_host_proto_msgTypes[69].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_palyra_host_v1_host_proto_rawDesc), len(file_palyra_host_v1_host_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   77,
+			NumMessages:   86,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -51,6 +51,9 @@ const (
 	HostService_GetDenyFeed_FullMethodName        = "/palyra.host.v1.HostService/GetDenyFeed"
 	HostService_SetPolicy_FullMethodName          = "/palyra.host.v1.HostService/SetPolicy"
 	HostService_CallTool_FullMethodName           = "/palyra.host.v1.HostService/CallTool"
+	HostService_ListApprovals_FullMethodName      = "/palyra.host.v1.HostService/ListApprovals"
+	HostService_GetApproval_FullMethodName        = "/palyra.host.v1.HostService/GetApproval"
+	HostService_DecideApproval_FullMethodName     = "/palyra.host.v1.HostService/DecideApproval"
 	HostService_RunInline_FullMethodName          = "/palyra.host.v1.HostService/RunInline"
 	HostService_SubmitForm_FullMethodName         = "/palyra.host.v1.HostService/SubmitForm"
 	HostService_ListHooks_FullMethodName          = "/palyra.host.v1.HostService/ListHooks"
@@ -119,8 +122,17 @@ type HostServiceClient interface {
 	GetDenyFeed(ctx context.Context, in *GetDenyFeedRequest, opts ...grpc.CallOption) (*GetDenyFeedResponse, error)
 	// SetPolicy replaces the operator profile (policy.toml), live.
 	SetPolicy(ctx context.Context, in *SetPolicyRequest, opts ...grpc.CallOption) (*SetPolicyResponse, error)
-	// CallTool runs a tool of the current version of a skill.
+	// CallTool runs a tool of the current version of a skill. A call that
+	// needs approval does not run: the response has pending set (and nothing
+	// else); the same call with approval_id runs once it is approved.
 	CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error)
+	// ListApprovals lists the approvals kept, newest first.
+	ListApprovals(ctx context.Context, in *ListApprovalsRequest, opts ...grpc.CallOption) (*ListApprovalsResponse, error)
+	// GetApproval shows one approval.
+	GetApproval(ctx context.Context, in *GetApprovalRequest, opts ...grpc.CallOption) (*GetApprovalResponse, error)
+	// DecideApproval approves or denies a pending approval (a reason is
+	// required to deny).
+	DecideApproval(ctx context.Context, in *DecideApprovalRequest, opts ...grpc.CallOption) (*DecideApprovalResponse, error)
 	// RunInline runs a tool of an inline module: an unpackaged, unsigned
 	// module sent with the request, under the skill.toml sent (or a default
 	// one), with the checks of CallTool and nothing installed. Refused
@@ -363,6 +375,36 @@ func (c *hostServiceClient) CallTool(ctx context.Context, in *CallToolRequest, o
 	return out, nil
 }
 
+func (c *hostServiceClient) ListApprovals(ctx context.Context, in *ListApprovalsRequest, opts ...grpc.CallOption) (*ListApprovalsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListApprovalsResponse)
+	err := c.cc.Invoke(ctx, HostService_ListApprovals_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) GetApproval(ctx context.Context, in *GetApprovalRequest, opts ...grpc.CallOption) (*GetApprovalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetApprovalResponse)
+	err := c.cc.Invoke(ctx, HostService_GetApproval_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) DecideApproval(ctx context.Context, in *DecideApprovalRequest, opts ...grpc.CallOption) (*DecideApprovalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DecideApprovalResponse)
+	err := c.cc.Invoke(ctx, HostService_DecideApproval_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *hostServiceClient) RunInline(ctx context.Context, in *RunInlineRequest, opts ...grpc.CallOption) (*RunInlineResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(RunInlineResponse)
@@ -573,8 +615,17 @@ type HostServiceServer interface {
 	GetDenyFeed(context.Context, *GetDenyFeedRequest) (*GetDenyFeedResponse, error)
 	// SetPolicy replaces the operator profile (policy.toml), live.
 	SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error)
-	// CallTool runs a tool of the current version of a skill.
+	// CallTool runs a tool of the current version of a skill. A call that
+	// needs approval does not run: the response has pending set (and nothing
+	// else); the same call with approval_id runs once it is approved.
 	CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error)
+	// ListApprovals lists the approvals kept, newest first.
+	ListApprovals(context.Context, *ListApprovalsRequest) (*ListApprovalsResponse, error)
+	// GetApproval shows one approval.
+	GetApproval(context.Context, *GetApprovalRequest) (*GetApprovalResponse, error)
+	// DecideApproval approves or denies a pending approval (a reason is
+	// required to deny).
+	DecideApproval(context.Context, *DecideApprovalRequest) (*DecideApprovalResponse, error)
 	// RunInline runs a tool of an inline module: an unpackaged, unsigned
 	// module sent with the request, under the skill.toml sent (or a default
 	// one), with the checks of CallTool and nothing installed. Refused
@@ -683,6 +734,15 @@ func (UnimplementedHostServiceServer) SetPolicy(context.Context, *SetPolicyReque
 }
 func (UnimplementedHostServiceServer) CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CallTool not implemented")
+}
+func (UnimplementedHostServiceServer) ListApprovals(context.Context, *ListApprovalsRequest) (*ListApprovalsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListApprovals not implemented")
+}
+func (UnimplementedHostServiceServer) GetApproval(context.Context, *GetApprovalRequest) (*GetApprovalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetApproval not implemented")
+}
+func (UnimplementedHostServiceServer) DecideApproval(context.Context, *DecideApprovalRequest) (*DecideApprovalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DecideApproval not implemented")
 }
 func (UnimplementedHostServiceServer) RunInline(context.Context, *RunInlineRequest) (*RunInlineResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RunInline not implemented")
@@ -1092,6 +1152,60 @@ func _HostService_CallTool_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_ListApprovals_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListApprovalsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).ListApprovals(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_ListApprovals_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).ListApprovals(ctx, req.(*ListApprovalsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_GetApproval_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetApprovalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).GetApproval(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_GetApproval_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).GetApproval(ctx, req.(*GetApprovalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_DecideApproval_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DecideApprovalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).DecideApproval(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_DecideApproval_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).DecideApproval(ctx, req.(*DecideApprovalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _HostService_RunInline_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(RunInlineRequest)
 	if err := dec(in); err != nil {
@@ -1437,6 +1551,18 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CallTool",
 			Handler:    _HostService_CallTool_Handler,
+		},
+		{
+			MethodName: "ListApprovals",
+			Handler:    _HostService_ListApprovals_Handler,
+		},
+		{
+			MethodName: "GetApproval",
+			Handler:    _HostService_GetApproval_Handler,
+		},
+		{
+			MethodName: "DecideApproval",
+			Handler:    _HostService_DecideApproval_Handler,
 		},
 		{
 			MethodName: "RunInline",
