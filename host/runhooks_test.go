@@ -230,8 +230,12 @@ func TestRunHookDecisions(t *testing.T) {
 		{"before_run block", hooks.EventRunBeforeRun, "acme.e30", "", 0, want{code: "blocked_by_hook", hookID: "t.hook", reason: "r30"}},
 		{"before_tool block", hooks.EventRunBeforeTool, "acme.e30", "", 0, want{code: "blocked_by_hook", hookID: "t.hook", reason: "r30", afterRun: true}},
 		{"before_delivery block withholds the output", hooks.EventRunBeforeDelivery, "acme.e30", "", 0, want{code: "blocked_by_hook", hookID: "t.hook", reason: "r30"}},
-		{"before_run approval", hooks.EventRunBeforeRun, "acme.e20", "", 0, want{code: "approval_requested_by_hook", hookID: "t.hook", reason: "r20"}},
-		{"before_tool approval", hooks.EventRunBeforeTool, "acme.e20", "", 0, want{code: "approval_requested_by_hook", hookID: "t.hook", reason: "r20"}},
+		// A before phase's request holds the call as a pending approval
+		// (TestRunHookApproval follows one to its approved run).
+		{"before_run approval", hooks.EventRunBeforeRun, "acme.e20", "", 0, want{code: "approval_pending", hookID: "t.hook", reason: "r20"}},
+		{"before_tool approval", hooks.EventRunBeforeTool, "acme.e20", "", 0, want{code: "approval_pending", hookID: "t.hook", reason: "r20"}},
+		// After the tool ran there is nothing left to hold: the result is
+		// withheld and the hook's request is the error.
 		{"before_delivery approval", hooks.EventRunBeforeDelivery, "acme.e20", "", 0, want{code: "approval_requested_by_hook", hookID: "t.hook", reason: "r20"}},
 		{"before_run annotate", hooks.EventRunBeforeRun, "acme.e10", "", 0, want{output: true, annots: []host.HookAnnotation{ann("t.hook", hooks.EventRunBeforeRun, "r10")}}},
 		{"before_tool annotate", hooks.EventRunBeforeTool, "acme.e10", "", 0, want{output: true, annots: []host.HookAnnotation{ann("t.hook", hooks.EventRunBeforeTool, "r10")}}},
@@ -278,6 +282,12 @@ func TestRunHookDecisions(t *testing.T) {
 				if !errors.As(err, &ar) || !errors.Is(err, host.ErrApprovalRequested) || ar.HookID != tc.want.hookID || ar.Reason != tc.want.reason ||
 					ar.SkillID != "palyra.echo" || ar.ToolID != "palyra.echo" || ar.Version == "" || ar.InputSHA256 != hex.EncodeToString(sum[:]) {
 					t.Fatalf("error %v (%+v): want a *HookApprovalRequest of hook %s, reason %q, for the echo call", err, ar, tc.want.hookID, tc.want.reason)
+				}
+			case "approval_pending":
+				pa := host.PendingApprovalOf(err)
+				want := host.HookApprovalReason(tc.want.hookID, tc.want.reason)
+				if pa == nil || res == nil || res.Pending == nil || res.Pending.ID != pa.ID || !slices.Contains(pa.Reasons, want) {
+					t.Fatalf("call: %+v, %v: want a pending approval with the reason %+v", res, err, want)
 				}
 			case "run_hook_failed":
 				var fe *host.HookFailureError
@@ -508,4 +518,61 @@ func TestRunHookFormSubmit(t *testing.T) {
 	if _, err := h.SubmitForm(ctx, submit); !errors.Is(err, host.ErrBlockedByHook) {
 		t.Fatalf("submit with a blocking hook: %v", err)
 	}
+}
+
+// TestRunHookApproval follows a call a run hook holds for approval: the
+// call is pending with the hook's reason and did not run; approved, it
+// runs once with its approval (the hook asks again, and the approval
+// answers it), and the after phases see the tool run. A block in a later
+// before phase outweighs an earlier phase's request: nothing is held
+// for a call that would be blocked anyway.
+func TestRunHookApproval(t *testing.T) {
+	ctx := context.Background()
+	h, log := openRunHookHost(t, "acme.e0", "acme.e20", "acme.e30")
+	t.Run("held, approved, run", func(t *testing.T) {
+		bindRun(t, h,
+			host.HookBinding{HookID: "a.ask", Event: hooks.EventRunBeforeTool, PluginID: "acme.e20"},
+			host.HookBinding{HookID: "b.after", Event: hooks.EventRunAfterTool, PluginID: "acme.e0"})
+		log.take()
+		res, err := callEcho(h)
+		pa := host.PendingApprovalOf(err)
+		if pa == nil || res == nil || res.Pending == nil || len(res.Output) > 0 {
+			t.Fatalf("call: %+v, %v: want a pending approval and no output", res, err)
+		}
+		if outs := log.take(); len(outs) != 1 || outs[0].HookID != "a.ask" {
+			t.Fatalf("outcomes of the held call %+v: want a.ask only (no after phase for a call that did not run)", outs)
+		}
+		if _, err := h.DecideApproval(ctx, host.DecideRequest{ID: pa.ID, Approve: true, Reason: "looked fine"}); err != nil {
+			t.Fatal(err)
+		}
+		res, err = h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(echoIn), ApprovalID: pa.ID})
+		if err != nil || !strings.Contains(string(res.Output), `"hi"`) {
+			t.Fatalf("the approved call: %+v, %v", res, err)
+		}
+		outs := log.take()
+		if !slices.ContainsFunc(outs, func(o hooks.Outcome) bool { return o.HookID == "a.ask" }) ||
+			!slices.ContainsFunc(outs, func(o hooks.Outcome) bool { return o.HookID == "b.after" }) {
+			t.Fatalf("outcomes of the approved call %+v: want a.ask asked again and b.after fired", outs)
+		}
+		if _, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(echoIn), ApprovalID: pa.ID}); errcode.Of(err) != "approval_used" {
+			t.Fatalf("the approval used twice: %v, want approval_used", err)
+		}
+	})
+	t.Run("a later block outweighs a request", func(t *testing.T) {
+		bindRun(t, h,
+			host.HookBinding{HookID: "a.ask", Event: hooks.EventRunBeforeRun, PluginID: "acme.e20"},
+			host.HookBinding{HookID: "b.block", Event: hooks.EventRunBeforeTool, PluginID: "acme.e30"})
+		res, err := callEcho(h)
+		if errcode.Of(err) != "blocked_by_hook" || host.PendingApprovalOf(err) != nil {
+			t.Fatalf("call: %+v, %v: want blocked_by_hook and no approval", res, err)
+		}
+		list, err := h.Approvals(ctx, host.ApprovalsRequest{State: "pending"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first subtest's approval was used: nothing may be pending.
+		if len(list.Approvals) != 0 {
+			t.Fatalf("a blocked call left pending approvals: %+v", list.Approvals)
+		}
+	})
 }
