@@ -91,8 +91,10 @@
 // handed back, and run:after_run at the end, also when the call failed
 // or a hook stopped it. The host fires each phase with Fire and applies
 // the resolution: block fails the call with blocked_by_hook naming the
-// hook and its reason; request_approval leaves it not run
-// (approval_requested_by_hook, a value the approvals code takes over);
+// hook and its reason; request_approval in a before phase holds it as a
+// pending approval of the host's approval step (at before_delivery, where
+// the tool already ran, it withholds the result:
+// approval_requested_by_hook);
 // fail_run fails it with run_failed_by_hook and the hook's exit code;
 // annotate attaches the hook's message to the call's result;
 // transform_preview (run:before_delivery only) sets the result's preview,
