@@ -17,6 +17,7 @@ import (
 	"github.com/palyra-go/palyra/host/a2ui"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/broker"
+	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/supervisor"
@@ -31,6 +32,13 @@ import (
 // ErrInlineNotAllowed is an inline run on a host whose operator profile
 // does not set [dev] allow_inline = true (policy.ErrInlineNotAllowed).
 var ErrInlineNotAllowed = policy.ErrInlineNotAllowed
+
+// ErrInlineNeedsApproval is an inline run of a tool that needs a human's
+// approval (its risk flags, a capability class the profile marks
+// require_approval). An approval is bound to an installed version, and an
+// inline module is none, so the run is refused, as Palyra refuses inline
+// code that no approval channel can approve.
+var ErrInlineNeedsApproval = errcode.New("inline_needs_approval", "the inline tool needs approval, which an inline run cannot wait for")
 
 // InlineSkillPrefix starts the skill id an inline run's sidecar, broker
 // invocation and storage key space use: "dev:" and the manifest's skill
@@ -253,6 +261,9 @@ func (h *Host) checkInline(req InlineRunRequest) (*inlineRun, error) {
 	}
 	if err := sch.ValidateInputJSON(input); err != nil {
 		return nil, fmt.Errorf("host: %w: %s: %v", ErrInvalidInput, toolID, err)
+	}
+	if reasons := h.approvalReasons(&checked{m: m, dec: dec}, toolID); len(reasons) > 0 {
+		return nil, fmt.Errorf("host: %w: inline %s tool %s (%s): install the skill to call it through an approval, or run it under a manifest and profile that need none", ErrInlineNeedsApproval, m.SkillID, toolID, ReasonsText(reasons))
 	}
 	sum := sha256.Sum256(req.Module)
 	sha := hex.EncodeToString(sum[:])

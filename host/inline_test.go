@@ -184,6 +184,10 @@ func TestRunInline(t *testing.T) {
 		{"input over the cap", host.InlineRunRequest{Module: echo, ToolID: "dev.t", Input: json.RawMessage(`"` + strings.Repeat("a", host.MaxInputBytes) + `"`)}, "input_too_large"},
 		{"host outside the profile", host.InlineRunRequest{Module: echo, Manifest: schemaManifest("[capabilities]\nhttp_egress_allowlist = [\"evil.example.org\"]\n"), ToolID: "acme.dev.t", Input: json.RawMessage(`{"text":"hi"}`)}, "policy_violation"},
 		{"invalid manifest", host.InlineRunRequest{Module: echo, Manifest: "skill_id = 3", ToolID: "dev.t"}, "manifest_parse"},
+		// An approval is bound to an installed version: an inline tool
+		// that needs one is refused, never run (Palyra: "approval
+		// required" without an approval channel).
+		{"tool needs approval", host.InlineRunRequest{Module: echo, Manifest: schemaManifest("[entrypoints.tools.risk]\nrequires_approval = true\n"), ToolID: "acme.dev.t", Input: json.RawMessage(`{"text":"hi"}`)}, "inline_needs_approval"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := h.RunInline(ctx, tt.req)

@@ -75,6 +75,7 @@ var statusByCode = map[string]struct {
 	"approval_mismatch":          {http.StatusConflict, codes.FailedPrecondition},
 	"approval_pending":           {http.StatusConflict, codes.FailedPrecondition}, // a call answers 202 with the approval (writePending)
 	"approvals_full":             {http.StatusTooManyRequests, codes.ResourceExhausted},
+	"inline_needs_approval":      {http.StatusForbidden, codes.PermissionDenied},
 	"skill_disabled":             {http.StatusForbidden, codes.FailedPrecondition},
 	"skill_status_missing":       {http.StatusForbidden, codes.FailedPrecondition},
 	"crashlooping":               {http.StatusServiceUnavailable, codes.Unavailable},
