@@ -58,6 +58,11 @@ func (h *Host) run(ctx context.Context, skillID, toolID string, input json.RawMe
 		toolID = ""
 	}
 	h.stats.record(id, err)
+	if err != nil && res == nil {
+		// Refused before the sidecar ran: the journal keeps the refusals
+		// an operator acts on (refusals.go).
+		h.journalRefusal(ctx, id, version, toolID, err)
+	}
 	rec := CallRecord{SkillID: id, Version: version, ToolID: toolID, Code: errcode.Of(err), Duration: time.Since(start), Result: res}
 	// A call that ended because its caller's context did (a short client
 	// deadline, a cancel) says nothing about the skill: it is not counted.

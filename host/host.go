@@ -160,6 +160,8 @@ type Host struct {
 	// service (stopRetired); a call that sees it move re-checks its
 	// version after the sidecar answered (stopIfRetired).
 	retired *atomic.Uint64
+	// refused coalesces the journal's records of refused calls.
+	refused refusals
 	// beforeSidecar, when set (by tests only), runs between a call's
 	// checks and its sidecar call.
 	beforeSidecar func()

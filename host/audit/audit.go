@@ -163,6 +163,7 @@ func Audit(ctx context.Context, in Input) (*Report, error) {
 	}
 	a.entrypointCheck(modules, parsed)
 	a.provenanceChecks(modules, insp.Entries)
+	a.sbomChecks(modules, insp.Entries)
 
 	vuln := denyFeedCheck(in, insp, modules)
 	a.add(vuln)

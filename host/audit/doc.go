@@ -83,6 +83,12 @@
 //	                                       the module while some subject carries a real digest; warn: the subjects
 //	                                       naming it carry only placeholders ("placeholder-generated-at-build") or no
 //	                                       digest, or no subject names it and none carries a real digest
+//	sbom_entry_digest                per entry a component of sbom.cdx.json names by its path with a SHA-256/384/512
+//	                                       hash, in path order: fail: the hash differs from the entry's (the message
+//	                                       names the entry, the expected and the actual digest); then warn once:
+//	                                       the SBOM names entries but not every module; or, instead of all of them,
+//	                                       skipped: it names no entry with a hash (Palyra's example), so nothing
+//	                                       is compared
 //	vulnerability_feed_hook          fail: an entry of the installed deny feed (host/feed, Input.DenyFeed) matches a
 //	                                       module's SHA-256, the artifact's SHA-256 or its signing key (the message
 //	                                       gives each entry's reason and reference), or the installed feed cannot be

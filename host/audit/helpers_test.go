@@ -199,10 +199,16 @@ func realProv(t testing.TB, modules map[string][]byte) []byte {
 // verifiedProv is verified with the provenance document prov.
 func verifiedProv(t testing.TB, manifestTOML string, modules map[string][]byte, prov []byte, assets ...artifact.File) *artifact.VerifyReport {
 	t.Helper()
+	return verifiedWith(t, manifestTOML, modules, sampleSBOM, prov, assets...)
+}
+
+// verifiedWith is verifiedProv with the SBOM given too.
+func verifiedWith(t testing.TB, manifestTOML string, modules map[string][]byte, sbom, prov []byte, assets ...artifact.File) *artifact.VerifyReport {
+	t.Helper()
 	in := artifact.BuildInput{
 		Manifest:   []byte(manifestTOML),
 		Assets:     assets,
-		SBOM:       sampleSBOM,
+		SBOM:       sbom,
 		Provenance: prov,
 		SigningKey: testKey,
 		SignedAt:   signedAt,

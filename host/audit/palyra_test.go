@@ -27,6 +27,7 @@ var palyraChecks = []string{
 	"wasm_memory_limits", "wasm_data_segments", "wasm_table_limits", "wasm_start_function",
 	"wasm_entrypoint",
 	"provenance_module_digest",
+	"sbom_entry_digest",
 	"vulnerability_feed_hook",
 }
 
