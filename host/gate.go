@@ -118,7 +118,7 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 		if err := pre(ctx, p); err != nil {
 			var ask *HookApprovalRequest
 			switch {
-			case g != nil && errors.As(err, &ask):
+			case g != nil && !g.routed && errors.As(err, &ask):
 				// A hook asks for a human: the approval step holds the
 				// call (or lets it run with the approval it carries).
 				g.hookReasons = append(g.hookReasons, HookApprovalReason(ask.HookID, ask.Reason))
@@ -173,6 +173,12 @@ func (h *Host) call(ctx context.Context, id, toolID string, input json.RawMessag
 // of the cluster checked).
 type callGate struct {
 	approvalID string
+	// routed is a call a peer of the cluster routed here after its own
+	// approval step found no reason (Host.CallRouted): there is no
+	// approval step here, and a run hook's request for one fails the
+	// call (an approval made here would live where the caller cannot see
+	// it: approvals live on the node the call entered).
+	routed bool
 	// hookReasons are the reasons run hooks gave to hold the call for
 	// approval (filled by the run-hook step before the approval step).
 	hookReasons []ApprovalReason
@@ -181,7 +187,7 @@ type callGate struct {
 // gateApprovals is the approval step of the gate (see approvalGate); a
 // nil g skips it.
 func (h *Host) gateApprovals(ctx context.Context, p *checked, toolID string, g *callGate) error {
-	if g == nil {
+	if g == nil || g.routed {
 		return nil
 	}
 	reasons := append(h.approvalReasons(p, toolID), g.hookReasons...)

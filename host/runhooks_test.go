@@ -558,6 +558,19 @@ func TestRunHookApproval(t *testing.T) {
 			t.Fatalf("the approval used twice: %v, want approval_used", err)
 		}
 	})
+	t.Run("a call a peer routed here", func(t *testing.T) {
+		// The approval would live here, where the caller polling the node
+		// it called cannot see it: the hook's request fails the call.
+		bindRun(t, h, host.HookBinding{HookID: "a.ask", Event: hooks.EventRunBeforeTool, PluginID: "acme.e20"})
+		res, err := h.CallRouted(ctx, host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(echoIn)})
+		var ask *host.HookApprovalRequest
+		if errcode.Of(err) != "approval_requested_by_hook" || !errors.As(err, &ask) || ask.HookID != "a.ask" || host.PendingApprovalOf(err) != nil {
+			t.Fatalf("routed call: %+v, %v: want approval_requested_by_hook from a.ask and no approval", res, err)
+		}
+		if list, err := h.Approvals(ctx, host.ApprovalsRequest{State: "pending"}); err != nil || len(list.Approvals) != 0 {
+			t.Fatalf("pending approvals after a routed call: %+v, %v", list, err)
+		}
+	})
 	t.Run("a later block outweighs a request", func(t *testing.T) {
 		bindRun(t, h,
 			host.HookBinding{HookID: "a.ask", Event: hooks.EventRunBeforeRun, PluginID: "acme.e20"},

@@ -162,7 +162,7 @@ func (r *router) handle(req micro.Request) {
 		if env.Principal != "" {
 			ctx = host.WithPrincipal(ctx, env.Principal)
 		}
-		call := r.n.host.Call
+		call := r.n.host.CallRouted
 		if env.Approved {
 			call = r.n.host.CallApproved
 		}
