@@ -7,10 +7,11 @@
 # it never declared is kept quarantined (and stays so even with --override),
 # and an upgrade that asks for a new HTTP host needs --accept-capabilities.
 # The echo skill's tools run, each call in the skill's own sidecar process.
-# Then capabilities: http-fetch calls a local API with a token the host's
-# broker injects from the encrypted vault (the skill never sees it), is
-# denied a host outside its grant, and kv-counter keeps its counts in the
-# skill's own storage across processes. Needs only Go.
+# Then capabilities: http-fetch (default_sensitive: each call waits for an
+# operator's approval) calls a local API with a token the host's broker
+# injects from the encrypted vault (the skill never sees it), is denied a
+# host outside its grant, and kv-counter keeps its counts in the skill's
+# own storage across processes. Needs only Go.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,22 @@ example=sdk/examples/echo
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 fail() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
+
+# approve SKILL TOOL INPUT REASON: calls the tool with --no-wait (it needs
+# approval: exit 3 and the approval's id), approves that approval as the
+# operator and prints its id, for `skills run ... --approval ID`.
+approve() {
+  local pending rc
+  set +e
+  pending=$("$palyra" skills run "$1" "$2" --input "$3" --no-wait)
+  rc=$?
+  set -e
+  [ "$rc" -eq 3 ] || fail "expected $2 to wait for approval (exit 3), got exit $rc: $pending"
+  local id
+  id=$(head -n1 <<<"$pending")
+  "$palyra" approvals approve "$id" --reason "$4" >&2
+  printf '%s\n' "$id"
+}
 
 step "build the palyra CLI and the palyra-sidecar process it runs skills in"
 go build -o "$work/bin/" ./cmd/palyra ./cmd/palyra-sidecar
@@ -147,14 +164,21 @@ step "store the token in the encrypted vault (value on stdin, never in argv)"
 "$palyra" secrets set skill:palyra.http_fetch/api_token <"$work/api.token"
 "$palyra" secrets list
 
-step "http-fetch calls the local API; the broker injects the token, the skill never sees it"
-out=$("$palyra" skills run palyra.http_fetch palyra.http_fetch --input "{\"url\":\"http://localhost:$port/\",\"use_token\":true}")
+step "http-fetch is default_sensitive: the call waits for an operator's approval (--no-wait prints its id), which is given"
+in="{\"url\":\"http://localhost:$port/\",\"use_token\":true}"
+id=$(approve palyra.http_fetch palyra.http_fetch "$in" "quickstart: the local API")
+"$palyra" approvals show "$id"
+
+step "http-fetch calls the local API with that approval; the broker injects the token, the skill never sees it"
+out=$("$palyra" skills run palyra.http_fetch palyra.http_fetch --input "$in" --approval "$id")
 echo "$out"
 grep -q 'authorized\\":true' <<<"$out" || grep -q '"authorized":true' <<<"$out" || fail "expected the API to accept the injected token"
 if grep -qF "$(cat "$work/api.token")" <<<"$out"; then fail "the token reached the skill's output"; fi
 
-step "the same skill asking for a host outside its grant: capability_denied"
-if out=$("$palyra" skills run palyra.http_fetch palyra.http_fetch --input '{"url":"https://evil.example.net/exfiltrate"}' 2>&1); then
+step "the same skill asking for a host outside its grant (even approved): capability_denied"
+evil='{"url":"https://evil.example.net/exfiltrate"}'
+id=$(approve palyra.http_fetch palyra.http_fetch "$evil" "quickstart: show the egress check")
+if out=$("$palyra" skills run palyra.http_fetch palyra.http_fetch --input "$evil" --approval "$id" 2>&1); then
   fail "a host outside the grant was reached"
 fi
 echo "$out"

@@ -22,6 +22,23 @@ type fetchOut struct {
 	Truncated bool   `json:"truncated"`
 }
 
+// approvedCall is h.Call for a tool that needs approval (the http-fetch
+// example is default_sensitive): the call must wait for one; the test
+// approves it as the operator and runs the call again with it.
+func approvedCall(ctx context.Context, t testing.TB, h *host.Host, req host.CallRequest) (*host.CallResult, error) {
+	t.Helper()
+	_, err := h.Call(ctx, req)
+	pa := host.PendingApprovalOf(err)
+	if pa == nil {
+		t.Fatalf("%s: the call did not wait for approval: %v", req.ToolID, err)
+	}
+	if _, err := h.DecideApproval(ctx, host.DecideRequest{ID: pa.ID, Approve: true, Reason: "e2e test"}); err != nil {
+		t.Fatal(err)
+	}
+	req.ApprovalID = pa.ID
+	return h.Call(ctx, req)
+}
+
 // The http-fetch example calls a local server with a token the host
 // injects: the server sees it, the guest's output does not.
 func TestHTTPFetchWithInjectedToken(t *testing.T) {
@@ -39,7 +56,7 @@ func TestHTTPFetchWithInjectedToken(t *testing.T) {
 		t.Fatalf("missing secrets %v with the secret set", res.MissingSecrets)
 	}
 	ctx := context.Background()
-	out, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q,"use_token":true}`, srv.url("api.example.com", "/v1/items")))})
+	out, err := approvedCall(ctx, t, h, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q,"use_token":true}`, srv.url("api.example.com", "/v1/items")))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +71,7 @@ func TestHTTPFetchWithInjectedToken(t *testing.T) {
 		t.Fatal("the secret reached the guest's output")
 	}
 	// Without the token the server refuses: the header came from the host.
-	out, err = h.Call(ctx, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q}`, srv.url("api.example.com", "/")))})
+	out, err = approvedCall(ctx, t, h, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q}`, srv.url("api.example.com", "/")))})
 	if err != nil || !strings.Contains(string(out.Output), `"status":401`) {
 		t.Fatalf("without token: %s %v", out.Output, err)
 	}
@@ -70,7 +87,7 @@ func TestHTTPFetchHostOutsideGrant(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {})
 	h := openHost(t, t.TempDir(), testProfile(t, srv.port, ""))
 	installExample(t, h, "http-fetch", fetchWasm, nil)
-	_, err := h.Call(context.Background(), host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(`{"url":"https://evil.example.net/steal"}`)})
+	_, err := approvedCall(context.Background(), t, h, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(`{"url":"https://evil.example.net/steal"}`)})
 	if !errors.Is(err, broker.ErrCapabilityDenied) || errcode.Of(err) != "capability_denied" || !strings.Contains(err.Error(), `"evil.example.net"`) {
 		t.Fatalf("err = %v (code %s)", err, errcode.Of(err))
 	}
@@ -128,7 +145,7 @@ func TestSSRFTableThroughSidecar(t *testing.T) {
 	ctx := context.Background()
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			out, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q}`, row.url))})
+			out, err := approvedCall(ctx, t, h, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q}`, row.url))})
 			if row.reason == "" {
 				if err != nil || !strings.Contains(string(out.Output), `"body":"ok"`) {
 					t.Fatalf("allowed row: %v %s", err, outputOf(out))
@@ -142,7 +159,7 @@ func TestSSRFTableThroughSidecar(t *testing.T) {
 		})
 	}
 	// An oversized response is refused (policy max_response_bytes 1 MiB).
-	out, err := h.Call(ctx, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q}`, srv.url("api.example.com", "/big")))})
+	out, err := approvedCall(ctx, t, h, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q}`, srv.url("api.example.com", "/big")))})
 	if err == nil || out == nil || out.ToolError == nil || out.ToolError.Code != "capability_too_large" {
 		t.Fatalf("big response: %v %s", err, outputOf(out))
 	}

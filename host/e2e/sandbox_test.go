@@ -108,7 +108,7 @@ func TestMissingSecret(t *testing.T) {
 	if len(res.MissingSecrets) != 1 || res.MissingSecrets[0].Scope != "skill:palyra.http_fetch" || res.MissingSecrets[0].Key != "api_token" {
 		t.Fatalf("MissingSecrets = %+v", res.MissingSecrets)
 	}
-	out, err := h.Call(context.Background(), host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q,"use_token":true}`, srv.url("api.example.com", "/")))})
+	out, err := approvedCall(context.Background(), t, h, host.CallRequest{SkillID: "palyra.http_fetch", ToolID: "palyra.http_fetch", Input: json.RawMessage(fmt.Sprintf(`{"url":%q,"use_token":true}`, srv.url("api.example.com", "/")))})
 	if err == nil || out.ToolError == nil || out.ToolError.Code != "capability_unavailable" ||
 		!strings.Contains(out.ToolError.Message, "secret skill:palyra.http_fetch/api_token has no value") ||
 		!strings.Contains(out.ToolError.Message, "palyra secrets set skill:palyra.http_fetch/api_token") {
