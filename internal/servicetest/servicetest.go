@@ -591,7 +591,9 @@ func baseCases() []Case {
 			if err != nil {
 				return err
 			}
-			want := "skill:installed skill:verified skill:quarantined skill:enabled skill:disabled skill:enabled"
+			// The calls the earlier cases made of the quarantined and the
+			// disabled version were refused, and journaled (call_refused).
+			want := "skill:installed skill:verified skill:quarantined skill:call_refused skill:enabled skill:disabled skill:call_refused skill:enabled"
 			if got := strings.Join(kinds, " "); got != want {
 				t.Fatalf("events of %s: %q, want %q", skillA, got, want)
 			}
