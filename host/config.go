@@ -157,16 +157,27 @@ func (h *Host) SkillConfig(ctx context.Context, skillID string) (*SkillConfig, e
 	return h.skillConfig(ctx, e, m)
 }
 
-func (h *Host) skillConfig(ctx context.Context, e inventory.Entry, m *manifest.Manifest) (*SkillConfig, error) {
+// configState is what a config verb reads of version e (manifest m): its
+// [config] schema (nil without one), the values the inventory keeps for
+// the skill, and which keys the vault holds.
+func (h *Host) configState(ctx context.Context, e inventory.Entry, m *manifest.Manifest) (*manifest.ConfigSchema, []inventory.ConfigValue, map[string]bool, error) {
 	s, err := m.ConfigSchema()
 	if err != nil {
-		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
+		return nil, nil, nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
 	}
 	values, err := h.in.ConfigValues(ctx, e.SkillID)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	inVault, err := h.vaultConfigKeys(ctx, e.SkillID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return s, values, inVault, nil
+}
+
+func (h *Host) skillConfig(ctx context.Context, e inventory.Entry, m *manifest.Manifest) (*SkillConfig, error) {
+	s, values, inVault, err := h.configState(ctx, e, m)
 	if err != nil {
 		return nil, err
 	}
@@ -368,15 +379,7 @@ func (h *Host) UnsetSkillConfig(ctx context.Context, req UnsetConfigRequest) (*S
 	if err != nil {
 		return nil, err
 	}
-	s, err := m.ConfigSchema()
-	if err != nil {
-		return nil, fmt.Errorf("host: %s %s: %w", e.SkillID, e.Version, err)
-	}
-	values, err := h.in.ConfigValues(ctx, e.SkillID)
-	if err != nil {
-		return nil, err
-	}
-	inVault, err := h.vaultConfigKeys(ctx, e.SkillID)
+	s, values, inVault, err := h.configState(ctx, e, m)
 	if err != nil {
 		return nil, err
 	}

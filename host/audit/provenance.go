@@ -142,22 +142,11 @@ func (a *auditor) provenanceChecks(modules []string, entries map[string][]byte) 
 		var placeholders []string
 		for _, s := range matched {
 			details["subject"] = s.name
-			for _, alg := range digestAlgs {
-				want, ok := s.real[alg.name]
-				if !ok {
-					continue
-				}
-				h := alg.newH()
-				h.Write(entries[p])
-				got := hex.EncodeToString(h.Sum(nil))
-				details[alg.name] = got
-				if got != want {
-					details["expected_"+alg.name] = want
-					mismatches = append(mismatches, fmt.Sprintf("provenance.json subject %s gives %s %s but the module's %s is %s",
-						displayName(s.name), alg.name, want, alg.name, got))
-					continue
-				}
-				compared = append(compared, alg.name)
+			ok, bad := compareDigests(entries[p], s.real, details)
+			compared = append(compared, ok...)
+			for _, m := range bad {
+				mismatches = append(mismatches, fmt.Sprintf("provenance.json subject %s gives %s %s but the module's %s is %s",
+					displayName(s.name), m.alg, m.want, m.alg, m.got))
 			}
 			if len(s.real) == 0 {
 				what := "carries no digest"
@@ -177,6 +166,33 @@ func (a *auditor) provenanceChecks(modules []string, entries map[string][]byte) 
 				mp(p), strings.Join(placeholders, "; ")), details))
 		}
 	}
+}
+
+// digestMismatch is a digest given for some bytes that differs from theirs.
+type digestMismatch struct{ alg, want, got string }
+
+// compareDigests recomputes over data each digest want gives (keyed by
+// digestAlgs' names, in digestAlgs' order), records each one computed in
+// details (and the expected one as "expected_<alg>" when it differs), and
+// returns the algorithms that matched and the mismatches.
+func compareDigests(data []byte, want map[string]string, details map[string]any) (compared []string, mismatches []digestMismatch) {
+	for _, alg := range digestAlgs {
+		w, ok := want[alg.name]
+		if !ok {
+			continue
+		}
+		h := alg.newH()
+		h.Write(data)
+		got := hex.EncodeToString(h.Sum(nil))
+		details[alg.name] = got
+		if got != w {
+			details["expected_"+alg.name] = w
+			mismatches = append(mismatches, digestMismatch{alg.name, w, got})
+			continue
+		}
+		compared = append(compared, alg.name)
+	}
+	return compared, mismatches
 }
 
 // sortedCopy returns s sorted, leaving s as it is.

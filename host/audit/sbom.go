@@ -96,21 +96,10 @@ func (a *auditor) sbomChecks(modules []string, entries map[string][]byte) {
 		details := map[string]any{"entry_path": p}
 		var mismatches, compared []string
 		for _, c := range named[p] {
-			for _, alg := range digestAlgs {
-				want, ok := c.real[alg.name]
-				if !ok {
-					continue
-				}
-				h := alg.newH()
-				h.Write(entries[p])
-				got := hex.EncodeToString(h.Sum(nil))
-				details[alg.name] = got
-				if got != want {
-					details["expected_"+alg.name] = want
-					mismatches = append(mismatches, fmt.Sprintf("sbom.cdx.json gives %s %s but the entry's %s is %s", alg.name, want, alg.name, got))
-					continue
-				}
-				compared = append(compared, alg.name)
+			ok, bad := compareDigests(entries[p], c.real, details)
+			compared = append(compared, ok...)
+			for _, m := range bad {
+				mismatches = append(mismatches, fmt.Sprintf("sbom.cdx.json gives %s %s but the entry's %s is %s", m.alg, m.want, m.alg, m.got))
 			}
 		}
 		if len(mismatches) > 0 {
