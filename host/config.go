@@ -406,6 +406,35 @@ func (h *Host) UnsetSkillConfig(ctx context.Context, req UnsetConfigRequest) (*S
 	return h.skillConfig(ctx, e, m)
 }
 
+// purgeConfig deletes every config value kept for skill id: the
+// inventory's rows and the vault's sensitive entries, journaled as unset
+// (a purge after the skill's last version was removed: a reinstall starts
+// without them, and no secret of a removed skill stays in the vault).
+func (h *Host) purgeConfig(ctx context.Context, id string) error {
+	values, err := h.in.ConfigValues(ctx, id)
+	if err != nil {
+		return err
+	}
+	inVault, err := h.vaultConfigKeys(ctx, id)
+	if err != nil {
+		return err
+	}
+	if len(values) == 0 && len(inVault) == 0 {
+		return nil
+	}
+	ch := inventory.ConfigChange{SkillID: id, Principal: PrincipalFrom(ctx)}
+	for _, v := range values {
+		ch.Unset = append(ch.Unset, v.Key)
+	}
+	for _, k := range slices.Sorted(maps.Keys(inVault)) {
+		if err := h.deleteConfigSecret(ctx, id, k); err != nil {
+			return err
+		}
+		ch.JournalUnset = append(ch.JournalUnset, k)
+	}
+	return h.in.ChangeConfig(ctx, ch)
+}
+
 func truncateKey(k string) string {
 	if len(k) > manifest.MaxConfigKeyBytes {
 		return k[:manifest.MaxConfigKeyBytes] + "..."

@@ -133,3 +133,65 @@ schema = '''{"type": "object", "required": ["api_token"], "properties": {
 		t.Fatalf("logs (secret shown, or no config line):\n%s", out)
 	}
 }
+
+// TestConfigPurgedWithStorage: a remove that keeps storage keeps the
+// skill's config for a reinstall; a remove with purge_storage (no version
+// left) deletes it too, vault entries included, so no secret of a removed
+// skill stays behind and a reinstall starts from the schema's defaults.
+func TestConfigPurgedWithStorage(t *testing.T) {
+	ctx := context.Background()
+	h := openHost(t)
+	manifest := testskill.OneToolManifest("acme.cfg", "1.0.0", "") + `
+[config]
+sensitive = ["api_token"]
+schema = '''{"type": "object", "properties": {"api_token": {"type": "string"}, "region": {"enum": ["eu", "us"], "default": "eu"}}}'''
+`
+	wasm, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", "config.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	art := testskill.Build(t, manifest, wasm, testskill.Key(7))
+	pub := hex.EncodeToString(testskill.Key(7).Public().(ed25519.PublicKey))
+	install := func() {
+		t.Helper()
+		if _, err := h.Install(ctx, host.InstallRequest{Artifact: art, TrustedPublishers: []host.TrustedKey{{Publisher: "acme", PublicKeyHex: pub}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := func(k string) host.ConfigEntry {
+		t.Helper()
+		c, err := h.SkillConfig(ctx, "acme.cfg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range c.Entries {
+			if e.Key == k {
+				return e
+			}
+		}
+		t.Fatalf("no key %s in %+v", k, c.Entries)
+		return host.ConfigEntry{}
+	}
+	tokenName := vault.Name{Scope: "skill:acme.cfg", Key: "config.api_token"}
+	install()
+	if _, err := h.SetSkillConfig(ctx, host.SetConfigRequest{SkillID: "acme.cfg", Values: map[string]json.RawMessage{"api_token": json.RawMessage(`"tok-123456"`), "region": json.RawMessage(`"us"`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Remove(ctx, host.RemoveRequest{SkillID: "acme.cfg"}); err != nil {
+		t.Fatal(err)
+	}
+	install()
+	if e := set("region"); !e.Set || string(e.Value) != `"us"` || !set("api_token").Set {
+		t.Fatalf("after a remove without purge and a reinstall: region %+v, api_token %+v; want both kept", e, set("api_token"))
+	}
+	if _, err := h.Remove(ctx, host.RemoveRequest{SkillID: "acme.cfg", PurgeStorage: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Vault().Get(ctx, tokenName); err == nil {
+		t.Fatal("the purged skill's sensitive config value is still in the vault")
+	}
+	install()
+	if e := set("region"); e.Set || set("api_token").Set {
+		t.Fatalf("after a purge and a reinstall: region %+v, api_token %+v; want neither set", e, set("api_token"))
+	}
+}

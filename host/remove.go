@@ -69,6 +69,20 @@ func removeSkill(ctx context.Context, in *install.Installer, id, version, princi
 	return out, nil
 }
 
+// purgeSkillData is the purge of a removal with purge_storage once no
+// version is left: the skill's storage, then its config values (inventory
+// rows and vault entries). It reports the storage's usage.
+func (h *Host) purgeSkillData(ctx context.Context, id string) (storage.Usage, error) {
+	u, err := h.storage.Purge(ctx, id)
+	if err != nil {
+		return u, err
+	}
+	if err := h.purgeConfig(ctx, id); err != nil {
+		return u, fmt.Errorf("purging its config: %w", err)
+	}
+	return u, nil
+}
+
 // remove removes version of skill id ("" = every version) and, with
 // purgeStorage, the skill's storage (see removeSkill), keeping the hook
 // bindings referentially sound.
@@ -104,7 +118,7 @@ func (h *Host) remove(ctx context.Context, id, version, principal string, purgeS
 			}
 		}
 		if len(refs) == 0 {
-			rr, err := removeSkill(ctx, h.in, id, version, principal, purgeStorage, h.storage.Purge)
+			rr, err := removeSkill(ctx, h.in, id, version, principal, purgeStorage, h.purgeSkillData)
 			out = rr
 			return err
 		}
@@ -121,7 +135,7 @@ func (h *Host) remove(ctx context.Context, id, version, principal string, purgeS
 		if err := save(f); err != nil {
 			return fmt.Errorf("remove %s: disabling its hook bindings failed, nothing was removed: %w", describeRemoval(id, version), err)
 		}
-		rr, err := removeSkill(ctx, h.in, id, version, principal, purgeStorage, h.storage.Purge)
+		rr, err := removeSkill(ctx, h.in, id, version, principal, purgeStorage, h.purgeSkillData)
 		if rr == nil && err != nil {
 			if rerr := save(before); rerr != nil {
 				h.log.Error("hook bindings stay disabled after a failed remove", "skill_id", id, "hook_ids", ids, "error", rerr)

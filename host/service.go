@@ -292,7 +292,8 @@ type ReviewRequest struct {
 }
 
 // RemoveRequest is a remove: which version ("" = every version), whether
-// to purge the skill's storage once no version is left, and whether to
+// to purge the skill's storage and operator config (vault entries
+// included) once no version is left, and whether to
 // disable the enabled hook bindings that run the skill (Force) rather than
 // refuse with ErrSkillReferencedByHook when no version would be left.
 type RemoveRequest struct {

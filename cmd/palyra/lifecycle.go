@@ -838,7 +838,7 @@ func (a *app) removeCommand() *cobra.Command {
 		Example: "  palyra skills remove acme.echo --version 1.0.0\n  palyra skills remove acme.echo --purge-storage\n  palyra skills remove acme.echo --force   # also disables the hook bindings that run it",
 		Short:   "Uninstall a skill version, or every version without --version",
 		Long: "remove deletes the inventory rows (journaling skill.removed, with --principal) and then the files; the next highest version (one an upgrade held back only when no other is left) becomes current. Status rows and history stay, so a quarantined version is still quarantined if installed again. The trust store is left alone.\n\n" +
-			"The skill's key-value storage is shared by all its versions and kept by default. With --purge-storage it is deleted once no version of the skill is left, and the output reports storage_purged and the keys and bytes purged; " +
+			"The skill's key-value storage and its operator config are shared by all its versions and kept by default. With --purge-storage both are deleted once no version of the skill is left (the config's sensitive values leave the vault too), and the output reports storage_purged and the keys and bytes purged; " +
 			"--purge-storage with a --version that leaves other versions installed is refused (purge_needs_all_versions) before anything is removed.\n\n" +
 			"A remove that would leave no version of a skill that an enabled hook binding runs is refused (skill_referenced_by_hook), naming the bindings. With --force those bindings are disabled in the same change (listed as hook.disabled, and as disabled_hooks with -o json); disabled bindings never block. " +
 			"The bindings are disabled first, then the skill is removed: if the removal fails they are restored, and a crash in between leaves them disabled with the skill still installed (run the remove again, or palyra hooks enable to undo).",
@@ -857,7 +857,7 @@ func (a *app) removeCommand() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&version, "version", "", "version (default: every version)")
-	c.Flags().BoolVar(&purge, "purge-storage", false, "also delete the skill's key-value storage once no version is left")
+	c.Flags().BoolVar(&purge, "purge-storage", false, "also delete the skill's key-value storage and operator config once no version is left")
 	c.Flags().BoolVar(&force, "force", false, "disable the enabled hook bindings that run the skill when no version would be left (otherwise refused with skill_referenced_by_hook)")
 	sf.register(c, false)
 	return c
