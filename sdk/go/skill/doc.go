@@ -106,6 +106,16 @@
 // "unknown_tool", "invalid_input", "invalid_output", "output_too_large",
 // "abi_error" and "panic" (a handler panic is recovered and reported).
 //
+// # Hooks
+//
+// A skill's tool bound as a hook (docs/hooks.md) decides a run phase with
+// its exit code. Its handler returns the decision as an error: Block,
+// RequestApproval, Annotate, TransformPreview or FailRun (a *HookDecision)
+// end the tool with that decision's exit code and the reason as the tool
+// error's message, which the host shows as the hook's reason. nil
+// continues; any other error exits with 1, which the host reads as an
+// annotation.
+//
 // # Capabilities
 //
 // The Context passed to a handler carries the call's grants and a helper per

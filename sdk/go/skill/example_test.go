@@ -56,3 +56,22 @@ func ExampleHTTPClient_Get() {
 	// handle 10000 (api.example.com): {"method":"GET","url":"https://api.example.com/v1","secret_headers":[{"name":"authorization","secret_handle":20000,"format":"Bearer {secret}"}]}
 	// 0 200
 }
+
+// A tool bound as a run:before_tool hook blocks calls on weekends: the
+// host fails the call with blocked_by_hook and this reason.
+func ExampleBlock() {
+	mux := skill.NewMux()
+	mux.Handle("acme.guard.check", skill.Typed(func(_ *skill.Context, in struct {
+		Payload struct {
+			Weekday string `json:"weekday"`
+		} `json:"payload"`
+	}) (struct{}, error) {
+		if in.Payload.Weekday == "Saturday" || in.Payload.Weekday == "Sunday" {
+			return struct{}{}, skill.Block("no payments at weekends")
+		}
+		return struct{}{}, nil
+	}))
+	r := skilltest.Run(mux, skilltest.Call{ToolID: "acme.guard.check", Input: map[string]any{"payload": map[string]string{"weekday": "Sunday"}}})
+	fmt.Println(r.Status, r.ErrorCode(), r.ErrorMessage())
+	// Output: 30 hook_block no payments at weekends
+}

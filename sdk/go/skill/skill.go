@@ -235,12 +235,20 @@ func decodeInputDocument(b []byte) (*inputDocument, error) {
 	return parseInputDocument(b)
 }
 
-// fail writes the error document for err and returns 1.
+// fail writes the error document for err and returns 1, or a
+// *HookDecision's exit code.
 func fail(h abi.Host, err error) int32 {
 	doc := errorDocument{Code: CodeToolError, Message: err.Error()}
+	status := int32(1)
 	var te *Error
 	var ce *CapabilityError
-	if errors.As(err, &te) {
+	var hd *HookDecision
+	if errors.As(err, &hd) {
+		doc.Code, doc.Message = hd.code(), hd.Reason
+		if hd.ExitCode > 0 {
+			status = hd.ExitCode
+		}
+	} else if errors.As(err, &te) {
 		doc.Message = te.Message
 		if validCode(te.Code) {
 			doc.Code = te.Code
@@ -264,7 +272,7 @@ func fail(h abi.Host, err error) int32 {
 			h.OutputWrite(b)
 		}
 	}
-	return 1
+	return status
 }
 
 // validCode reports whether code is snake_case ([a-z][a-z0-9_]*) of at most
