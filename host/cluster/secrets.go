@@ -48,6 +48,8 @@ type known struct {
 // went away locally, if the bucket still holds what this node had. At
 // start it publishes the local entries the bucket lacks (kv.Create), and
 // never a deletion: what changed while a node was down is not known.
+// Node-local entries (vault.Name.NodeLocal: this node's own state, such as
+// its trust store's "sealed once" marker) are never published or imported.
 //
 // In: the node watches the bucket and imports each entry into its own
 // vault with vault.Import, which stores it only when the node's key opens
@@ -78,6 +80,7 @@ func (n *Node) startSecrets(ctx context.Context) error {
 		last: map[vault.Name]known{}, refused: map[vault.Name]string{}}
 	n.secrets = s
 	prev, err := s.v.SealedEntries(ctx)
+	prev = replicated(prev)
 	if err != nil {
 		return fmt.Errorf("cluster: secrets: %w", err)
 	}
@@ -110,6 +113,18 @@ func (n *Node) startSecrets(ctx context.Context) error {
 	return nil
 }
 
+// replicated returns the entries of m a cluster replicates: all but the
+// node-local ones (vault.Name.NodeLocal), such as the trust store's
+// "sealed once" marker, which says something of this node's own files.
+func replicated(m map[vault.Name]vault.Sealed) map[vault.Name]vault.Sealed {
+	for name := range m {
+		if name.NodeLocal() {
+			delete(m, name)
+		}
+	}
+	return m
+}
+
 // secretKey is the bucket key of a secret: its name in lower-case hex.
 func secretKey(n vault.Name) string { return hex.EncodeToString([]byte(n.String())) }
 
@@ -128,6 +143,9 @@ func (s *secretSync) apply(ctx context.Context, e jetstream.KeyValueEntry) {
 	if err != nil {
 		s.log.Warn("ignoring a secret entry with an invalid name", "key", e.Key())
 		return
+	}
+	if name.NodeLocal() {
+		return // another node's own state (a node of an older build published it)
 	}
 	if e.Operation() != jetstream.KeyValuePut {
 		s.mu.Lock()
@@ -186,6 +204,7 @@ func (s *secretSync) poll(ctx context.Context, prev map[vault.Name]vault.Sealed)
 			continue
 		}
 		cur, err := s.v.SealedEntries(ctx)
+		cur = replicated(cur)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.Warn("reading the vault", "code", errcode.Of(err), "error", err)

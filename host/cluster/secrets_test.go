@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/vault"
 )
@@ -41,6 +43,12 @@ func TestSecretsReplicated(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := vault.MustParseName("skill:palyra.http_fetch/api_token")
+	// A node-local entry (this node's own state, as its trust store's
+	// "sealed once" marker) is set first and never leaves the node.
+	local := vault.Name{Scope: "global", Key: vault.NodeLocalKeyPrefix + "test.marker"}
+	if err := cli.Set(ctx, local, []byte("node 0's own")); err != nil {
+		t.Fatal(err)
+	}
 	if err := cli.Set(ctx, name, []byte("tok-1")); err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +57,7 @@ func TestSecretsReplicated(t *testing.T) {
 		got, err := v1.Get(ctx, name)
 		return err == nil && string(got) == "tok-1"
 	})
+
 	t.Logf("secret set on node 0 readable on node 1 after %s", time.Since(t0))
 	src, _ := cli.SealedEntries(ctx)
 	got, _ := v1.SealedEntries(ctx)
@@ -84,6 +93,14 @@ func TestSecretsReplicated(t *testing.T) {
 		got, err := v1.Get(ctx, name)
 		return err == nil && string(got) == "tok-2"
 	})
+	// Node 0 has published two changes since it held the node-local
+	// entry: had it published that one, the bucket would hold it.
+	if _, err := nodes[0].secrets.kv.Get(ctx, secretKey(local)); !errors.Is(err, jetstream.ErrKeyNotFound) {
+		t.Fatalf("the bucket's entry for node 0's node-local entry: %v, want none", err)
+	}
+	if has, err := v1.Has(ctx, local); err != nil || has {
+		t.Fatalf("node 1 Has(node-local entry of node 0) = %v %v, want false", has, err)
+	}
 	if _, err := cli.Delete(ctx, name); err != nil {
 		t.Fatal(err)
 	}

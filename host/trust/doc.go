@@ -144,7 +144,8 @@
 // store was ever sealed is held with its key (the "sealed once" marker).
 // For a key-file seal the marker is the key file, which the first seal
 // creates; for a vault seal it is the vault entry SealedMarkerName(path)
-// (global/skills.trust_store.sealed.<hash of the path>), written by every
+// (global/node-local.skills.trust_store.sealed.<hash of the path>, never
+// replicated by a cluster), written by every
 // seal made with the vault key (a store sealed with the vault key before
 // the marker existed gets it at its next change). A store with content, no
 // seal and a marker is tampered (trust_store_tampered), and accept-changes

@@ -612,7 +612,7 @@ func WithVault(v *vault.Vault) Option {
 //
 //   - key file seals: the key file itself. sealKey creates it on the first
 //     seal, so its existence says a seal was made.
-//   - vault seals: a vault entry, global/SealedMarkerKeyPrefix + the first
+//   - vault seals: a node-local vault entry, global/SealedMarkerKeyPrefix + the first
 //     32 hex digits of SHA-256 of the store's absolute path, written on
 //     every seal made with the vault key (entries authenticate under the
 //     vault key; without it nobody can make one, and one removed changes
@@ -622,8 +622,10 @@ func WithVault(v *vault.Vault) Option {
 // `palyra trust accept-changes` re-seals it after review.
 
 // SealedMarkerKeyPrefix starts the key of the vault entry that records
-// that a trust store was sealed with the vault key.
-const SealedMarkerKeyPrefix = "skills.trust_store.sealed."
+// that a trust store was sealed with the vault key. The entry is this
+// node's own state (vault.NodeLocalKeyPrefix): a cluster does not
+// replicate it, so a node never takes another node's marker for its own.
+const SealedMarkerKeyPrefix = vault.NodeLocalKeyPrefix + "skills.trust_store.sealed."
 
 // SealedMarkerName returns the vault entry that records that the store at
 // path was sealed with the vault key.

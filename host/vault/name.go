@@ -16,6 +16,16 @@ const (
 	MaxScopeBytes = 256
 )
 
+// NodeLocalKeyPrefix starts the key of an entry that records this node's
+// own state rather than a secret of the deployment (the "sealed once"
+// marker of this node's trust store, say): a cluster's secret replication
+// never publishes or imports one (Name.NodeLocal).
+const NodeLocalKeyPrefix = "node-local."
+
+// NodeLocal reports whether n is node-local state (its key starts with
+// NodeLocalKeyPrefix).
+func (n Name) NodeLocal() bool { return strings.HasPrefix(n.Key, NodeLocalKeyPrefix) }
+
 // scopeKinds are the scope prefixes that take an id; "global" takes none.
 var scopeKinds = []string{"skill:", "principal:", "channel:"}
 
