@@ -1,10 +1,7 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,8 +14,6 @@ import (
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/storage"
 	"github.com/palyra-go/palyra/host/supervisor"
-	"github.com/palyra-go/palyra/internal/testskill"
-	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 )
 
 // TestHookBurstEventLog is point 8 of issue 19 end to end: a real host with
@@ -70,29 +65,7 @@ func TestHookBurstEventLog(t *testing.T) {
 	})
 
 	// The echo example, whose status the burst flips, and event-log.
-	echo, echoKey, err := buildEcho()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Install(ctx, host.InstallRequest{Artifact: echo, TrustedPublishers: []host.TrustedKey{{Publisher: "palyra", PublicKeyHex: echoKey}}}); err != nil {
-		t.Fatal(err)
-	}
-	manifest, err := os.ReadFile(filepath.Join(examplebuild.MustDir(t, "event-log"), "skill.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	manifest = bytes.Replace(manifest, []byte("wall_clock_timeout_ms = 5000"), []byte("wall_clock_timeout_ms = 60000"), 1)
-	module, err := os.ReadFile(examplebuild.MustBuild(t, "event-log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := testskill.Key(19)
-	if _, err := h.Install(ctx, host.InstallRequest{
-		Artifact:          testskill.Build(t, string(manifest), module, key),
-		TrustedPublishers: []host.TrustedKey{{Publisher: "palyra", PublicKeyHex: hex.EncodeToString(key.Public().(ed25519.PublicKey))}},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	installEventLog(t, h)
 	for _, b := range []host.HookBinding{
 		{HookID: "log.enabled", Event: hooks.EventSkillEnabled, PluginID: "palyra.event_log", Enabled: true},
 		{HookID: "log.disabled", Event: hooks.EventSkillDisabled, PluginID: "palyra.event_log", Enabled: true},
