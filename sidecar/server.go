@@ -242,7 +242,13 @@ func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *s
 
 	ecfg := s.cfg.Engine
 	ecfg.CacheDir = req.GetCacheDir()
-	engine, err := wasmrt.NewEngine(ecfg)
+	size, err := moduleSize(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	// As the precompile child did (wasmrt.Precompile), so that its cache
+	// entry is this engine's.
+	engine, err := wasmrt.NewEngine(ecfg.ForModule(size))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -304,6 +310,27 @@ func readModule(req *sidecarv1.LoadSkillRequest) ([]byte, error) {
 		return readModuleFile(m.ModulePath)
 	default:
 		return nil, fmt.Errorf("%w: neither module_path nor module_bytes is set", ErrInvalidRequest)
+	}
+}
+
+// moduleSize is the size of req's module, which chooses its engine's
+// memory settings (wasmrt.Config.ForModule), without reading the module:
+// a verified cache entry is loaded without it.
+func moduleSize(req *sidecarv1.LoadSkillRequest) (int64, error) {
+	switch m := req.GetModule().(type) {
+	case *sidecarv1.LoadSkillRequest_ModuleBytes:
+		return int64(len(m.ModuleBytes)), nil
+	case *sidecarv1.LoadSkillRequest_ModulePath:
+		if m.ModulePath == "" {
+			return 0, fmt.Errorf("%w: module_path is empty", ErrInvalidRequest)
+		}
+		fi, err := os.Stat(m.ModulePath)
+		if err != nil {
+			return 0, fmt.Errorf("%w: %w", ErrModuleRead, err)
+		}
+		return fi.Size(), nil
+	default:
+		return 0, fmt.Errorf("%w: neither module_path nor module_bytes is set", ErrInvalidRequest)
 	}
 }
 

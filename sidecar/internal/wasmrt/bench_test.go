@@ -34,58 +34,69 @@ func BenchmarkEchoExample(b *testing.B) {
 // ("prepared": the timer stops until the pool is full again, so each call
 // measures what a call finds when calls are not back to back).
 func benchFreshVsPrepared(b *testing.B, wasm []byte, inv wasmrt.Invocation) {
-	e := goEngine(b)
-	for _, bc := range []struct {
-		name     string
-		prepared int
-	}{{"fresh", 0}, {"prepared", 2}} {
-		b.Run(bc.name, func(b *testing.B) {
-			m := load(b, e, wasm, wasmrt.ModuleConfig{PreparedInstances: bc.prepared})
-			ctx := context.Background()
-			served := 0
-			b.ResetTimer()
-			for range b.N {
-				if bc.prepared > 0 {
-					b.StopTimer()
-					for m.ReadyInstances() < m.PreparedTarget() {
-						time.Sleep(20 * time.Microsecond)
+	for _, pc := range memoryPoolCases {
+		e := newEngine(b, wasmrt.Config{CacheDir: filepath.Join(tmpRoot, "cache"), NoMemoryPool: pc.off})
+		for _, bc := range []struct {
+			name     string
+			prepared int
+		}{{"fresh", 0}, {"prepared", 2}} {
+			b.Run(pc.name+"/"+bc.name, func(b *testing.B) {
+				m := load(b, e, wasm, wasmrt.ModuleConfig{PreparedInstances: bc.prepared})
+				ctx := context.Background()
+				served := 0
+				b.ResetTimer()
+				for range b.N {
+					if bc.prepared > 0 {
+						b.StopTimer()
+						for m.ReadyInstances() < m.PreparedTarget() {
+							time.Sleep(20 * time.Microsecond)
+						}
+						b.StartTimer()
 					}
-					b.StartTimer()
+					res, err := m.Invoke(ctx, inv)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if res.Stats.Prepared {
+						served++
+					}
 				}
-				res, err := m.Invoke(ctx, inv)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Stats.Prepared {
-					served++
-				}
-			}
-			b.ReportMetric(float64(served)/float64(b.N), "prepared/op")
-		})
+				b.ReportMetric(float64(served)/float64(b.N), "prepared/op")
+			})
+		}
 	}
 }
+
+// memoryPoolCases run a benchmark with the linear-memory pool (the
+// default) and without it (Config.NoMemoryPool), for its before/after.
+var memoryPoolCases = []struct {
+	name string
+	off  bool
+}{{"pool", false}, {"nopool", true}}
 
 // BenchmarkWATCall is the floor: a fresh store and instance and one call
 // of a tiny WAT module.
 func BenchmarkWATCall(b *testing.B) {
-	e := newEngine(b, wasmrt.Config{})
-	for _, bc := range []struct {
-		name, fixture string
-		cfg           wasmrt.ModuleConfig
-	}{
-		{"answer", "answer", wasmrt.ModuleConfig{Entrypoint: "answer"}},
-		{"echo", "echo", wasmrt.ModuleConfig{}},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			m := loadFixture(b, e, bc.fixture, bc.cfg)
-			ctx := context.Background()
-			b.ResetTimer()
-			for range b.N {
-				if _, err := m.Invoke(ctx, wasmrt.Invocation{}); err != nil {
-					b.Fatal(err)
+	for _, pc := range memoryPoolCases {
+		e := newEngine(b, wasmrt.Config{NoMemoryPool: pc.off})
+		for _, bc := range []struct {
+			name, fixture string
+			cfg           wasmrt.ModuleConfig
+		}{
+			{"answer", "answer", wasmrt.ModuleConfig{Entrypoint: "answer"}},
+			{"echo", "echo", wasmrt.ModuleConfig{}},
+		} {
+			b.Run(pc.name+"/"+bc.name, func(b *testing.B) {
+				m := loadFixture(b, e, bc.fixture, bc.cfg)
+				ctx := context.Background()
+				b.ResetTimer()
+				for range b.N {
+					if _, err := m.Invoke(ctx, wasmrt.Invocation{}); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -137,6 +137,10 @@ func fingerprint(c Config) string {
 	fmt.Fprintf(h, "%s\nwasmtime=%s\ngoos=%s goarch=%s\ncpu=%+v %+v\n", cacheMACContext,
 		wasmtimeVersion(), goruntime.GOOS, goruntime.GOARCH, cpu.X86, cpu.ARM64)
 	fmt.Fprintf(h, "fuel=1 epoch=1 strategy=cranelift opt=speed threads=0 max_wasm_stack=%d\n", c.MaxWasmStack)
+	if c.memoryPooled() {
+		// Dynamic memories without guard regions: explicit bounds checks.
+		fmt.Fprintf(h, "memory=pool static_max=0 dynamic_guard=0 reserved_for_growth=0\n")
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -499,9 +503,10 @@ func (e *Engine) Precompile(wasm []byte) (CacheInfo, error) {
 
 // Precompile is Engine.Precompile with a temporary engine, for a process
 // (such as the sidecar run at install time) that only compiles. cfg must
-// equal the Config of the engines that will load the module.
+// equal the Config of the engines that will load the module, before
+// ForModule: Precompile applies cfg.ForModule itself.
 func Precompile(cfg Config, wasm []byte) (CacheInfo, error) {
-	e, err := NewEngine(cfg)
+	e, err := NewEngine(cfg.ForModule(int64(len(wasm))))
 	if err != nil {
 		return CacheInfo{}, err
 	}

@@ -48,6 +48,40 @@ type Config struct {
 	// traps with code "stack_overflow". Default DefaultMaxWasmStack
 	// (512 KiB, wasmtime's default); allowed 64 KiB to 64 MiB.
 	MaxWasmStack int
+
+	// NoMemoryPool turns off the pool of linear memories (Linux; see
+	// mempool_linux.go): every instance then gets a fresh mapping from
+	// wasmtime, with a guard region and the data image mapped
+	// copy-on-write. It exists for before/after measurements; the pool
+	// changes generated code, so the two settings have separate cache
+	// entries.
+	NoMemoryPool bool
+}
+
+// memoryPooled reports whether engines made with c take their linear
+// memories from the pool.
+func (c Config) memoryPooled() bool { return !c.NoMemoryPool && memoryPoolSupported() }
+
+// MemoryPoolMaxModuleBytes is the largest module for which ForModule keeps
+// the linear-memory pool. A pooled memory is filled by copying the data
+// segments at each instantiation and its code bounds-checks every access;
+// for a small module that costs far less than the mappings the pool saves
+// (BenchmarkWATCall: 44 -> 25 µs per call), but a Go guest's megabytes of
+// data and its runtime's start made a fresh call twice as slow
+// (BenchmarkEchoExample/fresh: 0.70 -> 1.37 ms), so large modules keep
+// wasmtime's copy-on-write mappings.
+const MemoryPoolMaxModuleBytes = 256 << 10
+
+// ForModule returns c for an engine that will load a module of size
+// bytes: the pool is turned off for modules over MemoryPoolMaxModuleBytes.
+// The sidecar and the precompile child both derive their engine from the
+// module this way, so a precompiled entry is found by the sidecar that
+// loads it (the setting is part of the cache fingerprint).
+func (c Config) ForModule(size int64) Config {
+	if size > MemoryPoolMaxModuleBytes {
+		c.NoMemoryPool = true
+	}
+	return c
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -74,7 +108,7 @@ func (c Config) withDefaults() (Config, error) {
 
 // wasmtimeConfig builds the wasmtime configuration. Everything set here that
 // changes generated code must also be in fingerprint (cache.go).
-func (c Config) wasmtimeConfig() *wasmtime.Config {
+func (c Config) wasmtimeConfig() (*wasmtime.Config, error) {
 	wc := wasmtime.NewConfig()
 	wc.SetConsumeFuel(true)
 	wc.SetEpochInterruption(true)
@@ -84,7 +118,10 @@ func (c Config) wasmtimeConfig() *wasmtime.Config {
 	// No threads: a skill is single-threaded and shared memories would
 	// escape the per-call store.
 	wc.SetWasmThreads(false)
-	return wc
+	if c.memoryPooled() && !installMemoryPool(wc) {
+		return nil, fmt.Errorf("%w: out of memory installing the linear-memory pool", ErrInvalidConfig)
+	}
+	return wc, nil
 }
 
 // Engine owns one wasmtime engine, its epoch ticker, and the linker that
@@ -130,7 +167,11 @@ func NewEngine(cfg Config) (*Engine, error) {
 		stop:        make(chan struct{}),
 		modules:     make(map[*Module]struct{}),
 	}
-	e.wt = wasmtime.NewEngineWithConfig(cfg.wasmtimeConfig())
+	wc, err := cfg.wasmtimeConfig()
+	if err != nil {
+		return nil, err
+	}
+	e.wt = wasmtime.NewEngineWithConfig(wc)
 	e.linker = wasmtime.NewLinker(e.wt)
 	if err := e.defineHostFuncs(); err != nil {
 		e.linker.Close()

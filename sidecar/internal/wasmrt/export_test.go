@@ -7,3 +7,13 @@ func SetPrepareHook(f func()) (restore func()) {
 	prepareHook = f
 	return func() { prepareHook = nil }
 }
+
+// MemoryPoolStats are the linear-memory pool's counters (mempool_linux.go):
+// memories mapped, handed out again, released and unmapped.
+type MemoryPoolStats = memoryPoolStats
+
+// ReadMemoryPoolStats reads the process's pool counters.
+func ReadMemoryPoolStats() MemoryPoolStats { return readMemoryPoolStats() }
+
+// MemoryPoolSupported reports whether the pool works on this platform.
+func MemoryPoolSupported() bool { return memoryPoolSupported() }
