@@ -524,5 +524,5 @@ func (a brokerAdapter) Call(ctx context.Context, req wasmrt.CapabilityRequest) (
 
 // serverOptions are the options of the sidecar's gRPC server.
 func serverOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{grpc.MaxRecvMsgSize(sidecarplugin.MaxRequestBytes)}
+	return sidecarplugin.ServerOptions()
 }

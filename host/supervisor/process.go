@@ -257,6 +257,7 @@ func (s *Supervisor) spawn() (*proc, error) {
 		Plugins:          sidecarplugin.ClientPlugins(bb.plugin()),
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		AutoMTLS:         true,
+		GRPCDialOptions:  sidecarplugin.DialOptions(),
 		SkipHostEnv:      true,
 		UnixSocketConfig: &goplugin.UnixSocketConfig{TempDir: child.Dir(), Group: socketGroup(cred)},
 		RunnerFunc:       r.runnerFunc,

@@ -45,6 +45,35 @@ const (
 	MaxCapabilityResponseBytes = 4 << 20
 )
 
+// Flow-control windows of the supervisor–sidecar connection, set on both
+// ends (ServerOptions, DialOptions). A fixed window turns off gRPC's
+// bandwidth-delay-product estimation, which sends the peer a PING (and gets
+// its ack) on nearly every call when calls come one at a time: two more
+// frames, writes and wake-ups per call on a local socket, where there is
+// no bandwidth-delay product to learn. 1 MiB per stream holds any reply
+// (MaxResponseBytes is a cap, not a size) with few window updates.
+const (
+	StreamWindowBytes = 1 << 20
+	ConnWindowBytes   = 4 << 20
+)
+
+// ServerOptions are the sidecar's gRPC server options for this connection.
+func ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(MaxRequestBytes),
+		grpc.InitialWindowSize(StreamWindowBytes),
+		grpc.InitialConnWindowSize(ConnWindowBytes),
+	}
+}
+
+// DialOptions are the supervisor's gRPC dial options for this connection.
+func DialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithInitialWindowSize(StreamWindowBytes),
+		grpc.WithInitialConnWindowSize(ConnWindowBytes),
+	}
+}
+
 // ServerFactory makes the SidecarService implementation of a sidecar. dialer
 // reaches the supervisor's Broker by the id given in LoadSkillRequest; the
 // implementation must Close it when it stops.
