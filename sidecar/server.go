@@ -47,8 +47,6 @@ var (
 	ErrBrokerUnavailable = errcode.New("broker_unavailable", "capability broker unavailable")
 	// ErrModuleRead: the module file could not be read.
 	ErrModuleRead = errcode.New("module_read_failed", "module could not be read")
-	// ErrInvalidSchema: a tool's JSON Schema does not compile.
-	ErrInvalidSchema = errcode.New("invalid_tool_schema", "invalid tool schema")
 )
 
 type state int32
@@ -66,10 +64,9 @@ type skill struct {
 	engine *wasmrt.Engine
 	module *wasmrt.Module
 	grants wasmrt.Grants
-	// validators holds every tool the host named; nil for a tool
-	// without schemas.
-	validators map[string]wasmrt.Validator
-	broker     wasmrt.Broker
+	// tools holds every tool the host named (none: any tool id).
+	tools  map[string]struct{}
+	broker wasmrt.Broker
 }
 
 // server implements SidecarService with a wasmrt.Engine. One per process.
@@ -209,26 +206,22 @@ func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *s
 		return wasm, nil
 	}
 
-	validators := make(map[string]wasmrt.Validator, len(req.GetTools()))
+	tools := make(map[string]struct{}, len(req.GetTools()))
 	for _, t := range req.GetTools() {
 		if t.GetId() == "" {
 			return nil, nil, fmt.Errorf("%w: tool with empty id", ErrInvalidRequest)
 		}
-		if _, dup := validators[t.GetId()]; dup {
+		if _, dup := tools[t.GetId()]; dup {
 			return nil, nil, fmt.Errorf("%w: duplicate tool %q", ErrInvalidRequest, t.GetId())
 		}
-		// A tool without schemas is known (a call of an unknown tool is
-		// refused) but has no validator: one that accepts everything
-		// would still cost each call a decode of its input and output.
-		var v wasmrt.Validator
+		// Schemas are checked on the trusted side (the host, or the
+		// supervisor for a Target that carries them), never here: a
+		// sidecar that was sent one refuses it rather than leave it
+		// unchecked.
 		if len(bytes.TrimSpace(t.GetInputSchema())) > 0 || len(bytes.TrimSpace(t.GetOutputSchema())) > 0 {
-			sv, err := wasmrt.NewSchemaValidator(t.GetInputSchema(), t.GetOutputSchema())
-			if err != nil {
-				return nil, nil, fmt.Errorf("%w: tool %q: %w", ErrInvalidSchema, t.GetId(), err)
-			}
-			v = sv
+			return nil, nil, fmt.Errorf("%w: tool %q comes with JSON Schemas: the supervisor checks schemas, the sidecar does not", ErrInvalidRequest, t.GetId())
 		}
-		validators[t.GetId()] = v
+		tools[t.GetId()] = struct{}{}
 	}
 
 	var broker wasmrt.Broker
@@ -289,12 +282,12 @@ func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *s
 		s.log.Warn("cache write failed", "skill_id", req.GetSkillId(), "error", ci.WriteErr)
 	}
 	return &skill{
-		req:        kept,
-		engine:     engine,
-		module:     module,
-		grants:     grantsFromProto(req.GetGrants()),
-		validators: validators,
-		broker:     broker,
+		req:    kept,
+		engine: engine,
+		module: module,
+		grants: grantsFromProto(req.GetGrants()),
+		tools:  tools,
+		broker: broker,
 	}, resp, nil
 }
 
@@ -362,13 +355,11 @@ func (s *server) invoke(ctx context.Context, req *sidecarv1.InvokeRequest) *side
 		Timeout: req.GetTimeout().AsDuration(),
 		Broker:  sk.broker,
 	}
-	if len(sk.validators) > 0 {
-		v, ok := sk.validators[req.GetToolId()]
-		if !ok {
+	if len(sk.tools) > 0 {
+		if _, ok := sk.tools[req.GetToolId()]; !ok {
 			resp.ErrorCode, resp.ErrorMessage = fail(fmt.Errorf("%w: %q", ErrUnknownTool, req.GetToolId()))
 			return resp
 		}
-		inv.Validator = v
 	}
 	if req.GetGrants() != nil {
 		inv.Grants = grantsFromProto(req.GetGrants())

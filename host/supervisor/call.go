@@ -31,6 +31,13 @@ func (s *Supervisor) Call(ctx context.Context, t Target, toolID string, input []
 	if !t.valid() {
 		return nil, fmt.Errorf("%w: skill id, module path and module sha256 are required", ErrInvalidTarget)
 	}
+	v, err := s.schemas.validator(&t, toolID)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInput(v, toolID, input); err != nil {
+		return nil, err
+	}
 	if err := s.enter(); err != nil {
 		return nil, err
 	}
@@ -62,6 +69,9 @@ func (s *Supervisor) Call(ctx context.Context, t Target, toolID string, input []
 			return nil, err
 		}
 		res, err := s.invoke(ctx, sl, p, &t, toolID, input, budget, opts)
+		if err == nil {
+			err = checkOutput(v, toolID, res)
+		}
 		// A sidecar being stopped (idle, retired, Close) refuses new
 		// calls before running them: run the call in a fresh one, once.
 		if err != nil && errcode.Of(err) == codeSidecarStopping {

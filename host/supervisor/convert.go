@@ -74,7 +74,8 @@ func grantsProto(g Grants) *sidecarv1.Grants {
 func toolsProto(tools []Tool) []*sidecarv1.Tool {
 	out := make([]*sidecarv1.Tool, 0, len(tools))
 	for _, tl := range tools {
-		out = append(out, &sidecarv1.Tool{Id: tl.ID, InputSchema: tl.InputSchema, OutputSchema: tl.OutputSchema})
+		// Tool ids only: the supervisor checks the schemas (schemas.go).
+		out = append(out, &sidecarv1.Tool{Id: tl.ID})
 	}
 	return out
 }

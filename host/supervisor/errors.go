@@ -1,6 +1,9 @@
 package supervisor
 
-import "github.com/palyra-go/palyra/host/errcode"
+import (
+	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/toolschema"
+)
 
 // Sentinels of the supervisor. Failures the sidecar reports (fuel_exhausted,
 // trap, tool_error, ...) come back as *sidecarplugin.Error, which unwraps
@@ -16,6 +19,12 @@ var (
 	ErrInvalidTarget   = errcode.New("invalid_target", "the call target is incomplete")
 	ErrSidecarNotFound = errcode.New("sidecar_not_found", "the palyra-sidecar binary was not found")
 	ErrCanceled        = errcode.ErrCanceled
+	// ErrInvalidInput and ErrInvalidOutput: a call's input or its output
+	// does not match the schema its Target's tool carries (schemas.go).
+	ErrInvalidInput  = errcode.ErrInvalidInput
+	ErrInvalidOutput = errcode.ErrInvalidOutput
+	// ErrInvalidToolSchema: a Target's tool schema does not compile.
+	ErrInvalidToolSchema = toolschema.ErrInvalidSchema
 	// ErrCompileBudgetExceeded: Precompile's child ran out of its CPU-time
 	// or memory cap (Config.PrecompileCPUTime, PrecompileMemoryBytes); the
 	// message names the cap.

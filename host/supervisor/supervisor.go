@@ -19,6 +19,8 @@ import (
 type Supervisor struct {
 	cfg Config
 	log hclog.Logger
+	// schemas are the compiled schemas of the targets' tools (schemas.go).
+	schemas schemaCache
 
 	mu       sync.Mutex
 	closed   bool

@@ -44,15 +44,26 @@ func TestCallEchoAndSchemas(t *testing.T) {
 	if st.Status != StatusRunning || st.PID != res.PID || st.Restarts != 0 {
 		t.Errorf("state %+v", st)
 	}
-	// The sidecar's schema check comes back with its code.
+	// The supervisor checks the schemas, before the call and after it.
 	_, err = s.Call(ctx, tg, "test.echo", []byte(`{"msg":1}`), CallOptions{})
-	if errcode.Of(err) != "invalid_input" {
-		t.Errorf("schema violation: %v (code %s)", err, errcode.Of(err))
+	if !errors.Is(err, ErrInvalidInput) || errcode.Of(err) != "invalid_input" || !strings.Contains(err.Error(), "/msg") {
+		t.Errorf("input schema violation: %v (code %s)", err, errcode.Of(err))
 	}
 	// The same sidecar serves the next call.
 	res2, err := s.Call(ctx, tg, "test.echo", []byte(`{"msg":"again"}`), CallOptions{})
 	if err != nil || res2.PID != res.PID {
 		t.Errorf("second call: %v, pid %d want %d", err, res2.PID, res.PID)
+	}
+	strict := tg
+	strict.Tools = []Tool{{ID: "test.echo", OutputSchema: []byte(`{"type":"object","required":["never"]}`)}}
+	res0, err := s.Call(ctx, strict, "test.echo", []byte(`{"msg":"hi"}`), CallOptions{})
+	if !errors.Is(err, ErrInvalidOutput) || errcode.Of(err) != "invalid_output" || (res0 != nil && res0.Output != nil) {
+		t.Errorf("output schema violation: %v (code %s), result %+v", err, errcode.Of(err), res0)
+	}
+	broken := tg
+	broken.Tools = []Tool{{ID: "test.echo", InputSchema: []byte(`{"type":3}`)}}
+	if _, err := s.Call(ctx, broken, "test.echo", []byte(`{"msg":"hi"}`), CallOptions{}); !errors.Is(err, ErrInvalidToolSchema) || errcode.Of(err) != "invalid_tool_schema" {
+		t.Errorf("schema that does not compile: %v (code %s)", err, errcode.Of(err))
 	}
 	// A changed module gets a fresh sidecar.
 	tg2 := fixture(t, "test.echo", "answer.wasm")

@@ -36,7 +36,10 @@ func (g *Grants) equal(o *Grants) bool {
 		slices.Equal(g.StoragePrefixes, o.StoragePrefixes) && slices.Equal(g.Channels, o.Channels)
 }
 
-// Tool is one tool of a skill with its JSON Schemas (may be empty).
+// Tool is one tool of a skill with its JSON Schemas (may be empty). The
+// supervisor checks a call's input against InputSchema before the call
+// and its output against OutputSchema after (schemas.go); the sidecar is
+// sent the tool id only.
 type Tool struct {
 	ID           string
 	InputSchema  []byte

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/palyra-go/palyra/internal/toolschema"
 	"github.com/palyra-go/palyra/sidecar/internal/wasmrt"
 	"github.com/palyra-go/palyra/sidecar/internal/wasmrt/runtimetest"
 )
@@ -311,13 +312,13 @@ func TestReactorInitialize(t *testing.T) {
 }
 
 func TestSchemaValidator(t *testing.T) {
-	if _, err := wasmrt.NewSchemaValidator([]byte(`{"type": 12}`), nil); !errors.Is(err, wasmrt.ErrInvalidConfig) {
+	if _, err := toolschema.New([]byte(`{"type": 12}`), nil); !errors.Is(err, toolschema.ErrInvalidSchema) {
 		t.Fatalf("bad schema: err = %v", err)
 	}
-	if _, err := wasmrt.NewSchemaValidator([]byte(`{"$ref":"file:///etc/passwd"}`), nil); err == nil {
+	if _, err := toolschema.New([]byte(`{"$ref":"file:///etc/passwd"}`), nil); err == nil {
 		t.Fatal("external $ref accepted")
 	}
-	v, err := wasmrt.NewSchemaValidator(
+	v, err := toolschema.New(
 		[]byte(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`),
 		[]byte(`{"type":"object","required":["input"]}`))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/palyra-go/palyra/host/manifest"
+	"github.com/palyra-go/palyra/internal/toolschema"
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 	"github.com/palyra-go/palyra/sidecar/internal/wasmrt"
 )
@@ -34,7 +35,7 @@ func TestExampleEcho(t *testing.T) {
 	for _, tool := range man.Entrypoints.Tools {
 		in, _ := json.Marshal(tool.InputSchema)
 		out, _ := json.Marshal(tool.OutputSchema)
-		v, err := wasmrt.NewSchemaValidator(in, out)
+		v, err := toolschema.New(in, out)
 		if err != nil {
 			t.Fatalf("%s: %v", tool.ID, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/toolschema"
 	"github.com/palyra-go/palyra/sidecar/internal/wasmrt"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestExitCodeRule(t *testing.T) {
 	e := newEngine(t, wasmrt.Config{})
 	// echo-http's acme.echo output_schema.
-	v, err := wasmrt.NewSchemaValidator(nil, []byte(`{"type":"object","properties":{"echo":{"type":"string"}},"required":["echo"]}`))
+	v, err := toolschema.New(nil, []byte(`{"type":"object","properties":{"echo":{"type":"string"}},"required":["echo"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

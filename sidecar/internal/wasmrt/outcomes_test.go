@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/toolschema"
 	"github.com/palyra-go/palyra/sidecar/internal/wasmrt"
 )
 
@@ -16,11 +17,11 @@ import (
 // and checks it with errors.Is, errors.As and errcode.Of.
 func TestOutcomes(t *testing.T) {
 	e := newEngine(t, wasmrt.Config{})
-	schemaOut, err := wasmrt.NewSchemaValidator(nil, []byte(`{"type":"object","required":["never"]}`))
+	schemaOut, err := toolschema.New(nil, []byte(`{"type":"object","required":["never"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemaIn, err := wasmrt.NewSchemaValidator([]byte(`{"type":"object","properties":{"n":{"type":"integer","maximum":3}}}`), nil)
+	schemaIn, err := toolschema.New([]byte(`{"type":"object","properties":{"n":{"type":"integer","maximum":3}}}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -583,16 +583,17 @@ func (x *Grants) GetChannels() []string {
 	return nil
 }
 
-// Tool is one tool of the skill, with JSON Schemas the sidecar checks input
-// and output against when they are given. The host sends none: it checks
-// both itself, on the trusted side, once.
+// Tool is one tool of the skill. Schemas are checked on the trusted side
+// (the host, or the supervisor for a target that carries them), never by
+// the sidecar: a LoadSkillRequest with a non-empty schema is refused with
+// invalid_request rather than left unchecked.
 type Tool struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Tool id as in skill.toml (the guest dispatches on it).
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	// JSON Schema document of the input; empty accepts anything.
+	// Must be empty (kept for the wire: a sidecar refuses a schema).
 	InputSchema []byte `protobuf:"bytes,2,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
-	// JSON Schema document of the output; empty accepts anything.
+	// Must be empty (kept for the wire: a sidecar refuses a schema).
 	OutputSchema  []byte `protobuf:"bytes,3,opt,name=output_schema,json=outputSchema,proto3" json:"output_schema,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -1,4 +1,4 @@
-package wasmrt
+package toolschema_test
 
 import (
 	"encoding/json"
@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/palyra-go/palyra/internal/toolschema"
 )
 
-// FuzzSchemaValidator: the sidecar's own check of a call's input against
-// the tool's input_schema (prepareInput: well-formed JSON, decoded with
-// exact numbers, then validated), with any schema and any input. Compiling
-// fails only with ErrInvalidConfig; validation never panics and its
-// message is bounded, valid UTF-8. Seeded with the schemas the tests send
-// their sidecars (supervisor, mcpserver and the examples) and the inputs
-// of real calls.
-func FuzzSchemaValidator(f *testing.F) {
+// FuzzValidator: a tool's schemas and a call's input are both untrusted
+// (the schema comes from a manifest, the input from a caller). Compiling
+// fails only with ErrInvalidSchema; validation never panics and its
+// message is bounded, valid UTF-8. Seeded with the schemas of the tests,
+// the examples and the supervisor's callers, and the inputs of real calls.
+func FuzzValidator(f *testing.F) {
 	schemas := []string{
 		`{"type":"object","required":["msg"],"properties":{"msg":{"type":"string"}}}`,
 		`{"type":"object","properties":{"text":{"type":"string"}}}`,
@@ -34,26 +34,27 @@ func FuzzSchemaValidator(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, schema, input []byte) {
-		v, err := NewSchemaValidator(schema, nil)
+		v, err := toolschema.New(schema, schema)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidConfig) {
-				t.Fatalf("schema %q: %v does not wrap ErrInvalidConfig", schema, err)
+			if !errors.Is(err, toolschema.ErrInvalidSchema) {
+				t.Fatalf("schema %q: %v does not wrap ErrInvalidSchema", schema, err)
 			}
 			return
 		}
 		if len(input) == 0 || !json.Valid(input) {
-			return // prepareInput refuses it before validation
+			return // refused as invalid_input before validation
 		}
-		doc, err := decodeJSON(input)
+		doc, err := toolschema.Decode(input)
 		if err != nil {
 			return // refused as invalid_input with the decoder's reason
 		}
-		err = v.ValidateInput(doc)
-		if err == nil {
-			return
-		}
-		if msg := err.Error(); len(msg) > maxDetailBytes || !utf8.ValidString(msg) || msg == "" {
-			t.Fatalf("message of %d bytes (limit %d), valid UTF-8 %v", len(msg), maxDetailBytes, utf8.ValidString(msg))
+		for _, err := range []error{v.ValidateInput(doc), v.ValidateOutput(doc)} {
+			if err == nil {
+				continue
+			}
+			if msg := err.Error(); len(msg) > toolschema.MaxMessageBytes || !utf8.ValidString(msg) || msg == "" {
+				t.Fatalf("message of %d bytes (limit %d), valid UTF-8 %v", len(msg), toolschema.MaxMessageBytes, utf8.ValidString(msg))
+			}
 		}
 	})
 }
