@@ -29,16 +29,30 @@ const A2UIScheme = "palyra-a2ui"
 // MaxSummaryBytes caps the input summary an approval request shows.
 const MaxSummaryBytes = 512
 
-// methodCallTool is the MCP method of a tool call.
-const methodCallTool = "tools/call"
+// methodCallTool is the MCP method of a tool call; methodListTools lists
+// the tools.
+const (
+	methodCallTool  = "tools/call"
+	methodListTools = "tools/list"
+)
 
 // unknownTool is a receiving middleware that answers a tools/call for a
 // name the server does not serve with a clear protocol error (JSON-RPC
 // -32602, as MCP asks for unknown tools), its message and data carrying
 // the code unknown_tool, or tool_hooks_only for the name a hooks_only tool
-// would have.
+// would have. Before a tools/list it brings the served tools up to date
+// with the catalog (Sync).
 func (s *Server) unknownTool(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == methodListTools {
+			// The list follows the catalog's events, a moment behind it: a
+			// client listing right after an install must see the new
+			// tools, so the list is brought up to date first (a no-op when
+			// the catalog's generation has not moved).
+			if _, err := s.Sync(ctx, false); err != nil {
+				s.log.Warn("syncing the MCP tool list before tools/list", "error", err)
+			}
+		}
 		if method == methodCallTool {
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil && s.lookup(r.Params.Name) == nil {
 				err := fmt.Errorf("%w: %q (it may have been quarantined, disabled or removed: list the tools again)", ErrUnknownTool, r.Params.Name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hashicorp/go-hclog"
 	"slices"
 	"strings"
 	"sync"
@@ -521,5 +522,38 @@ func TestCrashLoopLeavesList(t *testing.T) {
 	waitFor("enable", "test.a", "test.b")
 	if res := mcptest.Call(t, cs, "test_echo", map[string]any{"text": "back"}); res.IsError {
 		t.Fatalf("call after the enable: %+v", res.Content)
+	}
+}
+
+// TestListIsCurrent: tools/list answers with the catalog as it is, not as
+// the event-following Watch last saw it: a skill installed a moment before
+// the list is in it. The server here runs no Watch at all.
+func TestListIsCurrent(t *testing.T) {
+	h := openHost(t)
+	h.install(t, probeArtifact(t, "test.a", nil))
+	s, err := mcpserver.New(mcpserver.Options{Service: h.Host, Logger: hclog.NewNullLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(context.Background()); err != nil {
+			t.Errorf("server Close: %v", err)
+		}
+	})
+	if _, err := s.Sync(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s, nil)
+	if tools := listTools(t, cs); len(tools) != 3 {
+		t.Fatalf("before: tools %v", names(tools))
+	}
+	h.install(t, probeArtifact(t, "test.b", nil))
+	tools := listTools(t, cs)
+	skills := map[any]bool{}
+	for _, tl := range tools {
+		skills[tl.Meta[mcpserver.MetaSkillID]] = true
+	}
+	if len(tools) != 6 || !skills["test.b"] {
+		t.Fatalf("after installing test.b: tools %v", names(tools))
 	}
 }
