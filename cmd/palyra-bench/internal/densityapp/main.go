@@ -42,6 +42,9 @@ type result struct {
 	// its background scavenger catches up.
 	HeapLiveKiB    int `json:"heap_live_kib"`
 	RSSReleasedKiB int `json:"rss_released_kib"`
+	// RSSSettledKiB is the RSS --settle after the reaping, with nothing
+	// forced: what the runtime's background scavenger gave back by then.
+	RSSSettledKiB int `json:"rss_settled_kib"`
 }
 
 func main() {
@@ -49,10 +52,11 @@ func main() {
 	sidecar := flag.String("sidecar", "", "palyra-sidecar binary")
 	sockDir := flag.String("socket-dir", "", "directory for the sidecars' socket directories")
 	idle := flag.Duration("idle", 300*time.Millisecond, "idle timeout after which sidecars are reaped")
+	settle := flag.Duration("settle", 10*time.Second, "how long after the reaping the idle process is measured again")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	r, err := run(ctx, *state, *sidecar, *sockDir, *idle)
+	r, err := run(ctx, *state, *sidecar, *sockDir, *idle, *settle)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "densityapp:", err)
 		os.Exit(1)
@@ -62,7 +66,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, state, sidecar, sockDir string, idle time.Duration) (r result, err error) {
+func run(ctx context.Context, state, sidecar, sockDir string, idle, settle time.Duration) (r result, err error) {
 	if state == "" || sidecar == "" {
 		return r, errors.New("--state and --sidecar are required")
 	}
@@ -124,6 +128,14 @@ func run(ctx context.Context, state, sidecar, sockDir string, idle time.Duration
 	time.Sleep(500 * time.Millisecond)
 	runtime.GC()
 	if r.RSSKiB, err = procstat.RSSKiB(os.Getpid()); err != nil {
+		return r, err
+	}
+	select {
+	case <-ctx.Done():
+		return r, ctx.Err()
+	case <-time.After(settle):
+	}
+	if r.RSSSettledKiB, err = procstat.RSSKiB(os.Getpid()); err != nil {
 		return r, err
 	}
 	debug.FreeOSMemory()
