@@ -11,7 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/palyra-go/palyra/internal/toolschema"
 	"github.com/palyra-go/palyra/sidecar/internal/wasmrt"
 	"github.com/palyra-go/palyra/sidecar/internal/wasmrt/runtimetest"
 )
@@ -308,30 +307,5 @@ func TestReactorInitialize(t *testing.T) {
 				t.Fatal("no init fuel reported")
 			}
 		}
-	}
-}
-
-func TestSchemaValidator(t *testing.T) {
-	if _, err := toolschema.New([]byte(`{"type": 12}`), nil); !errors.Is(err, toolschema.ErrInvalidSchema) {
-		t.Fatalf("bad schema: err = %v", err)
-	}
-	if _, err := toolschema.New([]byte(`{"$ref":"file:///etc/passwd"}`), nil); err == nil {
-		t.Fatal("external $ref accepted")
-	}
-	v, err := toolschema.New(
-		[]byte(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`),
-		[]byte(`{"type":"object","required":["input"]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEngine(t, wasmrt.Config{})
-	m := loadFixture(t, e, "echo", wasmrt.ModuleConfig{})
-	// echo's output is the input document, which has "input".
-	if _, err := invoke(t, m, wasmrt.Invocation{Input: json.RawMessage(`{"n": 12345678901234567890}`), Validator: v}); err != nil {
-		t.Fatalf("big integer: %v", err)
-	}
-	_, err = invoke(t, m, wasmrt.Invocation{Input: json.RawMessage(`{"n": 1.5}`), Validator: v})
-	if !errors.Is(err, wasmrt.ErrInvalidInput) || !strings.Contains(err.Error(), "/n") {
-		t.Fatalf("err = %v", err)
 	}
 }

@@ -30,11 +30,11 @@ var (
 	// ErrToolError: the entrypoint returned non-zero or called proc_exit
 	// with a non-zero code. The error is a *ToolError.
 	ErrToolError = errcode.New("tool_error", "tool reported an error")
-	// ErrInvalidInput: the input is not JSON, is over MaxInputBytes, or did
-	// not pass the invocation's Validator. The guest did not run.
+	// ErrInvalidInput: the input (or the config) is not JSON or is over
+	// its limit. The guest did not run. Schemas are checked on the trusted
+	// side, not here.
 	ErrInvalidInput = errcode.ErrInvalidInput
-	// ErrInvalidOutput: the output is not JSON or did not pass the
-	// invocation's Validator.
+	// ErrInvalidOutput: the output is not JSON.
 	ErrInvalidOutput = errcode.ErrInvalidOutput
 	// ErrOutputTooLarge: the guest returned 0 after output-write refused a
 	// write that would have passed MaxOutputBytes.

@@ -71,9 +71,6 @@ type Invocation struct {
 	// Broker serves capability-call. Nil makes every capability-call that
 	// passes the runtime's checks return -8 (unavailable).
 	Broker Broker
-	// Validator, when set, validates Input before the guest runs and the
-	// output after.
-	Validator Validator
 }
 
 // Stats describe the resources a call used. They are reported for every
@@ -276,18 +273,6 @@ func (m *Module) prepareInput(inv *Invocation, deadline time.Time) ([]byte, gran
 	if len(inv.Config) > 0 && (!json.Valid(inv.Config) || bytes.TrimSpace(inv.Config)[0] != '{') {
 		return nil, grantLists{}, fmt.Errorf("%w: config is not a JSON object", ErrInvalidInput)
 	}
-	if inv.Validator != nil {
-		var v any
-		if len(inv.Input) > 0 {
-			var err error
-			if v, err = decodeJSON(inv.Input); err != nil {
-				return nil, grantLists{}, fmt.Errorf("%w: %w", ErrInvalidInput, err)
-			}
-		}
-		if err := inv.Validator.ValidateInput(v); err != nil {
-			return nil, grantLists{}, fmt.Errorf("%w: %w", ErrInvalidInput, err)
-		}
-	}
 	grants, err := canonicalGrants(inv.Grants)
 	if err != nil {
 		return nil, grantLists{}, err
@@ -311,18 +296,12 @@ func (m *Module) finish(res *Result, st *instState, inv *Invocation) error {
 	} else if st.call.outOverflow {
 		return fmt.Errorf("%w: the guest returned 0 after output-write refused a write past %d bytes", ErrOutputTooLarge, MaxOutputBytes)
 	}
-	// A Palyra module's result is its exit code, never checked against
-	// the output_schema: it cannot write output (sdk/ABI.md §8, the
-	// exit-code rule; the host checks it is exactly that document).
-	validate := inv.Validator != nil && !m.legacy
-	output, v, err := parseOutput(out, validate)
+	// The output is checked against the tool's output_schema on the
+	// trusted side (the host, or the supervisor), never here; a Palyra
+	// module's result is its exit code (sdk/ABI.md §8, the exit-code rule).
+	output, err := parseOutput(out)
 	if err != nil {
 		return err
-	}
-	if validate {
-		if err := inv.Validator.ValidateOutput(v); err != nil {
-			return fmt.Errorf("%w: %w", ErrInvalidOutput, err)
-		}
 	}
 	res.Output = output
 	return nil

@@ -74,40 +74,16 @@ func parseToolError(buf []byte) (code, msg string) {
 
 // parseOutput reads the output buffer of a successful call (sdk/ABI.md §4):
 // an empty buffer is the JSON null; anything else must be one JSON value.
-// It returns a copy, and the value decoded for validation when decode is
-// set (numbers as json.Number).
-func parseOutput(buf []byte, decode bool) (json.RawMessage, any, error) {
+// It returns a copy.
+func parseOutput(buf []byte) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(buf)) == 0 {
-		return json.RawMessage("null"), nil, nil
+		return json.RawMessage("null"), nil
 	}
 	if len(buf) > MaxOutputBytes {
-		return nil, nil, fmt.Errorf("%w: %d bytes, limit %d", ErrOutputTooLarge, len(buf), MaxOutputBytes)
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrOutputTooLarge, len(buf), MaxOutputBytes)
 	}
 	if !json.Valid(buf) {
-		return nil, nil, fmt.Errorf("%w: output is not well-formed JSON", ErrInvalidOutput)
+		return nil, fmt.Errorf("%w: output is not well-formed JSON", ErrInvalidOutput)
 	}
-	out := json.RawMessage(bytes.Clone(buf))
-	if !decode {
-		return out, nil, nil
-	}
-	v, err := decodeJSON(out)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidOutput, err)
-	}
-	return out, v, nil
-}
-
-// decodeJSON decodes one JSON value with numbers as json.Number, the form
-// JSON Schema validators expect.
-func decodeJSON(b []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	if d.More() {
-		return nil, fmt.Errorf("more than one JSON value")
-	}
-	return v, nil
+	return json.RawMessage(bytes.Clone(buf)), nil
 }
