@@ -580,7 +580,11 @@ func (d *Dispatcher) runHook(ctx context.Context, ev string, b Binding, p json.R
 	}
 	o.Duration = time.Since(start)
 
-	if callCtx.Err() != nil && (!answered || r.err != nil) {
+	// The deadline is read from the clock too: a failure that arrives after
+	// it (the sidecar's own timeout, say) can win the select before the
+	// context's timer has fired on a loaded machine.
+	dl, _ := callCtx.Deadline()
+	if (callCtx.Err() != nil || !time.Now().Before(dl)) && (!answered || r.err != nil) {
 		// Cut off (an error after the deadline is taken as the cut-off's):
 		// by the caller, by Close, or by the hook's own deadline.
 		switch {
