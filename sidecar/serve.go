@@ -223,6 +223,7 @@ func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
 		fs.SetOutput(stderr)
 		var hf hardenFlags
 		hf.register(fs, true)
+		noPool := fs.Bool(sidecarplugin.FlagNoMemoryPool, false, "give every instance a fresh linear memory from wasmtime instead of the pool (before/after measurements)")
 		if err := fs.Parse(args); err != nil {
 			return 2
 		}
@@ -230,6 +231,7 @@ func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "palyra-sidecar: unexpected argument %q\n", fs.Arg(0))
 			return 2
 		}
+		cfg.Engine.NoMemoryPool = cfg.Engine.NoMemoryPool || *noPool
 		// The profile file is opened before hardening closes the file
 		// system.
 		stop := startCPUProfile(os.Getenv(CPUProfileDirEnv), stderr)
@@ -296,6 +298,7 @@ func runPrecompile(args []string, cfg ServeConfig, stdout, stderr io.Writer) int
 	hf.register(fs, false)
 	cpuSeconds := fs.Uint64("cpu-seconds", 0, "CPU-time cap in `seconds` (RLIMIT_CPU; 0: none)")
 	memoryBytes := fs.Uint64("memory-bytes", 0, "memory cap in `bytes` (RLIMIT_DATA; 0: none)")
+	noPool := fs.Bool(sidecarplugin.FlagNoMemoryPool, false, "compile for engines without the linear-memory pool (as the serving flag)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -325,6 +328,7 @@ func runPrecompile(args []string, cfg ServeConfig, stdout, stderr io.Writer) int
 		}
 		ecfg := cfg.Engine
 		ecfg.CacheDir = *cacheDir
+		ecfg.NoMemoryPool = ecfg.NoMemoryPool || *noPool
 		ci, err := wasmrt.Precompile(ecfg, wasm)
 		if err != nil {
 			return err

@@ -71,13 +71,20 @@ func load(ctx context.Context, d time.Duration, callers int, call func(ctx conte
 }
 
 // scenarioD: 8 concurrent callers over 4 trivial skills for a fixed time,
-// against the same load on 4 raw go-plugin plugins, alternating halves.
+// against the same load on 4 raw go-plugin plugins, alternating halves;
+// and, for its before/after, the same load on a host whose sidecars give
+// every instance a fresh linear memory (supervisor.Config.NoMemoryPool).
 func scenarioD(ctx context.Context, e *env) ([]report.Row, error) {
 	h, _, closeHost, err := e.openHost(ctx, "d", true, supervisor.Config{IdleTimeout: -1})
 	if err != nil {
 		return nil, err
 	}
 	defer closeHost()
+	hn, _, closeNoPool, err := e.openHost(ctx, "d-nopool", true, supervisor.Config{IdleTimeout: -1, NoMemoryPool: true})
+	if err != nil {
+		return nil, err
+	}
+	defer closeNoPool()
 	ids := make([]string, throughputSkills)
 	for i := range ids {
 		name := fmt.Sprintf("t%d", i)
@@ -85,12 +92,14 @@ func scenarioD(ctx context.Context, e *env) ([]report.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := e.install(ctx, h, data); err != nil {
-			return nil, err
-		}
 		ids[i] = "bench." + name
-		if err := hostCall(h, ids[i], "bench.trivial", echoInput, trivialOutput)(ctx); err != nil {
-			return nil, err
+		for _, hh := range []*host.Host{h, hn} {
+			if _, err := e.install(ctx, hh, data); err != nil {
+				return nil, err
+			}
+			if err := hostCall(hh, ids[i], "bench.trivial", echoInput, trivialOutput)(ctx); err != nil {
+				return nil, err
+			}
 		}
 	}
 	raws := make([]*rawClient, throughputSkills)
@@ -108,15 +117,18 @@ func scenarioD(ctx context.Context, e *env) ([]report.Row, error) {
 	peer := func(ctx context.Context, caller, k int) error {
 		return raws[(caller+k)%throughputSkills].invoke(ctx)
 	}
+	noPool := func(ctx context.Context, caller, k int) error {
+		return hostCall(hn, ids[(caller+k)%throughputSkills], "bench.trivial", echoInput, trivialOutput)(ctx)
+	}
 	half := e.opts.d(2*time.Second, 8*time.Second) / 2
-	var oursRate, peerRate float64
-	var oursLat, peerLat stats.Sample
+	var oursRate, peerRate, noPoolRate float64
+	var oursLat, peerLat, noPoolLat stats.Sample
 	for range 2 {
 		for _, side := range []struct {
 			call func(context.Context, int, int) error
 			rate *float64
 			lat  *stats.Sample
-		}{{ours, &oursRate, &oursLat}, {peer, &peerRate, &peerLat}} {
+		}{{ours, &oursRate, &oursLat}, {peer, &peerRate, &peerLat}, {noPool, &noPoolRate, &noPoolLat}} {
 			rate, lat, err := load(ctx, half, throughputCallers, side.call)
 			if err != nil {
 				return nil, err
@@ -133,6 +145,8 @@ func scenarioD(ctx context.Context, e *env) ([]report.Row, error) {
 		compare("D", "throughput, "+shape, rate("host.Call", oursRate, oursLat.Len()), rate("raw go-plugin RPC, 4 plugins", peerRate, peerLat.Len()),
 			valueGoal("≥ 4,000 calls/s", ">=", 4000), "mean over the run, not a median"),
 		compare("D", "latency under that load", report.FromDurations("host.Call", &oursLat, time.Microsecond), report.FromDurations("raw go-plugin RPC", &peerLat, time.Microsecond), nil, ""),
+		compare("D", "throughput: linear-memory pool (after) vs a fresh memory per instance (before)", rate("host.Call", oursRate, oursLat.Len()),
+			rate("host.Call, sidecars without the memory pool", noPoolRate, noPoolLat.Len()), nil, "the same load on a host with supervisor.Config.NoMemoryPool"),
 	}, nil
 }
 

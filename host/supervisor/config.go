@@ -97,6 +97,12 @@ type Config struct {
 	// stream set-up of each call. It is there to measure that difference
 	// (palyra-bench B) and as a way back should a stream misbehave.
 	UnaryCalls bool
+	// NoMemoryPool has sidecars give every instance a fresh linear memory
+	// from wasmtime instead of the pool they keep for small modules
+	// (sidecar/internal/wasmrt/mempool_linux.go); the precompile child is
+	// told too, so that its cache entries match. It is there to measure
+	// the difference (palyra-bench D).
+	NoMemoryPool bool
 	// SpareSidecars is how many sidecars, started and past their go-plugin
 	// handshake but with no skill loaded, the supervisor keeps ready for
 	// the next start of any skill version (default 1; negative: none). A

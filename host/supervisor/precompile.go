@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/palyra-go/palyra/host/internal/launch"
+	"github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 // maxPrecompileOutput caps what the supervisor keeps of a precompile
@@ -70,6 +71,9 @@ func (s *Supervisor) Precompile(ctx context.Context, modulePath, sha string) err
 		return fmt.Errorf("palyra-sidecar precompile: %w", err)
 	}
 	args := append([]string{"precompile", "--wasm", modulePath, "--cache-dir", s.cfg.CacheDir}, s.hardenArgs(child.Dir())...)
+	if s.cfg.NoMemoryPool {
+		args = append(args, "--"+sidecarplugin.FlagNoMemoryPool)
+	}
 	if sha != "" {
 		args = append(args, "--sha256", sha)
 	}

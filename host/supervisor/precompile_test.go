@@ -256,3 +256,37 @@ func varValue(vars []string, k string) string {
 	}
 	return ""
 }
+
+// TestNoMemoryPoolReachesBothChildren: Config.NoMemoryPool is given to the
+// precompile child and to the serving sidecar alike, so the sidecar finds
+// the entry the child made (the setting is part of the cache key); and the
+// two settings make different entries.
+func TestNoMemoryPoolReachesBothChildren(t *testing.T) {
+	entries := map[bool][]string{}
+	for _, noPool := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoMemoryPool=%v", noPool), func(t *testing.T) {
+			cache := shortDir(t)
+			s := newSup(t, Config{CacheDir: cache, NoMemoryPool: noPool})
+			tg := fixture(t, "pool.echo", "echo.wasm")
+			if err := s.Precompile(ctxT(t), tg.ModulePath, tg.ModuleSHA256); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Call(ctxT(t), tg, "t", []byte(`{}`), CallOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if st := s.State(tg.SkillID, tg.Version); !st.CacheHit {
+				t.Errorf("the sidecar missed the precompiled entry: %+v", st)
+			}
+			des, err := os.ReadDir(cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, de := range des {
+				entries[noPool] = append(entries[noPool], de.Name())
+			}
+		})
+	}
+	if len(entries[false]) == 0 || slices.Equal(entries[false], entries[true]) {
+		t.Errorf("the same cache entries with and without the pool: %v", entries)
+	}
+}

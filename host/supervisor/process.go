@@ -244,6 +244,9 @@ func (s *Supervisor) spawn() (*proc, error) {
 	// hardening (Landlock's module rule, RLIMIT_DATA) comes with
 	// LoadSkill, before the sidecar reads a module byte.
 	args := append(slices.Clip(s.cfg.SidecarArgs), s.hardenArgs(child.Dir())...)
+	if s.cfg.NoMemoryPool {
+		args = append(args, "--"+sidecarplugin.FlagNoMemoryPool)
+	}
 	r := &cmdRunner{child: child, cmd: launch.Cmd{Path: s.cfg.SidecarPath, Args: args, Credential: cred}}
 	bb := newBoundBroker(s.cfg.Broker)
 	// go-plugin makes a directory for the sockets of this sidecar inside

@@ -45,6 +45,12 @@ const (
 	MaxCapabilityResponseBytes = 4 << 20
 )
 
+// FlagNoMemoryPool turns the linear-memory pool off in the sidecar's
+// serving and precompile modes (wasmrt's Config.NoMemoryPool). The
+// supervisor passes it to both (supervisor.Config.NoMemoryPool), so that
+// their cache entries match. It exists for before/after measurements.
+const FlagNoMemoryPool = "no-memory-pool"
+
 // Flow-control windows of the supervisor–sidecar connection, set on both
 // ends (ServerOptions, DialOptions). A fixed window turns off gRPC's
 // bandwidth-delay-product estimation, which sends the peer a PING (and gets
