@@ -291,40 +291,43 @@ func (s *server) build(req *sidecarv1.LoadSkillRequest, want string) (*skill, *s
 	}, resp, nil
 }
 
-// readModule returns the module bytes of req, reading module_path when set.
-func readModule(req *sidecarv1.LoadSkillRequest) ([]byte, error) {
+// moduleSource is where req's module is: its bytes, or else a file path.
+func moduleSource(req *sidecarv1.LoadSkillRequest) (inline []byte, path string, err error) {
 	switch m := req.GetModule().(type) {
 	case *sidecarv1.LoadSkillRequest_ModuleBytes:
-		return m.ModuleBytes, nil
+		return m.ModuleBytes, "", nil
 	case *sidecarv1.LoadSkillRequest_ModulePath:
 		if m.ModulePath == "" {
-			return nil, fmt.Errorf("%w: module_path is empty", ErrInvalidRequest)
+			return nil, "", fmt.Errorf("%w: module_path is empty", ErrInvalidRequest)
 		}
-		return readModuleFile(m.ModulePath)
+		return nil, m.ModulePath, nil
 	default:
-		return nil, fmt.Errorf("%w: neither module_path nor module_bytes is set", ErrInvalidRequest)
+		return nil, "", fmt.Errorf("%w: neither module_path nor module_bytes is set", ErrInvalidRequest)
 	}
+}
+
+// readModule returns the module bytes of req, reading module_path when set.
+func readModule(req *sidecarv1.LoadSkillRequest) ([]byte, error) {
+	inline, path, err := moduleSource(req)
+	if err != nil || path == "" {
+		return inline, err
+	}
+	return readModuleFile(path)
 }
 
 // moduleSize is the size of req's module, which chooses its engine's
 // memory settings (wasmrt.Config.ForModule), without reading the module:
 // a verified cache entry is loaded without it.
 func moduleSize(req *sidecarv1.LoadSkillRequest) (int64, error) {
-	switch m := req.GetModule().(type) {
-	case *sidecarv1.LoadSkillRequest_ModuleBytes:
-		return int64(len(m.ModuleBytes)), nil
-	case *sidecarv1.LoadSkillRequest_ModulePath:
-		if m.ModulePath == "" {
-			return 0, fmt.Errorf("%w: module_path is empty", ErrInvalidRequest)
-		}
-		fi, err := os.Stat(m.ModulePath)
-		if err != nil {
-			return 0, fmt.Errorf("%w: %w", ErrModuleRead, err)
-		}
-		return fi.Size(), nil
-	default:
-		return 0, fmt.Errorf("%w: neither module_path nor module_bytes is set", ErrInvalidRequest)
+	inline, path, err := moduleSource(req)
+	if err != nil || path == "" {
+		return int64(len(inline)), err
 	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrModuleRead, err)
+	}
+	return fi.Size(), nil
 }
 
 // Invoke implements SidecarService.

@@ -16,12 +16,13 @@ import (
 // when it is full it starts again empty.
 const maxCompiledSchemas = 1024
 
-type schemaKey struct{ in, out string }
-
-// schemaCache holds compiled tool schemas by their documents.
+// schemaCache holds compiled tool schemas by their documents: input
+// schema, then output schema (two levels, so that a lookup indexes with the
+// byte slices and copies nothing).
 type schemaCache struct {
 	mu sync.Mutex
-	m  map[schemaKey]*toolschema.Validator
+	m  map[string]map[string]*toolschema.Validator
+	n  int
 }
 
 // validator is the compiled schemas of t's tool toolID, nil when it has
@@ -37,9 +38,8 @@ func (c *schemaCache) validator(t *Target, toolID string) (*toolschema.Validator
 	if tl == nil || (len(tl.InputSchema) == 0 && len(tl.OutputSchema) == 0) {
 		return nil, nil
 	}
-	k := schemaKey{string(tl.InputSchema), string(tl.OutputSchema)}
 	c.mu.Lock()
-	v := c.m[k]
+	v := c.m[string(tl.InputSchema)][string(tl.OutputSchema)]
 	c.mu.Unlock()
 	if v != nil {
 		return v, nil
@@ -49,10 +49,18 @@ func (c *schemaCache) validator(t *Target, toolID string) (*toolschema.Validator
 		return nil, fmt.Errorf("skill %s version %s tool %s: %w", t.SkillID, t.Version, toolID, err)
 	}
 	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCompiledSchemas {
-		c.m = make(map[schemaKey]*toolschema.Validator)
+	if c.m == nil || c.n >= maxCompiledSchemas {
+		c.m, c.n = make(map[string]map[string]*toolschema.Validator), 0
 	}
-	c.m[k] = v
+	byOut := c.m[string(tl.InputSchema)]
+	if byOut == nil {
+		byOut = make(map[string]*toolschema.Validator)
+		c.m[string(tl.InputSchema)] = byOut
+	}
+	if _, ok := byOut[string(tl.OutputSchema)]; !ok {
+		c.n++
+	}
+	byOut[string(tl.OutputSchema)] = v
 	c.mu.Unlock()
 	return v, nil
 }

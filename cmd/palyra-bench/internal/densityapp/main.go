@@ -52,7 +52,7 @@ func main() {
 	sidecar := flag.String("sidecar", "", "palyra-sidecar binary")
 	sockDir := flag.String("socket-dir", "", "directory for the sidecars' socket directories")
 	idle := flag.Duration("idle", 300*time.Millisecond, "idle timeout after which sidecars are reaped")
-	settle := flag.Duration("settle", 10*time.Second, "how long after the reaping the idle process is measured again")
+	settle := flag.Duration("settle", 10*time.Second, "how long after the reaping the idle process is measured again (0: not measured)")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -130,13 +130,15 @@ func run(ctx context.Context, state, sidecar, sockDir string, idle, settle time.
 	if r.RSSKiB, err = procstat.RSSKiB(os.Getpid()); err != nil {
 		return r, err
 	}
-	select {
-	case <-ctx.Done():
-		return r, ctx.Err()
-	case <-time.After(settle):
-	}
-	if r.RSSSettledKiB, err = procstat.RSSKiB(os.Getpid()); err != nil {
-		return r, err
+	if settle > 0 {
+		select {
+		case <-ctx.Done():
+			return r, ctx.Err()
+		case <-time.After(settle):
+		}
+		if r.RSSSettledKiB, err = procstat.RSSKiB(os.Getpid()); err != nil {
+			return r, err
+		}
 	}
 	debug.FreeOSMemory()
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
