@@ -17,6 +17,11 @@ import (
 	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
+// pluginLogBufferBytes is the size of the buffer go-plugin reads a
+// sidecar's stderr through (ClientConfig.PluginLogBufferSize): a sidecar's
+// log lines are hclog JSON records of well under 1 KiB.
+const pluginLogBufferBytes = 16 << 10
+
 // Start starts the sidecar of t (and loads its module) unless one runs
 // already, without calling a tool: the eager start of a skill version.
 // A failed start counts as a crash, as on a call.
@@ -268,6 +273,11 @@ func (s *Supervisor) spawn() (*proc, error) {
 		Logger:           log,
 		SyncStdout:       io.Discard,
 		SyncStderr:       io.Discard,
+		// go-plugin reads the sidecar's stderr (its hclog JSON lines)
+		// through a buffer of this size for the sidecar's whole life: 64 KiB
+		// by default, 3 MiB of heap for 50 sidecars. A longer line is still
+		// logged, in pieces, at debug level.
+		PluginLogBufferSize: pluginLogBufferBytes,
 	})
 	p := &proc{pc: pc, child: child, runner: r, broker: bb, log: log, dead: make(chan struct{})}
 	fail := func(err error) (*proc, error) {
