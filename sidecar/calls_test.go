@@ -104,3 +104,28 @@ func TestCallsStreamCancel(t *testing.T) {
 		t.Fatalf("a call on the same stream after the cancels: %v, want its own timeout", err)
 	}
 }
+
+// TestCallsStreamRefills: calls on the stream leave waking the preparer
+// until their reply is sent (wasmrt's DeferRefill); the worker must still
+// wake it, so that each call of a sequence, spaced out, finds a prepared
+// instance.
+func TestCallsStreamRefills(t *testing.T) {
+	s := start(t, nil)
+	ctx := ctxT(t)
+	req := loadPath(t, "test.echo", "echo.wasm")
+	req.PreparedInstances = 1
+	if _, err := s.LoadSkill(ctx, req); err != nil {
+		t.Fatalf("LoadSkill: %v", err)
+	}
+	for i := range 10 {
+		// The preparer needs a moment after each reply; a busy machine may
+		// need more than one.
+		waitFor(t, fmt.Sprintf("call %d to find a prepared instance", i), 10*time.Second, func() bool {
+			r, err := s.Call(ctx, &sidecarv1.InvokeRequest{SkillId: "test.echo", ToolId: "t", Input: []byte(`{}`)})
+			if err != nil {
+				t.Fatalf("call %d: %v", i, err)
+			}
+			return r.GetStats().GetPrepared()
+		})
+	}
+}

@@ -332,12 +332,16 @@ func moduleSize(req *sidecarv1.LoadSkillRequest) (int64, error) {
 
 // Invoke implements SidecarService.
 func (s *server) Invoke(ctx context.Context, req *sidecarv1.InvokeRequest) (*sidecarv1.InvokeResponse, error) {
-	return s.invoke(ctx, req), nil
+	resp, _ := s.invoke(ctx, req, false)
+	return resp, nil
 }
 
 // invoke runs one call, whether it came as an Invoke or on a Calls stream,
 // and returns its reply (an outcome other than success is in the reply).
-func (s *server) invoke(ctx context.Context, req *sidecarv1.InvokeRequest) *sidecarv1.InvokeResponse {
+// With deferRefill, the module's preparer is not woken by the call: the
+// module is returned (nil when no call ran) and the caller calls its
+// Refill once the reply is sent (wasmrt.Invocation.DeferRefill).
+func (s *server) invoke(ctx context.Context, req *sidecarv1.InvokeRequest, deferRefill bool) (*sidecarv1.InvokeResponse, *wasmrt.Module) {
 	s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 
@@ -345,7 +349,7 @@ func (s *server) invoke(ctx context.Context, req *sidecarv1.InvokeRequest) *side
 	sk, err := s.serving(req.GetSkillId())
 	if err != nil {
 		resp.ErrorCode, resp.ErrorMessage = fail(err)
-		return resp
+		return resp, nil
 	}
 
 	inv := wasmrt.Invocation{
@@ -357,11 +361,13 @@ func (s *server) invoke(ctx context.Context, req *sidecarv1.InvokeRequest) *side
 		Grants:  sk.grants,
 		Timeout: req.GetTimeout().AsDuration(),
 		Broker:  sk.broker,
+
+		DeferRefill: deferRefill,
 	}
 	if len(sk.tools) > 0 {
 		if _, ok := sk.tools[req.GetToolId()]; !ok {
 			resp.ErrorCode, resp.ErrorMessage = fail(fmt.Errorf("%w: %q", ErrUnknownTool, req.GetToolId()))
-			return resp
+			return resp, nil
 		}
 	}
 	if req.GetGrants() != nil {
@@ -369,7 +375,7 @@ func (s *server) invoke(ctx context.Context, req *sidecarv1.InvokeRequest) *side
 	}
 	if inv.Limits, err = limitsFromProto(req.GetLimits()); err != nil {
 		resp.ErrorCode, resp.ErrorMessage = fail(err)
-		return resp
+		return resp, nil
 	}
 
 	s.invocations.Add(1)
@@ -392,7 +398,10 @@ func (s *server) invoke(ctx context.Context, req *sidecarv1.InvokeRequest) *side
 			"error_code", resp.ErrorCode, "wall_time", res.Stats.WallTime,
 			"fuel", res.Stats.FuelConsumed, "capability_calls", res.Stats.CapabilityCalls)
 	}
-	return resp
+	if !deferRefill {
+		return resp, nil
+	}
+	return resp, sk.module
 }
 
 // serving returns the loaded skill when it is skillID and calls are served.

@@ -71,6 +71,13 @@ type Invocation struct {
 	// Broker serves capability-call. Nil makes every capability-call that
 	// passes the runtime's checks return -8 (unavailable).
 	Broker Broker
+	// DeferRefill leaves waking the preparer (which replaces the prepared
+	// instance the call used and closes its store) to the caller, who
+	// calls Module.Refill once it has sent the call's reply: the wake-up
+	// (a futex call, and the hand-over to the preparer's thread) is then
+	// off the reply's path. A caller that sets it and never calls Refill
+	// leaves the pool short until the next call that does.
+	DeferRefill bool
 }
 
 // Stats describe the resources a call used. They are reported for every
@@ -185,7 +192,7 @@ func (m *Module) Invoke(ctx context.Context, inv Invocation) (res *Result, err e
 	}
 	defer func() {
 		m.retire(inst)
-		if m.pool != nil {
+		if m.pool != nil && !inv.DeferRefill {
 			m.signalRefill()
 		}
 	}()

@@ -568,6 +568,17 @@ func (m *Module) PreparedTarget() int {
 	return int(m.want.Load())
 }
 
+// Refill wakes the module's preparer to replace the prepared instances
+// calls used and close their stores. Invoke does it itself unless the
+// Invocation set DeferRefill; Refill is for the caller that did, after
+// it has sent the reply. It never blocks, and it is a no-op for a
+// module that keeps no prepared instances.
+func (m *Module) Refill() {
+	if m.pool != nil {
+		m.signalRefill()
+	}
+}
+
 func (m *Module) signalRefill() {
 	select {
 	case m.refill <- struct{}{}:

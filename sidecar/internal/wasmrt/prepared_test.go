@@ -187,3 +187,38 @@ func holdPreparer(buf int) (entered chan struct{}, release chan struct{}, restor
 	})
 	return entered, release, restore
 }
+
+// TestDeferRefill: a call with DeferRefill leaves the pool one short (the
+// preparer is not woken) until its caller calls Refill, and Refill then
+// brings the pool back; without DeferRefill the call wakes the preparer
+// itself.
+func TestDeferRefill(t *testing.T) {
+	e := newEngine(t, wasmrt.Config{})
+	m := loadFixture(t, e, "reactor", wasmrt.ModuleConfig{PreparedInstances: 1})
+	waitReady(t, m, 1)
+
+	res := mustInvoke(t, m, wasmrt.Invocation{DeferRefill: true})
+	if !res.Stats.Prepared {
+		t.Fatal("the first call did not get the prepared instance")
+	}
+	// Nothing woke the preparer: the pool stays empty.
+	time.Sleep(100 * time.Millisecond)
+	if n := m.ReadyInstances(); n != 0 {
+		t.Fatalf("%d prepared instances before Refill, want 0", n)
+	}
+	m.Refill()
+	waitReady(t, m, 1)
+
+	// A call without DeferRefill refills by itself.
+	if res := mustInvoke(t, m, wasmrt.Invocation{}); !res.Stats.Prepared {
+		t.Fatal("the second call did not get the refilled instance")
+	}
+	waitReady(t, m, 1)
+
+	// Refill on a module that keeps no prepared instances does nothing.
+	fresh := loadFixture(t, e, "reactor", wasmrt.ModuleConfig{})
+	fresh.Refill()
+	if n := fresh.ReadyInstances(); n != 0 {
+		t.Fatalf("a module without preparation has %d prepared instances", n)
+	}
+}
