@@ -41,7 +41,10 @@
 //     API, its gRPC API and its MCP endpoint (tools/call from the official
 //     go-sdk client over streamable HTTP at /mcp) (in-process daemon,
 //     loopback TCP, token auth) against host.Call on the daemon's own host,
-//     the same sidecar.
+//     the same sidecar. Two floors give the rows context: a bare net/http
+//     handler calling host.Call (what loopback HTTP costs any HTTP API
+//     here) and tools/call through host/mcpserver over the SDK's in-memory
+//     transport (what the MCP go-sdk costs with no HTTP at all).
 //   - H, cluster: real palyra-host processes, each a node with an embedded
 //     nats-server on loopback (internal/clusterproc, as `serve
 //     --cluster-embedded` runs them): the trivial tool through a node that

@@ -149,24 +149,34 @@ func scenarioG(ctx context.Context, e *env) ([]report.Row, error) {
 		return nil, err
 	}
 	defer closeMCP()
+	memCall, closeMem, err := mcpInMemoryCaller(ctx, d.Host())
+	if err != nil {
+		return nil, err
+	}
+	defer closeMem()
 
 	lib := &contender{name: "host.Call on the daemon's host (library)", call: hostCall(d.Host(), "bench.trivial", "bench.trivial", echoInput, trivialOutput)}
 	ch := &contender{name: "HTTP JSON API POST …/call (keep-alive)", call: httpCall}
 	cg := &contender{name: "gRPC CallTool (same port, h2c)", call: grpcCall}
 	cm := &contender{name: "MCP tools/call (streamable HTTP, /mcp)", call: mcpCall}
 	cb := &contender{name: "bare net/http handler calling host.Call (loopback)", call: bareCall}
-	if err := interleave(ctx, e.opts.n(20, 200), e.opts.n(300, 3000), ch, cg, cm, cb, lib); err != nil {
+	cmm := &contender{name: "MCP tools/call, the SDK's in-memory transport", call: memCall}
+	if err := interleave(ctx, e.opts.n(20, 200), e.opts.n(300, 3000), ch, cg, cm, cb, cmm, lib); err != nil {
 		return nil, err
 	}
 	l := lib.timing(time.Microsecond)
 	return []report.Row{
-		compare("G", "daemon HTTP API call vs the library's host.Call", ch.timing(time.Microsecond), l, nil, "same sidecar; the difference is auth, routing, JSON, logs, metrics and loopback HTTP/1.1"),
+		compare("G", "daemon HTTP API call vs the library's host.Call", ch.timing(time.Microsecond), l, ratioGoal("≤ 1.25 × host.Call", 1.25), "same sidecar; the difference is auth, routing, JSON, logs, metrics and loopback HTTP/1.1"),
 		compare("G", "floor: a bare net/http handler calling host.Call vs host.Call", cb.timing(time.Microsecond), l, nil,
 			"context: what loopback HTTP/1.1 and net/http cost any HTTP API here, before any work of the daemon's"),
 		compare("G", "daemon HTTP API call vs the bare net/http floor", ch.timing(time.Microsecond), cb.timing(time.Microsecond), nil,
 			"context: the daemon's own work per call (auth, request id, routing, strict JSON, metrics, log)"),
 		compare("G", "daemon gRPC call vs the library's host.Call", cg.timing(time.Microsecond), l, nil, "same sidecar; gRPC over h2c on the same port"),
-		compare("G", "MCP tools/call over /mcp vs the library's host.Call", cm.timing(time.Microsecond), l, nil, "same sidecar; the official MCP go-sdk client and server, JSON-RPC over streamable HTTP"),
+		compare("G", "daemon gRPC call vs the daemon HTTP API call", cg.timing(time.Microsecond), ch.timing(time.Microsecond), ratioGoal("no slower than HTTP (≤ 1 ×)", 1),
+			"the same call through both APIs of the one daemon"),
+		compare("G", "MCP tools/call over /mcp vs the library's host.Call", cm.timing(time.Microsecond), l, ratioGoal("≤ 1.5 × host.Call", 1.5), "same sidecar; the official MCP go-sdk client and server, JSON-RPC over streamable HTTP"),
+		compare("G", "floor: MCP tools/call with no HTTP (in-memory transport) vs host.Call", cmm.timing(time.Microsecond), l, nil,
+			"context: the MCP go-sdk's client and server and host/mcpserver, with no socket, HTTP or auth: what any MCP endpoint built on the SDK costs here"),
 	}, nil
 }
 
@@ -180,7 +190,36 @@ func mcpCaller(ctx context.Context, url, token string) (func(context.Context) er
 	if err != nil {
 		return nil, nil, fmt.Errorf("MCP connect: %w", err)
 	}
-	closer := func() { cs.Close(); tr.CloseIdleConnections() }
+	return mcpTrivialCall(ctx, cs, func() { cs.Close(); tr.CloseIdleConnections() })
+}
+
+// mcpInMemoryCaller serves h's tools with a server of the daemon's own
+// MCP package (host/mcpserver) over the SDK's in-memory transport, and
+// returns a call of bench.trivial's tool through it, and its closer: MCP
+// with no HTTP, no auth and no socket, the SDK's JSON-RPC alone.
+func mcpInMemoryCaller(ctx context.Context, h *host.Host) (func(context.Context) error, func(), error) {
+	srv, err := mcpserver.New(mcpserver.Options{Service: h, Logger: hclog.NewNullLogger()})
+	if err != nil {
+		return nil, nil, err
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st)
+	if err != nil {
+		srv.Close(ctx)
+		return nil, nil, fmt.Errorf("MCP in-memory server: %w", err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "palyra-bench", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		ss.Close()
+		srv.Close(ctx)
+		return nil, nil, fmt.Errorf("MCP in-memory connect: %w", err)
+	}
+	return mcpTrivialCall(ctx, cs, func() { cs.Close(); srv.Close(context.Background()) })
+}
+
+// mcpTrivialCall finds bench.trivial's tool on the session cs and returns
+// a checked call of it; closer ends cs (and is called here on a failure).
+func mcpTrivialCall(ctx context.Context, cs *mcp.ClientSession, closer func()) (func(context.Context) error, func(), error) {
 	// The MCP server learns of the install from the host's event stream,
 	// a moment after it: list until the tool is there (10 s at most).
 	name := ""
