@@ -66,6 +66,7 @@ func (s *server) Calls(stream sidecarv1.SidecarService_CallsServer) error {
 		defer idle.Stop()
 		for {
 			run(j)
+			j = callJob{} // an idle worker holds no request
 			idle.Reset(callWorkerIdle)
 			select {
 			case j = <-jobs:
