@@ -1,10 +1,12 @@
 package wasmrt
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -134,22 +136,116 @@ type inputGrants struct {
 	Channels []grantEntry `json:"channels"`
 }
 
-// buildInputDocument returns the document of sdk/ABI.md §3. input must be
-// valid JSON or empty (null).
-func buildInputDocument(inv *Invocation, g *grantLists, deadline time.Time) ([]byte, error) {
-	in := json.RawMessage("null")
-	if len(inv.Input) > 0 {
-		in = inv.Input
+// grantsDoc is a call's canonical grants and the JSON of the input
+// document's "grants" member for them.
+type grantsDoc struct {
+	src   Grants // as the caller gave them (a copy)
+	lists grantLists
+	json  []byte
+}
+
+// grantsFor returns the canonical lists of g and their JSON, made again
+// only when g differs from the grants of the module's last call. The
+// result is shared between calls and never modified.
+func (m *Module) grantsFor(g Grants) (*grantsDoc, error) {
+	if c := m.grants.Load(); c != nil && c.src.equal(&g) {
+		return c, nil
 	}
-	doc := inputDocument{
-		ABI:            ABIVersion,
-		InvocationID:   inv.ID,
-		SkillID:        inv.SkillID,
-		ToolID:         inv.ToolID,
-		Input:          in,
-		DeadlineUnixMS: deadline.UnixMilli(),
+	lists, err := canonicalGrants(g)
+	if err != nil {
+		return nil, err
 	}
-	lists := [kindCount]*[]grantEntry{&doc.Grants.HTTP, &doc.Grants.Secrets, &doc.Grants.Storage, &doc.Grants.Channels}
+	b, err := json.Marshal(inputGrantsOf(&lists))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidInput, err)
+	}
+	c := &grantsDoc{src: g.clone(), lists: lists, json: b}
+	m.grants.Store(c)
+	return c, nil
+}
+
+func (g *Grants) equal(o *Grants) bool {
+	return slices.Equal(g.HTTPHosts, o.HTTPHosts) && slices.Equal(g.SecretKeys, o.SecretKeys) &&
+		slices.Equal(g.StoragePrefixes, o.StoragePrefixes) && slices.Equal(g.Channels, o.Channels)
+}
+
+func (g Grants) clone() Grants {
+	return Grants{HTTPHosts: slices.Clone(g.HTTPHosts), SecretKeys: slices.Clone(g.SecretKeys),
+		StoragePrefixes: slices.Clone(g.StoragePrefixes), Channels: slices.Clone(g.Channels)}
+}
+
+// appendInputDocument appends the document of sdk/ABI.md §3 to dst, byte
+// for byte what json.Marshal writes for it (buildInputDocument), without
+// reflection: the ids and the input are copied as they are when they hold
+// nothing json.Marshal would escape or compact differently, which is the
+// common case; otherwise it falls back to buildInputDocument. inv.Input
+// must be valid JSON or empty (null).
+func appendInputDocument(dst []byte, inv *Invocation, g *grantsDoc, deadline time.Time) ([]byte, error) {
+	in := []byte(inv.Input)
+	if len(in) == 0 {
+		in = nullJSON
+	}
+	if !plainJSONString(inv.ID) || !plainJSONString(inv.SkillID) || !plainJSONString(inv.ToolID) || !plainRawJSON(in) {
+		b, err := buildInputDocument(inv, &g.lists, deadline)
+		return append(dst, b...), err
+	}
+	start := len(dst)
+	dst = slices.Grow(dst, len(inputDocumentFrame)+len(inv.ID)+len(inv.SkillID)+len(inv.ToolID)+len(in)+len(g.json)+20)
+	dst = append(dst, `{"abi":"`+ABIVersion+`","invocation_id":"`...)
+	dst = append(dst, inv.ID...)
+	dst = append(dst, `","skill_id":"`...)
+	dst = append(dst, inv.SkillID...)
+	dst = append(dst, `","tool_id":"`...)
+	dst = append(dst, inv.ToolID...)
+	dst = append(dst, `","input":`...)
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, in); err != nil {
+		return dst[:start], fmt.Errorf("%w: input is not well-formed JSON", ErrInvalidInput)
+	}
+	dst = buf.Bytes()
+	dst = append(dst, `,"grants":`...)
+	dst = append(dst, g.json...)
+	dst = append(dst, `,"deadline_unix_ms":`...)
+	dst = strconv.AppendInt(dst, deadline.UnixMilli(), 10)
+	dst = append(dst, '}')
+	if n := len(dst) - start; n > MaxInputBytes {
+		return dst[:start], fmt.Errorf("%w: input document of %d bytes is over the %d-byte limit", ErrInvalidInput, n, MaxInputBytes)
+	}
+	return dst, nil
+}
+
+// inputDocumentFrame is the input document's constant text, for sizing.
+const inputDocumentFrame = `{"abi":"` + ABIVersion + `","invocation_id":"","skill_id":"","tool_id":"","input":,"grants":,"deadline_unix_ms":}`
+
+var (
+	nullJSON           = []byte("null")
+	lineSeparator      = []byte("\u2028")
+	paragraphSeparator = []byte("\u2029")
+)
+
+// plainJSONString reports whether json.Marshal writes s as itself in
+// quotes: printable ASCII with no '"', '\\' and none of the characters it
+// escapes for HTML ('<', '>', '&').
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainRawJSON reports whether json.Marshal writes the valid JSON b as
+// json.Compact does: it holds none of the characters json.Marshal escapes
+// for HTML ('<', '>', '&', U+2028, U+2029).
+func plainRawJSON(b []byte) bool {
+	return bytes.IndexAny(b, "<>&") < 0 && !bytes.Contains(b, lineSeparator) && !bytes.Contains(b, paragraphSeparator)
+}
+
+// inputGrantsOf is the "grants" member of the input document for g.
+func inputGrantsOf(g *grantLists) inputGrants {
+	var out inputGrants
+	lists := [kindCount]*[]grantEntry{&out.HTTP, &out.Secrets, &out.Storage, &out.Channels}
 	for k := range kindCount {
 		entries := make([]grantEntry, len(g[k]))
 		for i, s := range g[k] {
@@ -168,6 +264,27 @@ func buildInputDocument(inv *Invocation, g *grantLists, deadline time.Time) ([]b
 		}
 		*lists[k] = entries
 	}
+	return out
+}
+
+// buildInputDocument returns the document of sdk/ABI.md §3 with
+// json.Marshal: the reference appendInputDocument matches, and its path
+// for ids or input that json.Marshal escapes. input must be valid JSON or
+// empty (null).
+func buildInputDocument(inv *Invocation, g *grantLists, deadline time.Time) ([]byte, error) {
+	in := json.RawMessage("null")
+	if len(inv.Input) > 0 {
+		in = inv.Input
+	}
+	doc := inputDocument{
+		ABI:            ABIVersion,
+		InvocationID:   inv.ID,
+		SkillID:        inv.SkillID,
+		ToolID:         inv.ToolID,
+		Input:          in,
+		DeadlineUnixMS: deadline.UnixMilli(),
+	}
+	doc.Grants = inputGrantsOf(g)
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidInput, err)

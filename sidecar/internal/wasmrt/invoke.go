@@ -280,15 +280,15 @@ func (m *Module) prepareInput(inv *Invocation, deadline time.Time) ([]byte, gran
 	if len(inv.Config) > 0 && (!json.Valid(inv.Config) || bytes.TrimSpace(inv.Config)[0] != '{') {
 		return nil, grantLists{}, fmt.Errorf("%w: config is not a JSON object", ErrInvalidInput)
 	}
-	grants, err := canonicalGrants(inv.Grants)
+	g, err := m.grantsFor(inv.Grants)
 	if err != nil {
 		return nil, grantLists{}, err
 	}
-	doc, err := buildInputDocument(inv, &grants, deadline)
+	doc, err := appendInputDocument(nil, inv, g, deadline)
 	if err != nil {
 		return nil, grantLists{}, err
 	}
-	return doc, grants, nil
+	return doc, g.lists, nil
 }
 
 // finish turns the entrypoint's result and output buffer into the call's

@@ -200,6 +200,10 @@ type Module struct {
 	targetMu   sync.Mutex
 	target     storeLimits
 	prepFails  atomic.Int32
+
+	// grants are the canonical grants of the last call and their JSON
+	// (input.go): calls nearly always bring the same.
+	grants atomic.Pointer[grantsDoc]
 }
 
 // maxPrepFailures consecutive preparation failures stop preparation until
