@@ -15,6 +15,7 @@ import (
 	"github.com/palyra-go/palyra/host/inventory"
 	"github.com/palyra-go/palyra/host/manifest"
 	"github.com/palyra-go/palyra/host/vault"
+	"github.com/palyra-go/palyra/internal/textutil"
 )
 
 // Operator config of skills (manifest [config], a Palyra-Go extension).
@@ -436,10 +437,7 @@ func (h *Host) purgeConfig(ctx context.Context, id string) error {
 }
 
 func truncateKey(k string) string {
-	if len(k) > manifest.MaxConfigKeyBytes {
-		return k[:manifest.MaxConfigKeyBytes] + "..."
-	}
-	return k
+	return textutil.Ellipsize(k, manifest.MaxConfigKeyBytes, "...")
 }
 
 // compactJSON returns v without insignificant white space (v as given

@@ -12,6 +12,7 @@ import (
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/hooks"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/internal/textutil"
 )
 
 // Run-phase hooks in the call path. Every call of an installed skill's
@@ -257,14 +258,7 @@ func HookReason(output json.RawMessage) string {
 }
 
 func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	// Do not split a UTF-8 sequence.
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
+	return textutil.Ellipsize(s, n, "…")
 }
 
 // runHooks is the run-phase state of one call.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/textutil"
 )
 
 // The sentinels of the package. Every error the package returns is an
@@ -105,11 +106,5 @@ func quote(s string) string {
 	if len(s) <= max {
 		return fmt.Sprintf("%q", s)
 	}
-	cut := max
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%q…", s[:cut])
+	return fmt.Sprintf("%q…", textutil.Truncate(s, max))
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

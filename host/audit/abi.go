@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/palyra-go/palyra/host/internal/wasmbin"
+	"github.com/palyra-go/palyra/internal/textutil"
 
 	"github.com/palyra-go/palyra/sdk/abi"
 )
@@ -181,11 +182,7 @@ func shown(s string, limit int) string {
 		return s
 	}
 	if len(s) > limit {
-		cut := limit
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		return strconv.Quote(s[:cut]) + "..."
+		return strconv.Quote(textutil.Truncate(s, limit)) + "..."
 	}
 	return strconv.Quote(s)
 }

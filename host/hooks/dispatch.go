@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/events"
+	"github.com/palyra-go/palyra/internal/textutil"
 )
 
 // Dispatcher defaults and limits.
@@ -35,7 +37,9 @@ const (
 	MaxOutputBytes = 64 << 10
 	// MaxPayloadBytes is the largest event payload, as JSON, a hook is given.
 	MaxPayloadBytes = 256 << 10
-	// maxErrBytes bounds the error text of a failed call kept in an Outcome.
+	// maxErrBytes bounds the error text of a failed call kept in an Outcome:
+	// longer text is cut to maxErrBytes on a rune boundary and "..." is
+	// appended.
 	maxErrBytes = 1024
 )
 
@@ -596,7 +600,7 @@ func (d *Dispatcher) runHook(ctx context.Context, ev string, b Binding, p json.R
 		return fail(o, fmt.Errorf("%w: skill %s did not answer within %v", ErrHookTimeout, quote(b.PluginID), timeout))
 	}
 	if r.err != nil {
-		o.Err = truncate(r.err.Error(), maxErrBytes)
+		o.Err = textutil.Ellipsize(strings.ToValidUTF8(r.err.Error(), "\uFFFD"), maxErrBytes, "...")
 		o.Code = errcode.Of(r.err)
 		return o
 	}
@@ -620,13 +624,6 @@ func fail(o Outcome, err error) Outcome {
 	o.Err = err.Error()
 	o.Code = errcode.Of(err)
 	return o
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // encodePayload encodes an event payload as JSON: nil is null, a

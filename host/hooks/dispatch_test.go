@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/palyra-go/palyra/host/errcode"
 	"github.com/palyra-go/palyra/host/events"
@@ -276,6 +277,34 @@ func TestFireCallErrors(t *testing.T) {
 	}
 	if len(outs) != 4 || res.Source != RuntimeSource || len(res.Failed) != 4 {
 		t.Errorf("outcomes %d, resolution %+v", len(outs), res)
+	}
+}
+
+// TestFireCallErrorCutOnRune checks that a long error text from a call is
+// cut to maxErrBytes on a rune boundary: a cut through a multi-byte rune
+// would leave invalid UTF-8 in Outcome.Err.
+func TestFireCallErrorCutOnRune(t *testing.T) {
+	// "x" first puts byte maxErrBytes inside a 2-byte rune.
+	msg := "x" + strings.Repeat("é", maxErrBytes)
+	d, _ := newTestDispatcher(t, DispatcherConfig{}, map[string]toolFunc{
+		"wordy": func(context.Context, string, json.RawMessage) (int32, json.RawMessage, error) {
+			return 0, nil, errors.New(msg)
+		},
+	}, Binding{HookID: "wordy", Event: EventSkillRemoved, PluginID: "wordy", Enabled: true})
+	outs, _, err := d.Fire(context.Background(), EventSkillRemoved, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 1 {
+		t.Fatalf("outcomes %+v", outs)
+	}
+	got := outs[0].Err
+	if !utf8.ValidString(got) {
+		t.Errorf("outcome error is not valid UTF-8: ...%q", got[max(len(got)-8, 0):])
+	}
+	want := msg[:maxErrBytes-1] + "..."
+	if got != want {
+		t.Errorf("outcome error is %d bytes ending %q, want %d bytes ending %q", len(got), got[max(len(got)-8, 0):], len(want), want[len(want)-8:])
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/palyra-go/palyra/host/events"
 	"github.com/palyra-go/palyra/host/inventory"
@@ -17,6 +16,7 @@ import (
 	"github.com/palyra-go/palyra/host/policy"
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/internal/textutil"
 )
 
 // Principals the Installer writes when the caller names none.
@@ -376,9 +376,5 @@ func boundReason(s string) string {
 		return s
 	}
 	const mark = " [...]"
-	cut := inventory.MaxReasonBytes - len(mark)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
+	return textutil.Truncate(s, inventory.MaxReasonBytes-len(mark)) + mark
 }

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/palyra-go/palyra/host/internal/skillpath"
+	"github.com/palyra-go/palyra/internal/textutil"
 )
 
 // validator checks Palyra's manifest rules on a decoded manifest. Values are
@@ -631,16 +632,7 @@ func defaultMismatch(typ string, value any) string {
 	return ""
 }
 
-// truncate bounds text quoted from the document in an error message.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+// truncate bounds text quoted from the document in an error message: s as
+// is when it is at most n bytes, else cut to n bytes on a rune boundary
+// and marked with "…".
+func truncate(s string, n int) string { return textutil.Ellipsize(s, n, "…") }

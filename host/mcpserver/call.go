@@ -9,13 +9,13 @@ import (
 	"net/url"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/textutil"
 )
 
 // A2UIMIMEType is the MIME type of the embedded resource an A2UI result
@@ -228,15 +228,7 @@ func summary(input json.RawMessage) string {
 		b.Reset()
 		b.Write(input)
 	}
-	s := b.String()
-	if len(s) <= MaxSummaryBytes {
-		return s
-	}
-	cut := MaxSummaryBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return textutil.Ellipsize(b.String(), MaxSummaryBytes, "…")
 }
 
 // successResult is the MCP result of a call that produced out:

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/textutil"
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
 	"github.com/palyra-go/palyra/sdk/abi"
 	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
@@ -110,15 +110,7 @@ func clip(s string, limit int) string {
 		return s
 	}
 	if len(s) > 4*limit {
-		s = s[:4*limit] // ToValidUTF8 at most triples the length
+		s = s[:4*limit] // ToValidUTF8 (in TruncateValid) at most triples the length
 	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
+	return textutil.TruncateValid(s, limit)
 }

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"fmt"
+	"github.com/palyra-go/palyra/internal/textutil"
 	"strings"
 )
 
@@ -155,9 +156,4 @@ func identifierReason(s string) string {
 
 // cut shortens s to at most n bytes for an error message (of text that is
 // never a secret).
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
+func cut(s string, n int) string { return textutil.Ellipsize(s, n, "...") }

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/palyra-go/palyra/internal/textutil"
 )
 
 // Defaults of Config.
@@ -250,7 +252,7 @@ func (c *Client) prepare(r *Rules, req *Request) (*prepared, error) {
 		size += len(k) + len(v)
 		switch {
 		case !validHeaderName(name):
-			return nil, &DenyError{Reason: ReasonHeaderNotAllowed, Host: t.host, Rule: strconv.Quote(truncate(k, 64)), Detail: "not a valid HTTP header name"}
+			return nil, &DenyError{Reason: ReasonHeaderNotAllowed, Host: t.host, Rule: strconv.Quote(textutil.Ellipsize(k, 64, "...")), Detail: "not a valid HTTP header name"}
 		case forbiddenHeader(name):
 			return nil, &DenyError{Reason: ReasonHeaderNotAllowed, Host: t.host, Rule: strconv.Quote(name), Detail: "framing and hop-by-hop headers are set by the host"}
 		case injected[name]:
@@ -274,13 +276,6 @@ func (c *Client) prepare(r *Rules, req *Request) (*prepared, error) {
 	}
 	p.body = req.Body
 	return p, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }
 
 func forbiddenHeader(name string) bool {

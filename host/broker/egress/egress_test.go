@@ -593,6 +593,24 @@ func TestInvalidRulesAndRequests(t *testing.T) {
 	}
 }
 
+// TestInvalidHeaderNameRuleCutOnRune checks that the quoted name in the
+// refusal of an invalid header name is cut on a rune boundary: a cut
+// through a multi-byte rune would quote a stray byte as a \x escape.
+func TestInvalidHeaderNameRuleCutOnRune(t *testing.T) {
+	// "x" first puts byte 64 inside a 2-byte rune.
+	name := "x" + strings.Repeat("é", 40)
+	res := newResolver()
+	_, err := New(Config{Resolver: res}).Do(context.Background(), localRules([]string{"api.test"}, 80), Request{URL: "http://api.test/", Header: map[string]string{name: "v"}})
+	wantOutcome(t, err, ReasonHeaderNotAllowed, ErrDenied, "not a valid HTTP header name")
+	var de *DenyError
+	if !errors.As(err, &de) {
+		t.Fatalf("error %v is not a *DenyError", err)
+	}
+	if want := strconv.Quote(name[:63] + "..."); de.Rule != want {
+		t.Errorf("rule %s, want %s", de.Rule, want)
+	}
+}
+
 func TestConcurrent(t *testing.T) {
 	_, port := server(t, testMux(nil))
 	c := New(Config{Resolver: newResolver().set("api.test", "127.0.0.1")})

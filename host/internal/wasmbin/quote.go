@@ -1,6 +1,10 @@
 package wasmbin
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/palyra-go/palyra/internal/textutil"
+)
 
 // maxQuoted bounds how much of a module-supplied name an error message
 // quotes.
@@ -10,13 +14,7 @@ const maxQuoted = 64
 // error messages: names come from untrusted input.
 func quote(name string) string {
 	if len(name) > maxQuoted {
-		cut := maxQuoted
-		for cut > 0 && !utf8RuneStart(name[cut]) {
-			cut--
-		}
-		return strconv.Quote(name[:cut]) + "..."
+		return strconv.Quote(textutil.Truncate(name, maxQuoted)) + "..."
 	}
 	return strconv.Quote(name)
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

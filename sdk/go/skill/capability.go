@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/palyra-go/palyra/internal/textutil"
 	"github.com/palyra-go/palyra/sdk/go/skill/internal/abi"
 )
 
@@ -65,9 +66,9 @@ func (c *Context) errorDetail() (code, message string) {
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(buf, &doc); err != nil {
-		return "", truncateUTF8(string(buf), abi.MaxErrorMessage)
+		return "", textutil.Truncate(string(buf), abi.MaxErrorMessage)
 	}
-	return truncateUTF8(doc.Error.Code, abi.MaxErrorCode), truncateUTF8(doc.Error.Message, abi.MaxErrorMessage)
+	return textutil.Truncate(doc.Error.Code, abi.MaxErrorCode), textutil.Truncate(doc.Error.Message, abi.MaxErrorMessage)
 }
 
 // callJSON encodes req, calls handle and decodes the response into resp.

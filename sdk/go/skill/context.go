@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/palyra-go/palyra/internal/textutil"
 	"github.com/palyra-go/palyra/sdk/go/skill/internal/abi"
 )
 
@@ -208,7 +209,7 @@ const (
 // cut to 4 KiB and a call may log at most 64 KiB in total, after which the
 // host drops records.
 func (c *Context) Log(level Level, msg string) {
-	msg = truncateUTF8(msg, abi.MaxLogRecord)
+	msg = textutil.Truncate(msg, abi.MaxLogRecord)
 	c.h.Log(int32(level), []byte(msg))
 }
 

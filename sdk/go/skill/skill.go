@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"sync"
-	"unicode/utf8"
 
+	"github.com/palyra-go/palyra/internal/textutil"
 	"github.com/palyra-go/palyra/sdk/go/skill/internal/abi"
 )
 
@@ -263,7 +263,7 @@ func fail(h abi.Host, err error) int32 {
 			doc.Code = "capability_" + ce.Name()
 		}
 	}
-	doc.Message = truncateUTF8(doc.Message, abi.MaxErrorMessage)
+	doc.Message = textutil.Truncate(doc.Message, abi.MaxErrorMessage)
 	if b, err := marshalJSON(doc); err == nil && h.OutputWrite(b) == abi.CodeTooLarge {
 		// The message does not fit what is left of the output buffer: keep
 		// the code at least. Nothing better is possible if that fails too.
@@ -288,18 +288,6 @@ func validCode(code string) bool {
 		}
 	}
 	return true
-}
-
-// truncateUTF8 cuts s to at most max bytes without splitting a rune.
-func truncateUTF8(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	i := max
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i]
 }
 
 // marshalJSON encodes v like json.Marshal, without HTML escaping and without

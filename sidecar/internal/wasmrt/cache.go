@@ -20,6 +20,7 @@ import (
 	"strconv"
 
 	"github.com/bytecodealliance/wasmtime-go/v25"
+	"github.com/palyra-go/palyra/internal/textutil"
 	"golang.org/x/sys/cpu"
 )
 
@@ -213,7 +214,7 @@ func (e *Engine) compile(sum [32]byte, read func() ([]byte, error)) (*wasmtime.M
 func (e *Engine) compileFresh(wasm []byte) (*wasmtime.Module, error) {
 	m, err := wasmtime.NewModule(e.wt, wasm)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q", ErrInvalidModule, truncateUTF8(err.Error(), maxDetailBytes))
+		return nil, fmt.Errorf("%w: %q", ErrInvalidModule, textutil.TruncateValid(err.Error(), maxDetailBytes))
 	}
 	return m, nil
 }
@@ -282,7 +283,7 @@ func (c *moduleCache) load(engine *wasmtime.Engine, sum [32]byte, cwasm, metaPat
 	}
 	m, err := wasmtime.NewModuleDeserializeFile(engine, verifiedPath(f, cwasm))
 	if err != nil {
-		return nil, "wasmtime refused the compiled module: " + truncateUTF8(err.Error(), 512)
+		return nil, "wasmtime refused the compiled module: " + textutil.TruncateValid(err.Error(), 512)
 	}
 	return m, ""
 }

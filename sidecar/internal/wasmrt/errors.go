@@ -2,7 +2,6 @@ package wasmrt
 
 import (
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/palyra-go/palyra/host/errcode"
 
@@ -135,20 +134,4 @@ type CapabilityError struct {
 // Error implements error.
 func (e *CapabilityError) Error() string {
 	return fmt.Sprintf("capability: %s: %q", e.Code, e.Message)
-}
-
-// truncateUTF8 cuts s to at most n bytes without splitting a rune, after
-// replacing invalid UTF-8.
-func truncateUTF8(s string, n int) string {
-	if !utf8.ValidString(s) {
-		s = toValidUTF8(s)
-	}
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i]
 }

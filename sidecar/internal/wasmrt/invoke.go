@@ -12,6 +12,7 @@ import (
 
 	"github.com/bytecodealliance/wasmtime-go/v25"
 
+	"github.com/palyra-go/palyra/internal/textutil"
 	"github.com/palyra-go/palyra/sdk/abi"
 )
 
@@ -360,7 +361,7 @@ func classify(err error, st *instState, phase string) error {
 	}
 	var werr *wasmtime.Error
 	if errors.As(err, &werr) {
-		msg := truncateUTF8(werr.Error(), maxDetailBytes)
+		msg := textutil.TruncateValid(werr.Error(), maxDetailBytes)
 		if isLimitError(msg) {
 			return fmt.Errorf("%w during %s: %q", ErrMemoryLimit, phase, msg)
 		}
@@ -397,7 +398,7 @@ func trapMessage(msg string) string {
 		}
 		cause += trace
 	}
-	return truncateUTF8(cause, maxDetailBytes)
+	return textutil.TruncateValid(cause, maxDetailBytes)
 }
 
 // isLimitError recognises wasmtime's errors for a store limit refusing a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/palyra-go/palyra/internal/textutil"
 	"regexp"
 )
 
@@ -37,7 +38,7 @@ func errorDocument(code ABICode, msg string) []byte {
 		} `json:"error"`
 	}
 	doc.Error.Code = code.String()
-	doc.Error.Message = truncateUTF8(msg, maxCapabilityErrorMessage)
+	doc.Error.Message = textutil.TruncateValid(msg, maxCapabilityErrorMessage)
 	b, err := json.Marshal(doc)
 	if err != nil { // cannot happen: two strings
 		return []byte(`{"error":{"code":"internal","message":""}}`)
@@ -63,13 +64,13 @@ func parseToolError(buf []byte) (code, msg string) {
 			if doc.Message != nil {
 				m = *doc.Message
 			}
-			return *doc.Code, truncateUTF8(m, maxToolErrorMessage)
+			return *doc.Code, textutil.TruncateValid(m, maxToolErrorMessage)
 		}
 	}
 	if len(buf) > maxToolErrorMessage {
 		buf = buf[:maxToolErrorMessage]
 	}
-	return "tool_error", truncateUTF8(string(buf), maxToolErrorMessage)
+	return "tool_error", textutil.TruncateValid(string(buf), maxToolErrorMessage)
 }
 
 // parseOutput reads the output buffer of a successful call (sdk/ABI.md §4):

@@ -3,11 +3,10 @@ package wasmrt
 import (
 	"bytes"
 	"context"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bytecodealliance/wasmtime-go/v25"
+	"github.com/palyra-go/palyra/internal/textutil"
 )
 
 // instState is the host-side state of one store (one instance). It is found
@@ -158,11 +157,7 @@ func (b *logBuffer) add(level LogLevel, src LogSource, msg []byte) {
 	if len(msg) > MaxLogRecordBytes {
 		msg = msg[:MaxLogRecordBytes]
 	}
-	s := string(msg)
-	if !utf8.ValidString(s) {
-		s = toValidUTF8(s)
-	}
-	s = truncateUTF8(s, MaxLogRecordBytes)
+	s := textutil.TruncateValid(string(msg), MaxLogRecordBytes)
 	if b.bytes+len(s) > MaxLogBytes {
 		b.dropped++
 		return
@@ -250,5 +245,3 @@ func (st *instState) noteStderr(data []byte) {
 	}
 	st.oomTail = append(st.oomTail[:0:0], win...)
 }
-
-func toValidUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }

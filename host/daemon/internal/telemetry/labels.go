@@ -2,10 +2,9 @@ package telemetry
 
 import (
 	"regexp"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/textutil"
 )
 
 // Limits on label values.
@@ -88,16 +87,4 @@ func reason(s string) string {
 }
 
 // label makes s a valid label value: valid UTF-8, at most MaxLabelBytes.
-func label(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	if len(s) <= MaxLabelBytes {
-		return s
-	}
-	cut := MaxLabelBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
+func label(s string) string { return textutil.TruncateValid(s, MaxLabelBytes) }
