@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/palyra-go/palyra/host/errcode"
+	"github.com/palyra-go/palyra/internal/textutil"
 )
 
 // ErrInvalidSchema is a schema document that is not JSON, not a schema,
@@ -90,7 +89,7 @@ func validate(s *jsonschema.Schema, v any) error {
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
 		// The detailed message names the field and the rule at fault.
-		return errors.New(truncateUTF8(ve.Error(), MaxMessageBytes))
+		return errors.New(textutil.TruncateValid(ve.Error(), MaxMessageBytes))
 	}
 	return err
 }
@@ -108,18 +107,4 @@ func Decode(b []byte) (any, error) {
 		return nil, errors.New("more than one JSON value")
 	}
 	return v, nil
-}
-
-// truncateUTF8 returns s, made valid UTF-8, cut to at most n bytes on a
-// rune boundary.
-func truncateUTF8(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i]
 }
