@@ -178,14 +178,18 @@ func (g Grants) clone() Grants {
 // for byte what json.Marshal writes for it (buildInputDocument), without
 // reflection: the ids and the input are copied as they are when they hold
 // nothing json.Marshal would escape or compact differently, which is the
-// common case; otherwise it falls back to buildInputDocument. inv.Input
-// must be valid JSON or empty (null).
+// common case; otherwise it falls back to buildInputDocument. Input that
+// is not one JSON value (empty means null) fails with ErrInvalidInput;
+// the input is scanned once, by the compaction, on the common path.
 func appendInputDocument(dst []byte, inv *Invocation, g *grantsDoc, deadline time.Time) ([]byte, error) {
 	in := []byte(inv.Input)
 	if len(in) == 0 {
 		in = nullJSON
 	}
 	if !plainJSONString(inv.ID) || !plainJSONString(inv.SkillID) || !plainJSONString(inv.ToolID) || !plainRawJSON(in) {
+		if !json.Valid(in) {
+			return dst, errInputNotJSON
+		}
 		b, err := buildInputDocument(inv, &g.lists, deadline)
 		return append(dst, b...), err
 	}
@@ -200,7 +204,7 @@ func appendInputDocument(dst []byte, inv *Invocation, g *grantsDoc, deadline tim
 	dst = append(dst, `","input":`...)
 	buf := bytes.NewBuffer(dst)
 	if err := json.Compact(buf, in); err != nil {
-		return dst[:start], fmt.Errorf("%w: input is not well-formed JSON", ErrInvalidInput)
+		return dst[:start], errInputNotJSON
 	}
 	dst = buf.Bytes()
 	dst = append(dst, `,"grants":`...)
@@ -213,6 +217,9 @@ func appendInputDocument(dst []byte, inv *Invocation, g *grantsDoc, deadline tim
 	}
 	return dst, nil
 }
+
+// errInputNotJSON is the error of an input that is not one JSON value.
+var errInputNotJSON = fmt.Errorf("%w: input is not well-formed JSON", ErrInvalidInput)
 
 // inputDocumentFrame is the input document's constant text, for sizing.
 const inputDocumentFrame = `{"abi":"` + ABIVersion + `","invocation_id":"","skill_id":"","tool_id":"","input":,"grants":,"deadline_unix_ms":}`

@@ -3,6 +3,7 @@ package wasmrt
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +11,8 @@ import (
 
 // FuzzInputDocument: the input document appendInputDocument writes is
 // byte for byte the one json.Marshal writes (buildInputDocument), for any
-// ids, valid input and grants, escapes and all.
+// ids, valid input and grants, escapes and all; input that is not JSON
+// fails both, and appendInputDocument says so with ErrInvalidInput.
 func FuzzInputDocument(f *testing.F) {
 	for _, s := range jsonSeeds {
 		f.Add("inv-1", "acme.echo", "acme.echo", []byte(s), "api.example.com\n*.example.org")
@@ -19,9 +21,6 @@ func FuzzInputDocument(f *testing.F) {
 	f.Add("é", "\x7f", "\u2028", []byte(`["\u2028",  1 , {"a" : null}]`), "x\n<y>\n&")
 	f.Add("", "", "", []byte(" \n\t{ } "), "\xff\n \n")
 	f.Fuzz(func(t *testing.T, id, skill, tool string, input []byte, grants string) {
-		if len(input) > 0 && !json.Valid(input) {
-			return // prepareInput refuses it first
-		}
 		list := strings.Split(grants, "\n")
 		inv := &Invocation{ID: id, SkillID: skill, ToolID: tool, Input: input,
 			Grants: Grants{HTTPHosts: list, SecretKeys: list[:len(list)/2], Channels: list[len(list)/2:]}}
@@ -40,6 +39,9 @@ func FuzzInputDocument(f *testing.F) {
 		got, gotErr := appendInputDocument(bytes.Clone(prefix), inv, g, deadline)
 		if (wantErr == nil) != (gotErr == nil) {
 			t.Fatalf("errors differ: json.Marshal %v, append %v", wantErr, gotErr)
+		}
+		if gotErr != nil && (!errors.Is(gotErr, ErrInvalidInput) || len(input) == 0 || json.Valid(input)) {
+			t.Fatalf("append refused input %q: %v", input, gotErr)
 		}
 		if !bytes.HasPrefix(got, prefix) {
 			t.Fatalf("dst not kept: %q", got)

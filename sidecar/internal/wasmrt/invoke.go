@@ -272,9 +272,7 @@ func (m *Module) prepareInput(inv *Invocation, deadline time.Time) ([]byte, gran
 	if len(inv.Input) > MaxInputBytes {
 		return nil, grantLists{}, fmt.Errorf("%w: input of %d bytes is over the %d-byte limit", ErrInvalidInput, len(inv.Input), MaxInputBytes)
 	}
-	if len(inv.Input) > 0 && !json.Valid(inv.Input) {
-		return nil, grantLists{}, fmt.Errorf("%w: input is not well-formed JSON", ErrInvalidInput)
-	}
+	// The input's JSON is checked as the document is written (one pass).
 	if len(inv.Config) > abi.MaxConfigBytes {
 		return nil, grantLists{}, fmt.Errorf("%w: config of %d bytes is over the %d-byte limit", ErrInvalidInput, len(inv.Config), abi.MaxConfigBytes)
 	}
