@@ -179,8 +179,9 @@ func (g Grants) clone() Grants {
 // reflection: the ids and the input are copied as they are when they hold
 // nothing json.Marshal would escape or compact differently, which is the
 // common case; otherwise it falls back to buildInputDocument. Input that
-// is not one JSON value (empty means null) fails with ErrInvalidInput;
-// the input is scanned once, by the compaction, on the common path.
+// is not one JSON value (empty means null) fails with ErrInvalidInput: on
+// the common path the compaction is the input's only JSON parse (a byte
+// search for the characters json.Marshal escapes comes first).
 func appendInputDocument(dst []byte, inv *Invocation, g *grantsDoc, deadline time.Time) ([]byte, error) {
 	in := []byte(inv.Input)
 	if len(in) == 0 {

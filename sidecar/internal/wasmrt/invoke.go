@@ -272,7 +272,7 @@ func (m *Module) prepareInput(inv *Invocation, deadline time.Time) ([]byte, gran
 	if len(inv.Input) > MaxInputBytes {
 		return nil, grantLists{}, fmt.Errorf("%w: input of %d bytes is over the %d-byte limit", ErrInvalidInput, len(inv.Input), MaxInputBytes)
 	}
-	// The input's JSON is checked as the document is written (one pass).
+	// The input's JSON is checked as the document is written (one parse).
 	if len(inv.Config) > abi.MaxConfigBytes {
 		return nil, grantLists{}, fmt.Errorf("%w: config of %d bytes is over the %d-byte limit", ErrInvalidInput, len(inv.Config), abi.MaxConfigBytes)
 	}
