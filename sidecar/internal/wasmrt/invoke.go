@@ -193,8 +193,8 @@ func (m *Module) Invoke(ctx context.Context, inv Invocation) (res *Result, err e
 	}
 	defer func() {
 		m.retire(inst)
-		if m.pool != nil && !inv.DeferRefill {
-			m.signalRefill()
+		if !inv.DeferRefill {
+			m.Refill()
 		}
 	}()
 	res.Stats.Prepared = inst.prepared
