@@ -84,12 +84,30 @@ func (n *Node) startSecrets(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cluster: secrets: %w", err)
 	}
+	// Publishing and watching are retried within the link's
+	// ConnectTimeout, as the events consumer's creation is: a node
+	// started right after another died meets the bucket's raft group
+	// electing a leader (JetStream "not current with the meta leader").
+	budget := n.link.cfg.ConnectTimeout
 	for name, sealed := range prev {
-		if _, err := kv.Create(ctx, secretKey(name), s.encode(name, sealed)); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+		err := retryUnavailable(ctx, budget, func(c context.Context) error {
+			_, err := kv.Create(c, secretKey(name), s.encode(name, sealed))
+			if errors.Is(err, jetstream.ErrKeyExists) {
+				return nil
+			}
+			return err
+		})
+		if err != nil {
 			return fmt.Errorf("cluster: publish secret %s: %w", name, Unavailable(err))
 		}
 	}
-	w, err := kv.WatchAll(n.ctx)
+	var w jetstream.KeyWatcher
+	err = retryUnavailable(ctx, budget, func(context.Context) (err error) {
+		// The watcher lives as long as the node (n.ctx); each try is
+		// bounded by the JetStream API's own timeout.
+		w, err = kv.WatchAll(n.ctx)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("cluster: watch %s: %w", SecretsBucket, Unavailable(err))
 	}
