@@ -132,6 +132,16 @@ func scenarioB(ctx context.Context, e *env) ([]report.Row, error) {
 	if _, err := e.install(ctx, hu, data); err != nil {
 		return nil, err
 	}
+	// The same host with one prepared instance: the preparer is woken
+	// after every call, as before it refilled in batches.
+	h1, _, closeOne, err := e.openHost(ctx, "b-one", true, supervisor.Config{IdleTimeout: -1, PreparedInstances: 1})
+	if err != nil {
+		return nil, err
+	}
+	defer closeOne()
+	if _, err := e.install(ctx, h1, data); err != nil {
+		return nil, err
+	}
 	raw, err := spawnRaw(ctx, e.rawPlugin)
 	if err != nil {
 		return nil, err
@@ -139,16 +149,19 @@ func scenarioB(ctx context.Context, e *env) ([]report.Row, error) {
 	defer raw.kill()
 
 	ours := &contender{name: "host.Call, trivial WAT tool", call: hostCall(h, "bench.trivial", "bench.trivial", echoInput, trivialOutput)}
+	one := &contender{name: "host.Call, one prepared instance (the preparer woken after every call)", call: hostCall(h1, "bench.trivial", "bench.trivial", echoInput, trivialOutput)}
 	peer := &contender{name: "raw go-plugin gRPC unary, same payload", call: raw.invoke}
 	unary := &contender{name: "host.Call, each call a unary Invoke (before the Calls stream)", call: hostCall(hu, "bench.trivial", "bench.trivial", echoInput, trivialOutput)}
 	checks := &contender{name: "host-side checks alone (PrepareCall + FinishRemoteCall)", call: hostChecks(h, "bench.trivial", inst.Version, echoInput, trivialOutput)}
-	if err := interleave(ctx, e.opts.n(20, 200), e.opts.n(300, 3000), ours, peer, unary, checks); err != nil {
+	if err := interleave(ctx, e.opts.n(20, 200), e.opts.n(300, 3000), ours, peer, unary, one, checks); err != nil {
 		return nil, err
 	}
 	return []report.Row{
 		compare("B", "trivial WAT tool call vs raw go-plugin RPC", ours.timing(time.Microsecond), peer.timing(time.Microsecond), ratioGoal("≤ 1.3 × raw go-plugin RPC", 1.3), ""),
 		compare("B", "trivial WAT tool call: Calls stream (after) vs unary Invoke (before)", ours.timing(time.Microsecond), unary.timing(time.Microsecond), nil,
 			"before/after of the Calls stream: the same host code, supervisor.Config.UnaryCalls on the peer"),
+		compare("B", "trivial WAT tool call: batched refill (after) vs a refill after every call (before)", ours.timing(time.Microsecond), one.timing(time.Microsecond), nil,
+			"before/after of the batched refill: the peer's sidecars keep one prepared instance (supervisor.Config.PreparedInstances 1), so their preparer is woken after every call, as it was before; ours grow the pool with the call rate (default 8) and wake it once per batch"),
 		compare("B", "check cost: the host-side checks alone vs the whole call", checks.timing(time.Microsecond), ours.timing(time.Microsecond), nil,
 			"status, trust (artifact re-verified, cached), policy, tool, input and output schemas, output cap; measured in-process"),
 	}, nil

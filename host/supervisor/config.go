@@ -21,7 +21,7 @@ const (
 	DefaultCrashLoopWindow    = time.Minute
 	DefaultCallTimeout        = 30 * time.Second
 	DefaultStartTimeout       = 15 * time.Second
-	DefaultPreparedInstances  = 2
+	DefaultPreparedInstances  = 8
 	DefaultSpareSidecars      = 1
 	DefaultStandby            = 1
 	DefaultStopTimeout        = 2 * time.Second
@@ -88,8 +88,11 @@ type Config struct {
 	CrashLoopWindow    time.Duration
 	// StartTimeout bounds a sidecar's start and LoadSkill (default 15 s).
 	StartTimeout time.Duration
-	// PreparedInstances is the number of instances each sidecar keeps
-	// ready (default 2).
+	// PreparedInstances is the most instances each sidecar keeps ready
+	// (default 8). A sidecar keeps one while calls come slowly and more as
+	// they come faster or overlap, up to this, so that its preparer wakes
+	// once per batch of calls (sidecar/internal/wasmrt, refillGap); it
+	// falls back to one after 10 s without a call.
 	PreparedInstances uint32
 	// UnaryCalls sends each call as its own Invoke RPC instead of on the
 	// sidecar's Calls stream (one long-lived gRPC stream carrying every

@@ -79,8 +79,8 @@ func TestHardenedSidecar(t *testing.T) {
 				t.Errorf("report %+v", h)
 			}
 			wantData := tt.hardening.MaxDataBytes
-			if wantData == 0 { // derived: 64 MiB for each of 2 prepared and 4 concurrent instances
-				wantData = DataBaseBytes + 6*64<<20
+			if wantData == 0 { // derived: 64 MiB for each of 8 prepared and 4 concurrent instances
+				wantData = DataBaseBytes + 12*64<<20
 			}
 			if h.Rlimits["data"] != wantData {
 				t.Errorf("rlimit data %d, want %d", h.Rlimits["data"], wantData)

@@ -63,9 +63,14 @@
 // prepared by a goroutine the module owns. The pool is sized by the calls:
 // one instance after Load (the first call's, so that it is not delayed by
 // the preparation of others), one more for each call that finds the pool
-// empty, and back to [ModuleConfig].IdlePreparedInstances after
+// empty, one more for each wake of the preparer that comes within a
+// millisecond of the previous one (and one less for each that comes over
+// 4 ms after it), and back to [ModuleConfig].IdlePreparedInstances after
 // [ModuleConfig].PrepareIdle without a call (which also returns the idle
-// instances' memory). The preparer refills before it closes used stores.
+// instances' memory). The preparer is woken once the pool is down to a
+// quarter of its target, so that at a high call rate one wake (a hand-off
+// to its low-priority thread and back) serves a batch of calls. It refills
+// before it closes used stores.
 // Load does not wait for them, and no call
 // ever waits for the preparer: a call that finds no prepared instance (the
 // first calls after Load, a burst) instantiates its own, so a new sidecar

@@ -17,3 +17,14 @@ func ReadMemoryPoolStats() MemoryPoolStats { return readMemoryPoolStats() }
 
 // MemoryPoolSupported reports whether the pool works on this platform.
 func MemoryPoolSupported() bool { return memoryPoolSupported() }
+
+// PoolShares returns the two parts of m's pool target: the calls' (raised
+// by calls that found the pool empty) and the call rate's.
+func PoolShares(m *Module) (want, batch int) { return int(m.want.Load()), int(m.batch.Load()) }
+
+// RefillWakes counts the preparer's refill wakes.
+func RefillWakes(m *Module) int64 { return m.wakes.Load() }
+
+// RefillPending reports whether a refill wake is signalled but not yet
+// taken by the preparer.
+func RefillPending(m *Module) bool { return len(m.refill) > 0 }

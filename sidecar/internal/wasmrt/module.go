@@ -142,8 +142,12 @@ type ModuleConfig struct {
 	//
 	// The pool is sized by the calls: after Load one instance is prepared
 	// (the first call's); each call that finds the pool empty raises the
-	// target by one, up to PreparedInstances; after PrepareIdle without a
-	// call it falls back to IdlePreparedInstances.
+	// target by one, and so does a call rate that would wake the preparer
+	// more often than once every refillGap (1 ms), up to PreparedInstances;
+	// the rate's share falls again as the calls slow down, and after
+	// PrepareIdle without a call the target falls back to
+	// IdlePreparedInstances. The preparer is woken once the pool is down
+	// to a quarter of its target, and then refills it in one go.
 	PreparedInstances int
 
 	// IdlePreparedInstances is the pool's target after PrepareIdle without
@@ -190,7 +194,9 @@ type Module struct {
 	pool       chan *instance // capacity cfg.PreparedInstances
 	trash      chan *instance // used instances the preparer closes off the call path
 	refill     chan struct{}
-	want       atomic.Int32 // the pool's target size, [idleWant, cap(pool)]
+	want       atomic.Int32 // the calls' share of the pool's target, [idleWant, cap(pool)]
+	batch      atomic.Int32 // the call rate's share (prepareLoop's), [0, cap(pool)]
+	wakes      atomic.Int64 // refill wakes of the preparer, for tests
 	idleWant   int32
 	lastCall   atomic.Int64 // unix nanoseconds of the last call's start
 	stop       chan struct{}
@@ -569,17 +575,58 @@ func (m *Module) PreparedTarget() int {
 	if m.pool == nil {
 		return 0
 	}
-	return int(m.want.Load())
+	return m.poolTarget()
 }
 
+// poolTarget is the pool's target: the calls' share (want) plus the call
+// rate's (batch), at most the pool's capacity.
+func (m *Module) poolTarget() int {
+	return min(int(m.want.Load())+int(m.batch.Load()), cap(m.pool))
+}
+
+// refillGap is how often, at most, the preparer aims to be woken while
+// calls come steadily. A wake hands the preparer's goroutine to its
+// locked, low-priority thread and back (several futex calls and context
+// switches in both directions, about as much CPU as preparing a small
+// instance), so each wake should serve a batch of calls: as long as wakes
+// come closer together than this, the pool's target grows by one per
+// wake, and the batch with it (the preparer is woken only once the pool
+// is down to a quarter of its target). Wakes more than refillShrinkGaps
+// times this apart shrink it again, one per wake. The batch grows about
+// as the call rate times refillGap.
+const (
+	refillGap        = time.Millisecond
+	refillShrinkGaps = 4
+)
+
 // Refill wakes the module's preparer to replace the prepared instances
-// calls used and close their stores. Invoke does it itself unless the
-// Invocation set DeferRefill; Refill is for the caller that did, after
-// it has sent the reply. It never blocks, and it is a no-op for a
-// module that keeps no prepared instances.
+// calls used and close their stores, once the pool is down to a quarter
+// of its target (so that one wake serves a batch of calls). Invoke does it
+// itself unless the Invocation set DeferRefill; Refill is for the caller
+// that did, after it has sent the reply. It never blocks, and it is a
+// no-op for a module that keeps no prepared instances.
 func (m *Module) Refill() {
-	if m.pool != nil {
+	if m.pool != nil && len(m.pool) <= m.poolTarget()/4 {
 		m.signalRefill()
+	}
+}
+
+// adjustBatch applies the call rate's part of the pool's sizing (see
+// refillGap) at a refill wake at now, the previous one having been at
+// last (zero for the first).
+func (m *Module) adjustBatch(now, last time.Time) {
+	if last.IsZero() {
+		return
+	}
+	switch gap := now.Sub(last); {
+	case gap < refillGap:
+		if m.poolTarget() < cap(m.pool) {
+			m.batch.Add(1)
+		}
+	case gap > refillShrinkGaps*refillGap:
+		if m.batch.Load() > 0 {
+			m.batch.Add(-1)
+		}
 	}
 }
 
@@ -596,8 +643,9 @@ func (m *Module) signalRefill() {
 var prepareHook func()
 
 // prepareLoop keeps the pool at its target and closes retired instances.
-// It is owned by the Module and stopped by Close. It is woken after each
-// call, so that it works between calls rather than competing with them.
+// It is owned by the Module and stopped by Close. It is woken after a call
+// that leaves the pool at its low-water mark (Refill), so that it works
+// between calls rather than competing with them, a batch at a time.
 // Refilling comes first (a call may come any time), then closing used
 // stores, then shrinking the pool after PrepareIdle without a call.
 func (m *Module) prepareLoop() {
@@ -605,6 +653,7 @@ func (m *Module) prepareLoop() {
 	backgroundThread()
 	var idle *time.Timer
 	var idleC <-chan time.Time
+	var lastWake time.Time
 	defer func() {
 		if idle != nil {
 			idle.Stop()
@@ -616,7 +665,7 @@ func (m *Module) prepareLoop() {
 			return
 		default:
 		}
-		if len(m.pool) < int(m.want.Load()) && m.prepFails.Load() < maxPrepFailures {
+		if len(m.pool) < m.poolTarget() && m.prepFails.Load() < maxPrepFailures {
 			if !m.prepareOne() {
 				return
 			}
@@ -628,7 +677,7 @@ func (m *Module) prepareLoop() {
 			continue
 		default:
 		}
-		if len(m.pool) > int(m.want.Load()) {
+		if len(m.pool) > m.poolTarget() {
 			select {
 			case inst := <-m.pool:
 				inst.discard()
@@ -636,7 +685,7 @@ func (m *Module) prepareLoop() {
 			}
 			continue
 		}
-		if m.cfg.PrepareIdle > 0 && m.want.Load() > m.idleWant && idleC == nil {
+		if m.cfg.PrepareIdle > 0 && m.poolTarget() > int(m.idleWant) && idleC == nil {
 			if idle == nil {
 				idle = time.NewTimer(m.cfg.PrepareIdle)
 			} else {
@@ -648,10 +697,15 @@ func (m *Module) prepareLoop() {
 		case <-m.stop:
 			return
 		case <-m.refill:
+			now := time.Now()
+			m.adjustBatch(now, lastWake)
+			lastWake = now
+			m.wakes.Add(1)
 		case <-idleC:
 			idleC = nil
 			if since := time.Since(time.Unix(0, m.lastCall.Load())); since >= m.cfg.PrepareIdle {
 				m.want.Store(m.idleWant)
+				m.batch.Store(0)
 			}
 		}
 	}

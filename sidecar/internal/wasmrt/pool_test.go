@@ -1,6 +1,7 @@
 package wasmrt_test
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -122,4 +123,75 @@ func TestPoolHammer(t *testing.T) {
 		t.Fatalf("target %d outside [0, 4]", target)
 	}
 	_ = m.Close()
+}
+
+// TestPoolFollowsCallRate: calls that would wake the preparer more often
+// than once a millisecond grow the pool (the call rate's share of its
+// target), so that one wake serves a batch of calls: a call that leaves
+// the pool above a quarter of its target does not wake the preparer, the
+// call that brings it there does, and the wake refills the whole batch.
+// Calls that come slowly shrink the rate's share back to nothing. Each
+// call of the first part waits for a prepared instance, so none misses
+// and the growth is the rate's alone; nothing is timed.
+func TestPoolFollowsCallRate(t *testing.T) {
+	e := newEngine(t, wasmrt.Config{})
+	m := loadFixture(t, e, "reactor", wasmrt.ModuleConfig{PreparedInstances: 8, PrepareIdle: -1})
+	deadline := time.Now().Add(20 * time.Second)
+	for m.PreparedTarget() < 4 {
+		for m.ReadyInstances() == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("after 20 s: target %d, no instance prepared", m.PreparedTarget())
+			}
+			runtime.Gosched()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 20 s of calls back to back: target %d, want 4 or more", m.PreparedTarget())
+		}
+		if res := mustInvoke(t, m, wasmrt.Invocation{}); !res.Stats.Prepared {
+			t.Fatal("a call found a prepared instance ready and was not served it")
+		}
+	}
+	if want, batch := wasmrt.PoolShares(m); want != 1 || batch < 3 {
+		t.Fatalf("calls' share %d, rate's %d; want 1 and 3 or more", want, batch)
+	}
+	// The pool is refilled only once it is down to a quarter of its
+	// target: call until a call wakes the preparer, which then fills it.
+	wakes := wasmrt.RefillWakes(m)
+	for wasmrt.RefillWakes(m) == wakes && !wasmrt.RefillPending(m) {
+		mustInvoke(t, m, wasmrt.Invocation{})
+	}
+	full := func() bool { return !wasmrt.RefillPending(m) && m.ReadyInstances() == m.PreparedTarget() }
+	waitFor(t, "the pool refilled to its target", full)
+	target := m.PreparedTarget()
+
+	// Down to the low-water mark, a call leaves the preparer asleep.
+	low := target / 4
+	wakes = wasmrt.RefillWakes(m)
+	for ready := target - 1; ready > low; ready-- {
+		if res := mustInvoke(t, m, wasmrt.Invocation{}); !res.Stats.Prepared {
+			t.Fatal("a call above the low-water mark was not served a prepared instance")
+		}
+		if wasmrt.RefillPending(m) || wasmrt.RefillWakes(m) != wakes {
+			t.Fatalf("a call that left %d of %d prepared instances woke the preparer", ready, target)
+		}
+		if n := m.ReadyInstances(); n != ready {
+			t.Fatalf("%d prepared instances after a call, want %d (no refill yet)", n, ready)
+		}
+	}
+	// The call that reaches it wakes the preparer, which refills the batch.
+	mustInvoke(t, m, wasmrt.Invocation{})
+	waitFor(t, "the preparer woken at the low-water mark", func() bool { return wasmrt.RefillWakes(m) > wakes })
+	waitFor(t, "the batch refilled", full)
+
+	// Slow calls: each wake comes over 4 ms after the previous one and
+	// takes one off the rate's share.
+	waitFor(t, "the call rate's share back to 0 under slow calls", func() bool {
+		mustInvoke(t, m, wasmrt.Invocation{})
+		time.Sleep(10 * time.Millisecond)
+		_, batch := wasmrt.PoolShares(m)
+		return batch == 0
+	})
+	if want, _ := wasmrt.PoolShares(m); m.PreparedTarget() != want {
+		t.Fatalf("target %d, want the calls' share %d alone", m.PreparedTarget(), want)
+	}
 }
