@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -21,6 +22,16 @@ extern void wasmtime_config_dynamic_memory_reserved_for_growth_set(void *, uint6
 
 // The largest reservation: a 32-bit memory can address 4 GiB.
 #define MAX_RESERVE ((size_t)4 << 30)
+
+// A released memory with at most this many read-write bytes is cleared by
+// writing zeros; a larger one with madvise(MADV_DONTNEED). The madvise
+// flushes the TLB of every CPU the process ran on (an interrupt to each
+// that is busy, in a VM a costly one), and every page the next call
+// touches then faults in again; for a small memory (a WAT tool's single
+// 64 KiB page) both cost more than the memset, which leaves the pages
+// resident for the next call. At most max_free such memories are kept, so
+// this holds at most that many times 64 KiB resident.
+#define CLEAR_BY_WRITING ((size_t)64 << 10)
 
 typedef struct mempool mempool;
 
@@ -87,11 +98,23 @@ static wasmtime_error_t *mp_grow(void *env, size_t new_size) {
 	return NULL;
 }
 
+// clear zeroes the read-write part of m, by writing zeros when it is small
+// (CLEAR_BY_WRITING) and with MADV_DONTNEED otherwise (private anonymous
+// pages read back as zero). It returns 0, or -1 when the memory could not
+// be cleared.
+static int clear(pmem *m) {
+	if (m->rw == 0) return 0;
+	if (m->rw <= CLEAR_BY_WRITING) {
+		memset(m->base, 0, m->rw);
+		return 0;
+	}
+	return madvise(m->base, m->rw, MADV_DONTNEED);
+}
+
 // mp_release is the memory's finalizer: wasmtime calls it when the store
 // that held the memory is dropped. Everything the guest wrote is discarded
-// (MADV_DONTNEED: private anonymous pages read back as zero) before the
-// memory can be handed out again; a memory that cannot be cleared is
-// unmapped, never reused.
+// (clear) before the memory can be handed out again; a memory that cannot
+// be cleared is unmapped, never reused.
 static void mp_release(void *env) {
 	pmem *m = env;
 	mempool *p = m->owner;
@@ -100,7 +123,7 @@ static void mp_release(void *env) {
 	bool keep = p->nfree < p->max_free;
 	bool keep_rw = keep && p->free_rw + m->rw <= p->max_free_rw;
 	pthread_mutex_unlock(&p->mu);
-	if (!keep || (m->rw > 0 && madvise(m->base, m->rw, MADV_DONTNEED) != 0)) {
+	if (!keep || clear(m) != 0) {
 		unmap(m);
 		return;
 	}

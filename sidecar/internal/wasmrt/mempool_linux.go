@@ -23,9 +23,11 @@ import (
 // CPU. The pool (mempool.c, a wasmtime memory creator) keeps released
 // memories and hands them out again:
 //
-//   - A released memory is cleared with madvise(MADV_DONTNEED) before it is
-//     kept: private anonymous pages read back as zero, so nothing a call
-//     wrote is visible to a later one (TestMemoryPoolClears). A memory that
+//   - A released memory is cleared before it is kept, so nothing a call
+//     wrote is visible to a later one (TestMemoryPoolClears): up to 64 KiB
+//     read-write by writing zeros, beyond that with madvise(MADV_DONTNEED)
+//     (private anonymous pages read back as zero), which costs a TLB flush
+//     on every CPU and a page fault per page touched again. A memory that
 //     cannot be cleared is unmapped, never reused.
 //   - Exactly the memory's current size is read-write; everything after it
 //     is PROT_NONE, and each reuse sets that boundary again.

@@ -11,6 +11,8 @@ import (
 // TestMemoryPool checks what an instance can see of memories used before
 // it, with the linear-memory pool on (the default) and off: nothing an
 // earlier call wrote, no page it grew, and the module's own initial size.
+// "dirty" grows its memory to 3 pages (cleared with madvise when pooled),
+// "dirty_small" keeps its one page (cleared by writing zeros).
 func TestMemoryPool(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -24,6 +26,7 @@ func TestMemoryPool(t *testing.T) {
 			e := newEngine(t, tt.cfg)
 			wasm := fixture(t, "memory_reuse")
 			dirty := load(t, e, wasm, wasmrt.ModuleConfig{Entrypoint: "dirty"})
+			small := load(t, e, wasm, wasmrt.ModuleConfig{Entrypoint: "dirty_small"})
 			beyond := load(t, e, wasm, wasmrt.ModuleConfig{Entrypoint: "beyond"})
 			size := load(t, e, wasm, wasmrt.ModuleConfig{Entrypoint: "size"})
 			before := wasmrt.ReadMemoryPoolStats()
@@ -31,6 +34,9 @@ func TestMemoryPool(t *testing.T) {
 			for i := range 20 {
 				if got := exitCodeOf(t, mustInvoke(t, dirty, wasmrt.Invocation{})); got != 0 {
 					t.Fatalf("call %d saw 0x%x written by an earlier call", i, got)
+				}
+				if got := exitCodeOf(t, mustInvoke(t, small, wasmrt.Invocation{})); got != 0 {
+					t.Fatalf("call %d of dirty_small saw 0x%x written by an earlier call", i, got)
 				}
 				// The memory the last call grew to 3 pages is the one
 				// these instances get when pooled: it must be 1 page again.
@@ -52,8 +58,12 @@ func TestMemoryPool(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					for range 25 {
-						if got := exitCodeOf(t, mustInvoke(t, dirty, wasmrt.Invocation{})); got != 0 {
+					for i := range 25 {
+						m := dirty
+						if i%2 == 1 {
+							m = small
+						}
+						if got := exitCodeOf(t, mustInvoke(t, m, wasmrt.Invocation{})); got != 0 {
 							errs <- got
 							return
 						}
@@ -69,7 +79,7 @@ func TestMemoryPool(t *testing.T) {
 			after := wasmrt.ReadMemoryPoolStats()
 			reused := after.Reused - before.Reused
 			if tt.pooled && reused < 50 {
-				t.Errorf("pool: %d memories handed out again over 260 calls, want most of them (stats %+v)", reused, after)
+				t.Errorf("pool: %d memories handed out again over 280 calls, want most of them (stats %+v)", reused, after)
 			}
 			if !tt.pooled && after != before {
 				t.Errorf("no pool: the pool's counters moved: %+v -> %+v", before, after)
