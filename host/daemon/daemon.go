@@ -475,6 +475,11 @@ func (d *Daemon) close(ctx context.Context) error {
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	errs = append(errs, d.closeHost(hctx))
 	cancel()
+	// Serve stops the gRPC server when it ends; a daemon never served (or
+	// whose Serve is still draining) has its stream workers stopped here.
+	if d.grpc != nil {
+		d.grpc.Stop()
+	}
 	if err := os.Remove(InfoPath(d.stateDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		errs = append(errs, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -45,6 +46,13 @@ func (d *Daemon) newGRPCServer() *grpc.Server {
 		// over a 100 ms round trip.
 		grpc.InitialWindowSize(grpcStreamWindowBytes),
 		grpc.InitialConnWindowSize(grpcConnWindowBytes),
+		// Calls run on a few goroutines that stay, as net/http's
+		// connection goroutines do, instead of a new goroutine per call
+		// whose stack grows again through the call path each time (a
+		// call that finds every worker busy still gets a goroutine of its
+		// own). palyra-bench G: gRPC 0.97x of HTTP without, 0.90-0.92x
+		// with. The option is marked experimental in grpc-go.
+		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		grpc.ChainUnaryInterceptor(d.unaryInterceptor),
 		grpc.ChainStreamInterceptor(d.streamInterceptor),
 	)
