@@ -72,12 +72,13 @@ type Invocation struct {
 	// Broker serves capability-call. Nil makes every capability-call that
 	// passes the runtime's checks return -8 (unavailable).
 	Broker Broker
-	// DeferRefill leaves waking the preparer (which replaces the prepared
-	// instance the call used and closes its store) to the caller, who
-	// calls Module.Refill once it has sent the call's reply: the wake-up
-	// (a futex call, and the hand-over to the preparer's thread) is then
-	// off the reply's path. A caller that sets it and never calls Refill
-	// leaves the pool short until the next call that does.
+	// DeferRefill leaves the refill to the caller, who calls
+	// Module.Refill once it has sent the call's reply: Refill wakes the
+	// preparer (which refills the pool and closes used stores) when the
+	// pool is at its low-water mark, and that wake-up (a futex call, and
+	// the hand-over to the preparer's thread) is then off the reply's
+	// path. A caller that sets it and never calls Refill leaves the pool
+	// short until the next call that does.
 	DeferRefill bool
 }
 
