@@ -15,13 +15,18 @@ import (
 	"github.com/palyra-go/palyra/internal/proctest"
 )
 
-// echoRunning calls palyra.echo and waits (up to 30 s) for its standby, so
-// that both its sidecars run; it returns their pids.
+// echoRunning calls palyra.echo twice (the second call puts the version in
+// use, which gives it a standby) and waits (up to 30 s) for its standby,
+// so that both its sidecars run; it returns their pids.
 func echoRunning(t *testing.T, h *host.Host) (serving, standby int) {
 	t.Helper()
-	res, err := h.Call(context.Background(), host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"hi"}`)})
-	if err != nil {
-		t.Fatal(err)
+	var res *host.CallResult
+	for range 2 {
+		var err error
+		res, err = h.Call(context.Background(), host.CallRequest{SkillID: "palyra.echo", ToolID: "palyra.echo", Input: json.RawMessage(`{"text":"hi"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		st := sidecarOf(t, h, "palyra.echo")

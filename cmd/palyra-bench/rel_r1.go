@@ -112,6 +112,12 @@ func relKillSidecar(ctx context.Context, e *env) ([]relRow, error) {
 	row := relRow{Scenario: "R1", Title: fmt.Sprintf("SIGKILL a sidecar under %d callers × %d skills", throughputCallers, len(skills))}
 	failedRecoveries := 0
 	time.Sleep(e.opts.d(300*time.Millisecond, time.Second)) // load settles
+	// Every skill is in use under the load, so each gets its standby
+	// about a second after its second call: the first kills wait for
+	// them, like the later ones, which come seconds after a restart.
+	if err := waitStandbys(ctx, h, skills); err != nil {
+		return nil, err
+	}
 	for k := range kills {
 		i := k % len(skills)
 		s := skills[i]
@@ -205,6 +211,34 @@ func sidecarPID(ctx context.Context, h *host.Host, skillID string) (int, error) 
 		}
 		if time.Now().After(deadline) {
 			return 0, fmt.Errorf("no running sidecar for %s: %+v", skillID, states)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitStandbys waits up to 10 s until every skill of skills has a running
+// sidecar and its standby.
+func waitStandbys(ctx context.Context, h *host.Host, skills []r1Skill) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		states, err := h.Sidecars(ctx)
+		if err != nil {
+			return err
+		}
+		ready := 0
+		for _, s := range skills {
+			for _, st := range states {
+				if st.SkillID == s.id && st.Status == supervisor.StatusRunning && st.StandbyPID > 0 {
+					ready++
+					break
+				}
+			}
+		}
+		if ready == len(skills) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d skills have a standby after 10 s: %+v", ready, len(skills), states)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -21,8 +21,9 @@ type coldSkill struct {
 	input       []byte
 	want        string
 	clearCache  bool
-	// warm: the host keeps a spare and a standby (the defaults), and each
-	// call waits, untimed, until they are ready again.
+	// warm: the host keeps a spare (the default), and each call waits,
+	// untimed, until it is ready again. (It keeps standbys too, but a
+	// skill called once after its start is not in use and gets none.)
 	warm bool
 }
 
@@ -61,24 +62,17 @@ func (c *coldSkill) call(ctx context.Context) error {
 	return fmt.Errorf("no sidecar of %s %s after a call", c.id, c.version)
 }
 
-// settle waits, untimed and for at most 10 s, until the warm host's
-// standby of the skill and its spare sidecar, both made in the background
-// after a start, are ready: one still starting would take the CPU from
-// the next contender's call.
+// settle waits, untimed and for at most 10 s, until the warm host's spare
+// sidecar, refilled in the background after a start, is ready: one still
+// starting would take the CPU from the next contender's call. (A skill
+// called once after its start gets no standby: it is not in use.)
 func (c *coldSkill) settle() {
 	if !c.warm {
 		return
 	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-		states, err := c.h.Sidecars(context.Background())
-		if err != nil {
-			return
-		}
-		for _, st := range states {
-			if st.SkillID == c.id && st.Version == c.version && st.StandbyPID != 0 && c.h.ReadySpares() > 0 {
-				return
-			}
-		}
+	deadline := time.Now().Add(10 * time.Second)
+	for c.h.ReadySpares() == 0 && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
 	}
 }
 

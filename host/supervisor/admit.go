@@ -43,7 +43,16 @@ func (s *Supervisor) admit(ctx context.Context, t *Target) (sl *slot, release fu
 	}
 	sl.inFlight++
 	sl.lastUsed = s.cfg.Clock.Now()
+	// A call that finds the version's sidecar running puts it in use:
+	// from now on it keeps a standby (standby.go).
+	kick := !sl.inUse && sl.proc != nil && s.cfg.Standby > 0
+	if kick {
+		sl.inUse = true
+	}
 	s.mu.Unlock()
+	if kick {
+		s.whenQuiet(sl, *t, t.loadKey())
+	}
 	return sl, func() {
 		s.mu.Lock()
 		sl.inFlight--

@@ -116,12 +116,16 @@ type Config struct {
 	// (or a second after the start);
 	// each spare costs one idle process.
 	SpareSidecars int
-	// Standby keeps, for each running skill version, one more sidecar with
-	// its module loaded, unused until the serving one dies: the restart
-	// after a crash then promotes it (no process start, no LoadSkill) and
-	// a new standby is made in the background. 1 (the default) turns it
-	// on; a negative value off. Each costs one idle sidecar per running
-	// skill version (its prepared instances included); it is stopped with
+	// Standby keeps, for each running skill version in use, one more
+	// sidecar with its module loaded, unused until the serving one dies:
+	// the restart after a crash then promotes it (no process start, no
+	// LoadSkill) and a new standby is made in the background. A version is
+	// in use once it is called while its sidecar runs (its second call
+	// after a start), started with Start, or after it crashed; a version
+	// called once and then left to go idle gets none, so that many rarely
+	// called skills do not run twice the sidecars. 1 (the default) turns
+	// it on; a negative value off. Each costs one idle sidecar per skill
+	// version in use (its prepared instances included); it is stopped with
 	// the serving one (Stop, idleness, Close).
 	Standby int
 	// HealthInterval is how often the supervisor checks the health of

@@ -6,11 +6,13 @@ import (
 
 // crashLocked counts a crash (or a failed start) of sl at the Clock's now:
 // it schedules the next start (at once after a first crash, after the
-// restart backoff from the second consecutive one) and marks sl
-// crashlooping when CrashLoopThreshold crashes fall within
-// CrashLoopWindow. s.mu must be held.
+// restart backoff from the second consecutive one), puts sl in use (a
+// version that crashed keeps a standby from its next start on,
+// standby.go) and marks sl crashlooping when CrashLoopThreshold crashes
+// fall within CrashLoopWindow. s.mu must be held.
 func (s *Supervisor) crashLocked(sl *slot, cause error) {
 	now := s.cfg.Clock.Now()
+	sl.inUse = true
 	sl.totalCrash++
 	sl.consecutive++
 	if cause != nil {

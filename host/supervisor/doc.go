@@ -40,7 +40,8 @@
 // crashlooping: its calls fail fast with ErrCrashLooping until Reset.
 //
 // Recovery takes neither a process start nor a module load: each running
-// skill version has a standby sidecar with its module loaded
+// skill version in use (called again while its sidecar runs, started
+// eagerly, or after a crash) has a standby sidecar with its module loaded
 // (Config.Standby), promoted when the serving one dies, and the supervisor
 // keeps a spare sidecar past its handshake with no skill yet
 // (Config.SpareSidecars) for the next start of any skill. Both are made in

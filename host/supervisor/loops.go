@@ -97,6 +97,9 @@ func (s *Supervisor) reaper() {
 					*pp = nil
 				}
 			}
+			// Its next call starts it afresh: in use again only once
+			// called again (standby.go).
+			sl.inUse = false
 		}
 		s.mu.Unlock()
 		for _, p := range idle {

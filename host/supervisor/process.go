@@ -36,6 +36,8 @@ func (s *Supervisor) Start(ctx context.Context, t Target) error {
 	s.mu.Lock()
 	sl := s.slotLocked(skey{t.SkillID, t.Version})
 	sl.lastUsed = s.cfg.Clock.Now()
+	// Started eagerly, the version is expected to be called: in use.
+	sl.inUse = true
 	s.mu.Unlock()
 	_, err := s.acquire(ctx, sl, &t)
 	return err
@@ -72,6 +74,7 @@ func (s *Supervisor) Stop(ctx context.Context, skillID, version string) {
 			*pp = nil
 		}
 	}
+	sl.inUse = false
 	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range procs {
@@ -88,8 +91,8 @@ func (s *Supervisor) Stop(ctx context.Context, skillID, version string) {
 // acquire returns the running sidecar of sl, starting one if needed (after
 // the restart backoff of a crashed one). Only one start per slot runs at a
 // time; other callers wait for it. A start is followed, in the background
-// and once the version is quiet, by its standby and the spares' refill
-// (afterStart).
+// and once the version is quiet, by the spares' refill and, for a version
+// in use, its standby (whenQuiet).
 func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, error) {
 	lk := t.loadKey()
 	for {
@@ -171,7 +174,7 @@ func (s *Supervisor) acquire(ctx context.Context, sl *slot, t *Target) (*proc, e
 		sl.cacheHit = p.cacheHit
 		sl.hardening = p.hardening
 		s.mu.Unlock()
-		s.afterStart(sl, *t, lk)
+		s.whenQuiet(sl, *t, lk)
 		return p, nil
 	}
 }

@@ -16,15 +16,26 @@ const (
 	startQuietMax  = time.Second
 )
 
-// afterStart makes the standby of sl and refills the spares once sl has
-// been quiet for startQuiet, or startQuietMax after the start under steady
-// or long calls. Two process starts begun as soon as a sidecar is up take
-// the CPU from the calls that waited for it: on two cores they delayed
-// the first call on a spare from 5 ms to 17–25 ms, and moved to right
-// after that call, the second. Neither is needed sooner: they serve the
-// next crash and the next other skill's start. It runs on a goroutine the
-// supervisor owns and ends early on Close.
-func (s *Supervisor) afterStart(sl *slot, t Target, lk string) {
+// A standby is kept only for a skill version in use (slot.inUse): one
+// called again while its sidecar runs, started eagerly (Start), or that
+// crashed. A version called once and left to go idle has none: with many
+// such skills a standby each doubled the sidecars (palyra-bench E: 50
+// skills called once each ran 100 sidecars, and the embedding process held
+// 45-47 MB ten seconds after they were reaped instead of 37-41 MB).
+// Recovery of a version in use stays as fast; a version called once that
+// crashes restarts from the spare, and is in use from then on.
+
+// whenQuiet refills the spares and, for a version in use, makes the
+// standby of sl once sl has been quiet for startQuiet, or startQuietMax
+// after the call under steady or long calls. It follows every start
+// (acquire) and the call that puts a version in use (admit). Two process
+// starts begun as soon as a sidecar is up take the CPU from the calls that
+// waited for it: on two cores they delayed the first call on a spare from
+// 5 ms to 17–25 ms, and moved to right after that call, the second.
+// Neither is needed sooner: they serve the next crash and the next other
+// skill's start. It runs on a goroutine the supervisor owns and ends early
+// on Close.
+func (s *Supervisor) whenQuiet(sl *slot, t Target, lk string) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -87,8 +98,9 @@ func (s *Supervisor) endInBackground(p *proc) {
 }
 
 // makeStandby makes, in the background, the standby of sl for t (load key
-// lk) unless Config.Standby is off, sl has a usable one, one is being made
-// or the supervisor is closed. A standby loaded with another key is ended.
+// lk) unless Config.Standby is off, sl is not in use, sl has a usable one,
+// one is being made or the supervisor is closed. A standby loaded with
+// another key is ended.
 // A failure is logged, not counted as a crash: the serving sidecar is
 // fine, and the next start tries again.
 func (s *Supervisor) makeStandby(sl *slot, t Target, lk string) {
@@ -96,9 +108,9 @@ func (s *Supervisor) makeStandby(sl *slot, t Target, lk string) {
 		return
 	}
 	s.mu.Lock()
-	if s.closed || sl.standbyStarting || sl.proc == nil || sl.proc.loadKey != lk {
-		// Closed, being made, or the version stopped (Stop) or changed
-		// since the start: no standby for it.
+	if s.closed || !sl.inUse || sl.standbyStarting || sl.proc == nil || sl.proc.loadKey != lk {
+		// Closed, not in use, being made, or the version stopped (Stop,
+		// idleness) or changed since: no standby for it.
 		s.mu.Unlock()
 		return
 	}

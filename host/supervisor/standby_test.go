@@ -33,6 +33,18 @@ func waitStandby(t *testing.T, s *Supervisor, tg Target, not int) int {
 	}
 }
 
+// callInUse calls tg twice, so that the second call, which finds its
+// sidecar running, puts the version in use (it gets a standby), and
+// returns the serving pid.
+func callInUse(t *testing.T, s *Supervisor, tg Target) int {
+	t.Helper()
+	first := callServed(t, s, tg)
+	if pid := callServed(t, s, tg); pid != first {
+		t.Fatalf("the second call was served by pid %d, the first by %d", pid, first)
+	}
+	return first
+}
+
 // callServed calls tg until a call succeeds, allowing one sidecar_crashed
 // (the call that finds the killed sidecar), and returns the serving pid.
 func callServed(t *testing.T, s *Supervisor, tg Target) int {
@@ -59,7 +71,7 @@ func TestStandby(t *testing.T) {
 
 	t.Run("promoted on a crash and replaced", func(t *testing.T) {
 		s := newSup(t, Config{HealthInterval: -1, IdleTimeout: -1, CrashLoopThreshold: 100})
-		serving := callServed(t, s, tg)
+		serving := callInUse(t, s, tg)
 		for kill := 1; kill <= 3; kill++ {
 			sb := waitStandby(t, s, tg, 0)
 			if sb == serving {
@@ -85,7 +97,7 @@ func TestStandby(t *testing.T) {
 
 	t.Run("a changed module retires it", func(t *testing.T) {
 		s := newSup(t, Config{HealthInterval: -1, IdleTimeout: -1})
-		callServed(t, s, tg)
+		callInUse(t, s, tg)
 		old := waitStandby(t, s, tg, 0)
 		tg2 := tg
 		tg2.Limits.Fuel = 1 << 30 // another load key
@@ -98,7 +110,7 @@ func TestStandby(t *testing.T) {
 
 	t.Run("Stop ends it", func(t *testing.T) {
 		s := newSup(t, Config{HealthInterval: -1, IdleTimeout: -1})
-		serving := callServed(t, s, tg)
+		serving := callInUse(t, s, tg)
 		sb := waitStandby(t, s, tg, 0)
 		s.Stop(context.Background(), tg.SkillID, tg.Version)
 		waitGone(t, serving, "stopped sidecar")
@@ -110,25 +122,26 @@ func TestStandby(t *testing.T) {
 		// the test moves it, after the standby is there.
 		fc := newFakeClock()
 		s := newSup(t, Config{Clock: fc, HealthInterval: -1, IdleTimeout: 40 * time.Millisecond})
-		serving := callServed(t, s, tg)
+		serving := callInUse(t, s, tg)
 		sb := waitStandby(t, s, tg, 0)
 		fc.Advance(time.Second)
 		waitGone(t, serving, "idle sidecar")
 		waitGone(t, sb, "standby of an idle skill")
 	})
 
-	t.Run("made once the version is quiet, or a second after the start", func(t *testing.T) {
+	t.Run("made once the version is quiet, or a second after the call", func(t *testing.T) {
 		// Before, the standby and the spare were spawned as soon as the
 		// sidecar was up, taking the CPU from the call that waited for it.
 		// A long call does not hold them back for its whole length.
 		s := newSup(t, Config{HealthInterval: -1, IdleTimeout: -1})
 		sl := fixture(t, "standby.sleep", "sleep.wasm")
 		sl.Limits.Timeout = 8 * time.Second
-		done := make(chan error, 1)
-		go func() {
+		done := make(chan error, 2)
+		sleep := func() {
 			_, err := s.Call(ctxT(t), sl, "t", nil, CallOptions{})
 			done <- err
-		}()
+		}
+		go sleep()
 		for deadline := time.Now().Add(30 * time.Second); s.State(sl.SkillID, sl.Version).Status != StatusRunning; time.Sleep(2 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatal("the sleeping call's sidecar did not start within 30 s")
@@ -138,16 +151,73 @@ func TestStandby(t *testing.T) {
 		if kids, spares, sb := sidecarChildren(), s.ReadySpares(), standbyPID(s, sl); len(kids) != 1 || spares != 0 || sb != 0 {
 			t.Errorf("during the first call: sidecar children %v, %d spares, standby %d; want only the serving one", kids, spares, sb)
 		}
-		waitStandby(t, s, sl, 0)
 		waitSpare(t, s)
+		// A second call finds the sidecar running: the version is in use.
+		go sleep()
+		time.Sleep(150 * time.Millisecond)
+		if sb := standbyPID(s, sl); sb != 0 {
+			t.Errorf("a standby %d 150 ms into the second call, want it a second after the call", sb)
+		}
+		waitStandby(t, s, sl, 0)
 		select {
 		case err := <-done:
-			t.Fatalf("the standby came only after the long call ended (%v)", err)
+			t.Fatalf("the standby came only after a long call ended (%v)", err)
 		default:
 		}
-		if err := <-done; !errors.Is(err, ErrTimeout) {
-			t.Fatalf("the sleeping call: %v, want its timeout", err)
+		for range 2 {
+			if err := <-done; !errors.Is(err, ErrTimeout) {
+				t.Fatalf("a sleeping call: %v, want its timeout", err)
+			}
 		}
+	})
+
+	t.Run("only for a version in use", func(t *testing.T) {
+		// A version called once gets none; called again, Start, or a
+		// crash puts it in use; idleness and Stop take that back.
+		fc := newFakeClock()
+		s := newSup(t, Config{Clock: fc, HealthInterval: -1, IdleTimeout: 40 * time.Millisecond})
+		noStandby := func(when string) {
+			t.Helper()
+			// The spare's refill follows every start once the version is
+			// quiet, as the standby would: with the spare there, a standby
+			// would have been begun too.
+			waitSpare(t, s)
+			time.Sleep(100 * time.Millisecond)
+			if sb := standbyPID(s, tg); sb != 0 {
+				t.Fatalf("%s: standby %d, want none", when, sb)
+			}
+		}
+		serving := callServed(t, s, tg)
+		noStandby("called once")
+		if got := callServed(t, s, tg); got != serving {
+			t.Fatalf("the second call was served by %d, the first by %d", got, serving)
+		}
+		sb := waitStandby(t, s, tg, 0)
+
+		fc.Advance(time.Second) // idle: both end, and the version is no longer in use
+		waitGone(t, serving, "idle sidecar")
+		waitGone(t, sb, "standby of an idle skill")
+		serving = callServed(t, s, tg)
+		noStandby("called once after going idle")
+
+		s.Stop(ctxT(t), tg.SkillID, tg.Version)
+		if err := s.Start(ctxT(t), tg); err != nil {
+			t.Fatal(err)
+		}
+		sb = waitStandby(t, s, tg, 0)
+		s.Stop(ctxT(t), tg.SkillID, tg.Version)
+		waitGone(t, sb, "standby of a stopped skill")
+
+		serving = callServed(t, s, tg)
+		noStandby("called once after Stop")
+		if err := syscall.Kill(serving, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, serving, "killed sidecar")
+		if got := callServed(t, s, tg); got == serving {
+			t.Fatalf("served by the killed sidecar %d", got)
+		}
+		waitStandby(t, s, tg, 0)
 	})
 
 	t.Run("off", func(t *testing.T) {

@@ -62,7 +62,7 @@ func TestStopEndsTheVersionAtOnce(t *testing.T) {
 	s := newSup(t, Config{Logger: log, HealthInterval: -1, IdleTimeout: -1})
 	tg := fixture(t, "stop.a", "echo.wasm")
 	other := fixture(t, "stop.b", "echo.wasm")
-	serving := callServed(t, s, tg)
+	serving := callInUse(t, s, tg)
 	sb := waitStandby(t, s, tg, 0)
 	otherPID := callServed(t, s, other)
 
@@ -103,7 +103,7 @@ func TestCloseLogsNoError(t *testing.T) {
 	}
 	defer s.Close(context.Background())
 	a, b := fixture(t, "close.a", "echo.wasm"), fixture(t, "close.b", "echo.wasm")
-	pids := []int{callServed(t, s, a), callServed(t, s, b)}
+	pids := []int{callInUse(t, s, a), callInUse(t, s, b)}
 	pids = append(pids, waitStandby(t, s, a, 0), waitStandby(t, s, b, 0))
 	for deadline := time.Now().Add(30 * time.Second); s.ReadySpares() == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {

@@ -44,11 +44,15 @@ type slot struct {
 	standby *proc // loaded like proc, promoted when it dies (standby.go)
 	// standbyStarting is set while a standby is being made.
 	standbyStarting bool
-	starting        chan struct{} // non-nil while a start is under way
-	sem             chan struct{} // one token per running call
-	queued          int
-	inFlight        int
-	lastUsed        time.Time
+	// inUse marks a skill version worth a standby (standby.go): called
+	// again while its sidecar ran, started eagerly, or crashed. Idleness
+	// and Stop clear it with the sidecars.
+	inUse    bool
+	starting chan struct{} // non-nil while a start is under way
+	sem      chan struct{} // one token per running call
+	queued   int
+	inFlight int
+	lastUsed time.Time
 
 	starts      int
 	crashes     []time.Time // within the window
