@@ -71,3 +71,25 @@ func BenchmarkBuild4MiB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkVerifySmall measures Read + Inspect + Verify of an artifact
+// with a 4 KiB module: the host verifies a skill's artifact again on its
+// first call, so this is the shape a host with many small skills pays
+// once per skill.
+func BenchmarkVerifySmall(b *testing.B) {
+	in := sampleInput()
+	in.Modules = []File{{Path: "module.wasm", Data: mixedModule(4 << 10)}}
+	built, err := Build(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := newTestStore()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Verify(ctx, built.Bytes, VerifyOptions{Trust: store, AllowTOFU: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/flate"
@@ -159,7 +160,7 @@ func Read(r io.ReaderAt, size int64) (*Archive, error) {
 	// klauspost/compress's inflater: the same RFC 1951 decoding as
 	// compress/flate's, faster; inflating was half of an install's CPU
 	// (BenchmarkVerify4MiB, BenchmarkInstall4MiB in host/install).
-	zr.RegisterDecompressor(zip.Deflate, flate.NewReader)
+	zr.RegisterDecompressor(zip.Deflate, newInflater)
 	a := &Archive{entries: make(map[string][]byte, len(zr.File))}
 	// after[i] is the uncompressed size the entries from i on declare:
 	// with the bytes already read, the size an artifact over the total
@@ -439,3 +440,46 @@ func (g *dirGuard) ReadAt(p []byte, off int64) (int, error) {
 }
 
 var _ io.ReaderAt = (*dirGuard)(nil)
+
+// inflaters keeps klauspost/compress inflaters for reuse across entries
+// and artifacts, as archive/zip does with its own: a new one allocates its
+// 32 KiB window and its Huffman tables, about 40 KiB, for every entry, and
+// an artifact has half a dozen (BenchmarkVerifySmall).
+var inflaters sync.Pool
+
+// inflater is one entry's inflater; Close returns it to inflaters, once.
+type inflater struct {
+	rc io.ReadCloser // nil once closed
+}
+
+// newInflater is the zip.Decompressor Read registers: an inflater of r
+// taken from inflaters, or a new one.
+func newInflater(r io.Reader) io.ReadCloser {
+	if rc, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := rc.(flate.Resetter).Reset(r, nil); err == nil {
+			return &inflater{rc: rc}
+		}
+	}
+	return &inflater{rc: flate.NewReader(r)}
+}
+
+func (f *inflater) Read(p []byte) (int, error) {
+	if f.rc == nil {
+		return 0, errInflaterClosed
+	}
+	return f.rc.Read(p)
+}
+
+// Close closes the inflater and returns it to inflaters; a second Close
+// does nothing, so that one inflater never serves two entries at once.
+func (f *inflater) Close() error {
+	if f.rc == nil {
+		return nil
+	}
+	err := f.rc.Close()
+	inflaters.Put(f.rc)
+	f.rc = nil
+	return err
+}
+
+var errInflaterClosed = errors.New("artifact: read of a closed inflater")
