@@ -83,7 +83,9 @@
 // exports the handshake (sidecarplugin.Handshake), the plugin map
 // (sidecarplugin.ClientPlugins(broker), dispensed under
 // sidecarplugin.PluginName as a *sidecarplugin.Client) and the message caps.
-// Use gRPC only (AllowedProtocols: ProtocolGRPC), AutoMTLS, and on the
+// Use gRPC only (AllowedProtocols: ProtocolGRPC), AutoMTLS (or, as
+// host/supervisor does, a fraction of its cost: Ed25519 keys pinned with
+// sidecarplugin.PinnedConfig, ClientKeyEnv and KeyLineReader), and on the
 // exec.Cmd set SysProcAttr{Pdeathsig: SIGKILL, Setpgid: true}, and keep
 // every socket in a private directory you remove after Kill (host/supervisor
 // uses UnixSocketConfig.TempDir with a RunnerFunc, the only way go-plugin

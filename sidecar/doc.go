@@ -16,8 +16,10 @@
 //
 // # Modes
 //
-// With no arguments (or only hardening flags) the process serves go-plugin (AutoMTLS is negotiated by
-// go-plugin when the supervisor asks for it). With
+// With no arguments (or only hardening flags) the process serves go-plugin
+// over mutual TLS: with Ed25519 keys pinned at both ends when the supervisor
+// passes its key in sidecarplugin.ClientKeyEnv (ServeConfig.TLSClientKey),
+// else AutoMTLS, negotiated by go-plugin when its client asks for it. With
 // `precompile --wasm FILE --cache-dir DIR [--sha256 HEX] [--cpu-seconds N]
 // [--memory-bytes N]` it compiles the module into the runtime's precompiled
 // cache, prints a PrecompileResult as JSON and exits: the supervisor runs this

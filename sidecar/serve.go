@@ -52,6 +52,14 @@ type ServeConfig struct {
 	// idle sidecar stays small. Default DefaultIdleTrim; negative: never.
 	IdleTrim time.Duration
 
+	// TLSClientKey is the supervisor's Ed25519 public key, as it passes it
+	// in sidecarplugin.ClientKeyEnv (Run reads it from there). When set,
+	// the sidecar makes its own Ed25519 TLS identity, announces its key on
+	// stdout before go-plugin's handshake line, and accepts only that
+	// supervisor key (sidecarplugin.PinnedConfig). When empty, TLS is left
+	// to go-plugin: AutoMTLS for a go-plugin client that asks for it.
+	TLSClientKey string
+
 	// OnStop, when set, runs once when the supervisor asks the sidecar to
 	// stop, after the skill is closed and before the answer goes out: the
 	// supervisor may kill the process as soon as it has the answer.
@@ -129,6 +137,9 @@ func Serve(cfg ServeConfig) {
 	}
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig: sidecarplugin.Handshake,
+		// The key line goes first on stdout, where go-plugin's handshake
+		// line follows.
+		TLSProvider: sidecarplugin.TLSProvider(cfg.TLSClientKey, os.Stdout),
 		Plugins: sidecarplugin.ServerPlugins(func(d *sidecarplugin.BrokerDialer) sidecarv1.SidecarServiceServer {
 			s := newServer(cfg, log, d, stopped)
 			mu.Lock()
@@ -232,6 +243,9 @@ func Run(args []string, cfg ServeConfig, stdout, stderr io.Writer) int {
 			return 2
 		}
 		cfg.Engine.NoMemoryPool = cfg.Engine.NoMemoryPool || *noPool
+		if cfg.TLSClientKey == "" {
+			cfg.TLSClientKey = os.Getenv(sidecarplugin.ClientKeyEnv)
+		}
 		// The profile file is opened before hardening closes the file
 		// system.
 		stop := startCPUProfile(os.Getenv(CPUProfileDirEnv), stderr)

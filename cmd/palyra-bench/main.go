@@ -196,8 +196,8 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 var notes = []string{
 	"Every figure is from this one run; peers run interleaved with ours, call by call, so the machine's noise hits both sides alike.",
 	"A: ours is host.Call of the echo example (sidecar, fresh instance per call, prepared instances on); the peers run the same logic in-process with a fresh instance per call (store + instantiate + _initialize + call).",
-	"B: ours is host.Call of a WAT tool with a constant 16-byte output; the peer is a hashicorp/go-plugin gRPC plugin (AutoMTLS, like ours) whose Invoke echoes the same 16-byte input.",
-	"C: spawn to first reply; ours is host.Call after the skill's sidecar was stopped, the peer starts the raw go-plugin plugin and makes its first RPC.",
+	"B: ours is host.Call of a WAT tool with a constant 16-byte output; the peer is a hashicorp/go-plugin gRPC plugin (go-plugin's AutoMTLS; ours is mutual TLS too, with Ed25519 keys pinned per sidecar) whose Invoke echoes the same 16-byte input.",
+	"C: spawn to first reply; ours is host.Call after the skill's sidecar was stopped, the peer starts the raw go-plugin plugin and makes its first RPC. Both authenticate both ends: the peer with go-plugin's AutoMTLS (P-521 keys made and verified on each start), ours with Ed25519 keys pinned per sidecar (RATIONALE.md).",
 	"E: RSS is VmRSS from /proc; the supervisor figures come from a separate host-embedding process (internal/densityapp) after its idle sidecars were reaped.",
 	"H: real palyra-host processes, each a cluster node with an embedded nats-server (JetStream) on loopback; r serves no skill, so its calls are routed.",
 	"Goals are the project's targets; the bench reports, it does not fail on them.",

@@ -17,8 +17,10 @@
 // host start removes). Killing a child kills its process group.
 //
 // A sidecar is started lazily on the first call of its skill version (or
-// eagerly by Start), through go-plugin with a RunnerFunc, AutoMTLS and gRPC
-// only; every socket of both ends lives in the private directory. The
+// eagerly by Start), through go-plugin with a RunnerFunc and gRPC only,
+// over mutual TLS with an Ed25519 key pinned per sidecar at each end
+// (sidecarplugin.PinnedConfig, in place of go-plugin's AutoMTLS and its
+// P-521 keys); every socket of both ends lives in the private directory. The
 // module is then loaded with LoadSkill.
 //
 // Every child hardens itself before it reads a module (seccomp allowlist,

@@ -2,10 +2,13 @@ package supervisor
 
 import (
 	"context"
+	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -14,6 +17,7 @@ import (
 	"github.com/hashicorp/go-plugin/runner"
 
 	"github.com/palyra-go/palyra/host/internal/launch"
+	"github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
 
 // cmdRunner is go-plugin's view of a sidecar started by the launcher. It
@@ -30,6 +34,11 @@ import (
 type cmdRunner struct {
 	child *launch.Child
 	cmd   launch.Cmd
+	// clientKey is the supervisor's TLS key for this sidecar, passed in
+	// sidecarplugin.ClientKeyEnv; stdout takes the sidecar's own key from
+	// the first line of its output (sidecarplugin.KeyLineReader).
+	clientKey ed25519.PublicKey
+	stdout    *sidecarplugin.KeyLineReader
 
 	stdoutR, stdoutW *os.File
 	stderrR, stderrW *os.File
@@ -45,11 +54,12 @@ var _ runner.Runner = (*cmdRunner)(nil)
 // go-plugin sets for the plugin (SkipHostEnv: none of the host's), the only
 // thing of spec the runner takes.
 func (r *cmdRunner) runnerFunc(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
-	r.cmd.Env = spec.Env
+	r.cmd.Env = append(slices.Clip(spec.Env), sidecarplugin.ClientKeyEnv+"="+sidecarplugin.EncodeKey(r.clientKey))
 	var err error
 	if r.stdoutR, r.stdoutW, err = os.Pipe(); err != nil {
 		return nil, fmt.Errorf("sidecar stdout: %w", err)
 	}
+	r.stdout = sidecarplugin.NewKeyLineReader(r.stdoutR)
 	if r.stderrR, r.stderrW, err = os.Pipe(); err != nil {
 		r.close()
 		return nil, fmt.Errorf("sidecar stderr: %w", err)
@@ -82,8 +92,26 @@ func (r *cmdRunner) close() {
 // Diagnose has nothing to add to go-plugin's own report.
 func (r *cmdRunner) Diagnose(context.Context) string { return "" }
 
-// Stdout is the process's stdout, where go-plugin reads the handshake.
-func (r *cmdRunner) Stdout() io.ReadCloser { return r.stdoutR }
+// Stdout is the process's stdout after its TLS key line, where go-plugin
+// reads the handshake.
+func (r *cmdRunner) Stdout() io.ReadCloser { return r.stdout }
+
+// serverKey is the sidecar's announced TLS key, the pin of the supervisor's
+// TLS config for it (sidecarplugin.PinnedConfig).
+func (r *cmdRunner) serverKey() (ed25519.PublicKey, error) {
+	if r.stdout == nil {
+		return nil, errors.New("the sidecar was not started")
+	}
+	return r.stdout.Key()
+}
+
+// keyLineErr is why the sidecar's first stdout line was refused, if it was.
+func (r *cmdRunner) keyLineErr() error {
+	if r.stdout == nil {
+		return nil
+	}
+	return r.stdout.Err()
+}
 
 // Stderr is the process's stderr, which go-plugin logs.
 func (r *cmdRunner) Stderr() io.ReadCloser { return r.stderrR }

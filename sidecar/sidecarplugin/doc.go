@@ -33,6 +33,12 @@
 //	_, err = sc.LoadSkill(ctx, &sidecarv1.LoadSkillRequest{...})
 //	res, err := sc.Invoke(ctx, &sidecarv1.InvokeRequest{...})
 //
+// AutoMTLS makes P-521 certificates on every start; host/supervisor instead
+// sets ClientConfig.TLSConfig to PinnedConfig over a NewIdentity, passes
+// the identity's key in ClientKeyEnv and reads the sidecar's own key from
+// its stdout through a KeyLineReader (tls.go): the same mutual
+// authentication for a fraction of the CPU.
+//
 // When ClientPlugins is given a Broker, the dispensed Client serves it on a
 // GRPCBroker id of its own and fills LoadSkillRequest.broker_id with it; the
 // sidecar dials that id once and sends every capability-call of its guests

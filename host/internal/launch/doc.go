@@ -37,7 +37,8 @@
 //  3. Cmd.Env: variables the program itself sets for this child. For a
 //     serving sidecar these are go-plugin's: the handshake cookie
 //     (PALYRA_SIDECAR_PLUGIN), PLUGIN_PROTOCOL_VERSIONS, PLUGIN_MIN_PORT,
-//     PLUGIN_MAX_PORT, PLUGIN_CLIENT_CERT (AutoMTLS) and
+//     PLUGIN_MAX_PORT, PALYRA_SIDECAR_TLS_CLIENT_KEY (the supervisor's
+//     TLS key, sidecarplugin.ClientKeyEnv) and
 //     PLUGIN_UNIX_SOCKET_DIR (a directory inside the private one);
 //     go-plugin adds nothing of the host's environment when SkipHostEnv is
 //     set. Cmd.Env must never be copied from os.Environ.

@@ -35,7 +35,7 @@ var allowed = []struct {
 		[]string{"futex", "set_robust_list", "rseq", "gettid", "getpid", "sched_yield", "sched_getaffinity", "nanosleep", "exit", "exit_group"}},
 	{"signals: Go's preemption (SIGURG to its own threads: tgkill, below) and wasmtime's trap handling (SIGSEGV on guard pages)",
 		[]string{"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack"}},
-	{"time and randomness: clocks when the vDSO is unavailable, getrandom for go-plugin's AutoMTLS keys and Go's maps",
+	{"time and randomness: clocks when the vDSO is unavailable, getrandom for the TLS keys and Go's maps",
 		[]string{"clock_gettime", "gettimeofday", "getrandom"}},
 	{"files, within Landlock's rules: the module, the precompiled cache (temp file, fsync, fchmod, rename or link, unlink), /proc/self/fd of the verified entry",
 		[]string{"openat", "read", "write", "close", "fstat", "newfstatat", "statx", "lseek", "fcntl", "fsync", "renameat", "linkat", "unlinkat", "fchmod", "ioctl"}},

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"os"
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
@@ -33,6 +34,10 @@ func (raw) Health(context.Context, *sidecarv1.HealthRequest) (*sidecarv1.HealthR
 func main() {
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig: sidecarplugin.Handshake,
+		// Started by the supervisor (host tests' lying sidecar), it speaks
+		// the supervisor's pinned TLS; started by a plain go-plugin client
+		// (the benchmarks' baseline), go-plugin's AutoMTLS.
+		TLSProvider: sidecarplugin.TLSProvider(os.Getenv(sidecarplugin.ClientKeyEnv), os.Stdout),
 		Plugins: sidecarplugin.ServerPlugins(func(*sidecarplugin.BrokerDialer) sidecarv1.SidecarServiceServer {
 			return raw{}
 		}),

@@ -2,7 +2,7 @@
 // process that runs one skill's WebAssembly module.
 //
 // The supervisor starts the sidecar with hashicorp/go-plugin (gRPC protocol,
-// AutoMTLS) and calls SidecarService. For capability operations the sidecar
+// mutual TLS with Ed25519 keys pinned per sidecar) and calls SidecarService. For capability operations the sidecar
 // calls back into the supervisor's BrokerService over go-plugin's GRPCBroker,
 // on the broker id given in LoadSkillRequest.broker_id.
 //
