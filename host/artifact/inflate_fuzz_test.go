@@ -5,8 +5,6 @@ import (
 	stdflate "compress/flate"
 	"io"
 	"testing"
-
-	"github.com/klauspost/compress/flate"
 )
 
 // inflate reads at most limit bytes of r's output.
@@ -15,9 +13,10 @@ func inflate(r io.ReadCloser, limit int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(r, limit))
 }
 
-// FuzzInflaters checks that the inflater Read uses (klauspost/compress)
-// and the standard library's agree on every stream: the same bytes out,
-// and an error for the same streams. An artifact's entries are untrusted
+// FuzzInflaters checks that the inflater Read uses (klauspost/compress,
+// from Read's pool: each one reused after the streams before it, failed or
+// cut short by the limit) and the standard library's agree on every
+// stream: the same bytes out, and an error for the same streams. An artifact's entries are untrusted
 // Deflate streams, so a stream one of them accepts and the other refuses,
 // or decodes otherwise, would make an artifact's meaning depend on the
 // decoder.
@@ -34,7 +33,7 @@ func FuzzInflaters(f *testing.F) {
 	f.Add([]byte{0xff, 0xff, 0xff})
 	const limit = 1 << 20
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ours, errOurs := inflate(flate.NewReader(bytes.NewReader(data)), limit)
+		ours, errOurs := inflate(newInflater(bytes.NewReader(data)), limit)
 		std, errStd := inflate(stdflate.NewReader(bytes.NewReader(data)), limit)
 		if (errOurs == nil) != (errStd == nil) {
 			t.Fatalf("klauspost error %v, compress/flate error %v", errOurs, errStd)

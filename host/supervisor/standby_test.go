@@ -178,13 +178,17 @@ func TestStandby(t *testing.T) {
 		s := newSup(t, Config{Clock: fc, HealthInterval: -1, IdleTimeout: 40 * time.Millisecond})
 		noStandby := func(when string) {
 			t.Helper()
-			// The spare's refill follows every start once the version is
-			// quiet, as the standby would: with the spare there, a standby
-			// would have been begun too.
+			// whenQuiet refills the spares, then begins the standby: with
+			// the spare there, a standby would have been begun (being
+			// made, or ready) too.
 			waitSpare(t, s)
-			time.Sleep(100 * time.Millisecond)
-			if sb := standbyPID(s, tg); sb != 0 {
-				t.Fatalf("%s: standby %d, want none", when, sb)
+			time.Sleep(50 * time.Millisecond)
+			s.mu.Lock()
+			sl := s.sidecars[skey{tg.SkillID, tg.Version}]
+			begun := sl != nil && (sl.standby != nil || sl.standbyStarting)
+			s.mu.Unlock()
+			if begun {
+				t.Fatalf("%s: a standby was begun, want none", when)
 			}
 		}
 		serving := callServed(t, s, tg)
