@@ -32,16 +32,28 @@ func mixedModule(n int) []byte {
 	return out[:n]
 }
 
-func bench4MiBInput() BuildInput {
+// inputWithModule is sampleInput with one module of n bytes shaped by
+// mixedModule.
+func inputWithModule(n int) BuildInput {
 	in := sampleInput()
-	in.Modules = []File{{Path: "module.wasm", Data: mixedModule(4 << 20)}}
+	in.Modules = []File{{Path: "module.wasm", Data: mixedModule(n)}}
 	return in
+}
+
+// builtWithModule builds inputWithModule(n).
+func builtWithModule(tb testing.TB, n int) *Built {
+	tb.Helper()
+	built, err := Build(inputWithModule(n))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return built
 }
 
 // BenchmarkVerify4MiB measures Read + Inspect + Verify of an artifact with
 // a 4 MiB module; bytes/op is the module size.
 func BenchmarkVerify4MiB(b *testing.B) {
-	in := bench4MiBInput()
+	in := inputWithModule(4 << 20)
 	built, err := Build(in)
 	if err != nil {
 		b.Fatal(err)
@@ -61,7 +73,7 @@ func BenchmarkVerify4MiB(b *testing.B) {
 
 // BenchmarkBuild4MiB measures Build of the same artifact.
 func BenchmarkBuild4MiB(b *testing.B) {
-	in := bench4MiBInput()
+	in := inputWithModule(4 << 20)
 	b.SetBytes(int64(len(in.Modules[0].Data)))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -77,12 +89,7 @@ func BenchmarkBuild4MiB(b *testing.B) {
 // first call, so this is the shape a host with many small skills pays
 // once per skill.
 func BenchmarkVerifySmall(b *testing.B) {
-	in := sampleInput()
-	in.Modules = []File{{Path: "module.wasm", Data: mixedModule(4 << 10)}}
-	built, err := Build(in)
-	if err != nil {
-		b.Fatal(err)
-	}
+	built := builtWithModule(b, 4<<10)
 	store := newTestStore()
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"context"
+	"fmt"
 	"io"
 	"sync"
 	"testing"
@@ -74,12 +75,7 @@ func TestInflaterReuse(t *testing.T) {
 // TestVerifyConcurrent verifies one artifact from 8 goroutines at once:
 // the pooled inflaters never mix two entries' bytes (run with -race).
 func TestVerifyConcurrent(t *testing.T) {
-	in := sampleInput()
-	in.Modules = []File{{Path: "module.wasm", Data: mixedModule(256 << 10)}}
-	built, err := Build(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	built := builtWithModule(t, 256<<10)
 	store := newTestStore()
 	// The first Verify pins the key (the test store is not safe for
 	// concurrent writes); the others only read it.
@@ -95,7 +91,7 @@ func TestVerifyConcurrent(t *testing.T) {
 			for range 20 {
 				rep, err := Verify(context.Background(), built.Bytes, VerifyOptions{Trust: store, AllowTOFU: true})
 				if err == nil && rep.PayloadSHA256 != built.PayloadSHA256 {
-					err = io.ErrUnexpectedEOF
+					err = fmt.Errorf("verified payload %s, built %s", rep.PayloadSHA256, built.PayloadSHA256)
 				}
 				if err != nil {
 					errs <- err

@@ -300,7 +300,9 @@ func (s *Supervisor) spawn() (*proc, error) {
 	rpc, err := pc.Client()
 	p.pid = child.Pid()
 	if err != nil {
-		if kerr := r.keyLineErr(); kerr != nil {
+		// Why the sidecar's TLS key is missing, if it is: its first
+		// line was refused, or it never wrote one.
+		if _, kerr := r.serverKey(); kerr != nil {
 			err = fmt.Errorf("%v (%v)", err, kerr)
 		}
 		return fail(fmt.Errorf("%w: %s: %v", ErrSidecarStart, s.cfg.SidecarPath, err))

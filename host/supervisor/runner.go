@@ -105,14 +105,6 @@ func (r *cmdRunner) serverKey() (ed25519.PublicKey, error) {
 	return r.stdout.Key()
 }
 
-// keyLineErr is why the sidecar's first stdout line was refused, if it was.
-func (r *cmdRunner) keyLineErr() error {
-	if r.stdout == nil {
-		return nil
-	}
-	return r.stdout.Err()
-}
-
 // Stderr is the process's stderr, which go-plugin logs.
 func (r *cmdRunner) Stderr() io.ReadCloser { return r.stderrR }
 

@@ -34,7 +34,8 @@ func TestSidecarTLSPinned(t *testing.T) {
 			script: fmt.Sprintf("printf '%%s\\n' '%s%s'\n%q \"$@\" | %s\n", sidecarplugin.ServerKeyLinePrefix, otherKey, binPath, dropFirstLine),
 			want:   "does not carry the key announced"},
 		{name: "pins another supervisor key",
-			script: fmt.Sprintf("%s=%s exec %q \"$@\"\n", sidecarplugin.ClientKeyEnv, otherKey, binPath)},
+			script: fmt.Sprintf("%s=%s exec %q \"$@\"\n", sidecarplugin.ClientKeyEnv, otherKey, binPath),
+			want:   "bad certificate"}, // the sidecar's TLS alert
 		{name: "announces no key",
 			script: fmt.Sprintf("%q \"$@\" | %s\n", binPath, dropFirstLine),
 			want:   "is not a TLS key line"},

@@ -49,8 +49,9 @@ const ServerKeyLinePrefix = "palyra-sidecar-tls-key|"
 const MaxServerKeyLineBytes = 128
 
 var (
-	errNoPeerCert = errors.New("the TLS peer presented no certificate")
-	errPeerKey    = errors.New("the TLS peer's certificate does not carry the key announced for it")
+	errNoPeerCert   = errors.New("the TLS peer presented no certificate")
+	errPeerKey      = errors.New("the TLS peer's certificate does not carry the key announced for it")
+	errNotAnnounced = errors.New("the sidecar has not announced its TLS key yet")
 )
 
 // Identity is one end's TLS certificate over a new Ed25519 key.
@@ -185,35 +186,34 @@ func ServerKeyLine(key ed25519.PublicKey) string {
 // prefix, a bad key, longer than MaxServerKeyLineBytes, or the end of the
 // output before its newline) makes every Read fail, so go-plugin never
 // reads a handshake line from such a sidecar. Like any io.Reader, it is
-// read from one goroutine at a time; Key and Err may be called from any,
-// and never wait for the sidecar's output.
+// read from one goroutine at a time; Key may be called from any, and never
+// waits for the sidecar's output.
 type KeyLineReader struct {
 	rc    io.ReadCloser
 	br    *bufio.Reader
 	first bool // the first line was read (Read's own)
 
-	mu   sync.Mutex
-	done bool // the first line was read and judged
-	key  ed25519.PublicKey
-	err  error
+	mu  sync.Mutex
+	key ed25519.PublicKey
+	err error // errNotAnnounced until the first line is judged
 }
 
 // NewKeyLineReader returns a KeyLineReader over rc.
 func NewKeyLineReader(rc io.ReadCloser) *KeyLineReader {
 	// The buffer holds the whole key line, so ReadSlice sees its end.
-	return &KeyLineReader{rc: rc, br: bufio.NewReaderSize(rc, MaxServerKeyLineBytes)}
+	return &KeyLineReader{rc: rc, br: bufio.NewReaderSize(rc, MaxServerKeyLineBytes), err: errNotAnnounced}
 }
 
 // Read reads the output after the key line.
 func (r *KeyLineReader) Read(p []byte) (int, error) {
 	if !r.first {
 		r.first = true
-		key, err := readKeyLine(r.br) // outside mu: Key and Err never wait for it
+		key, err := readKeyLine(r.br) // outside mu: Key never waits for it
 		r.mu.Lock()
-		r.done, r.key, r.err = true, key, err
+		r.key, r.err = key, err
 		r.mu.Unlock()
 	}
-	if err := r.Err(); err != nil {
+	if _, err := r.Key(); err != nil {
 		return 0, err
 	}
 	return r.br.Read(p)
@@ -222,26 +222,12 @@ func (r *KeyLineReader) Read(p []byte) (int, error) {
 // Close closes the underlying stdout.
 func (r *KeyLineReader) Close() error { return r.rc.Close() }
 
-// Key returns the key the sidecar announced, or why there is none (it has
-// not been read yet, or the line was not a valid key line).
+// Key returns the key the sidecar announced, or why there is none (its
+// first line has not been read yet, or was not a valid key line).
 func (r *KeyLineReader) Key() (ed25519.PublicKey, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch {
-	case !r.done:
-		return nil, errors.New("the sidecar has not announced its TLS key yet")
-	case r.err != nil:
-		return nil, r.err
-	}
-	return r.key, nil
-}
-
-// Err returns why the key line was refused, nil when it was not (or not
-// read yet).
-func (r *KeyLineReader) Err() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
+	return r.key, r.err
 }
 
 // readKeyLine reads and parses the server key line from br, whose buffer

@@ -138,13 +138,13 @@ func TestKeyLineReader(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := NewKeyLineReader(io.NopCloser(strings.NewReader(tt.out)))
-			if _, err := r.Key(); err == nil {
-				t.Fatal("Key before the first Read: no error")
+			if _, err := r.Key(); !errors.Is(err, errNotAnnounced) {
+				t.Fatalf("Key before the first Read: %v, want %v", err, errNotAnnounced)
 			}
 			rest, err := io.ReadAll(r)
 			got, kerr := r.Key()
 			if tt.wantErr != "" {
-				if err == nil || kerr == nil || !strings.Contains(err.Error(), tt.wantErr) || r.Err() == nil {
+				if err == nil || kerr == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(kerr.Error(), tt.wantErr) {
 					t.Fatalf("Read error %v, Key error %v; want one containing %q", err, kerr, tt.wantErr)
 				}
 				if len(rest) != 0 {
@@ -194,9 +194,9 @@ func FuzzKeyLineReader(f *testing.F) {
 	})
 }
 
-// TestKeyLineReaderNeverWaits checks that Key and Err answer at once while
-// Read still waits for a sidecar that has written nothing: the supervisor
-// asks Err after go-plugin's start timeout, with the reader still blocked.
+// TestKeyLineReaderNeverWaits checks that Key answers at once while Read
+// still waits for a sidecar that has written nothing: the supervisor asks
+// it after go-plugin's start timeout, with the reader still blocked.
 func TestKeyLineReaderNeverWaits(t *testing.T) {
 	pr, pw := io.Pipe()
 	r := NewKeyLineReader(pr)
@@ -208,20 +208,18 @@ func TestKeyLineReaderNeverWaits(t *testing.T) {
 	answered := make(chan struct{})
 	go func() {
 		defer close(answered)
-		if _, err := r.Key(); err == nil {
-			t.Error("Key before any output: no error")
-		}
-		if err := r.Err(); err != nil {
-			t.Errorf("Err before any output: %v", err)
+		if _, err := r.Key(); !errors.Is(err, errNotAnnounced) {
+			t.Errorf("Key before any output: %v, want %v", err, errNotAnnounced)
 		}
 	}()
 	select {
 	case <-answered:
 	case <-time.After(10 * time.Second):
-		t.Fatal("Key or Err waited for the sidecar's output")
+		t.Fatal("Key waited for the sidecar's output")
 	}
 	pw.Close()
-	if err := <-read; err == nil || r.Err() == nil {
-		t.Fatalf("output ended before the key line: Read %v, Err %v", err, r.Err())
+	err := <-read
+	if _, kerr := r.Key(); !errors.Is(err, io.ErrUnexpectedEOF) || !errors.Is(kerr, io.ErrUnexpectedEOF) {
+		t.Fatalf("output ended before the key line: Read %v, Key %v; want %v", err, kerr, io.ErrUnexpectedEOF)
 	}
 }
