@@ -22,6 +22,7 @@ import (
 	"github.com/palyra-go/palyra/host/statedir"
 	"github.com/palyra-go/palyra/host/supervisor"
 	"github.com/palyra-go/palyra/host/trust"
+	"github.com/palyra-go/palyra/internal/buildinfo"
 	"github.com/palyra-go/palyra/internal/proctest"
 	"github.com/palyra-go/palyra/internal/testskill"
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
@@ -42,7 +43,7 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		sidecarPath = filepath.Join(dir, "palyra-sidecar")
-		build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", sidecarPath, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
+		build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-ldflags="+buildinfo.SidecarLDFlags, "-o", sidecarPath, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "building palyra-sidecar:", err)

@@ -25,7 +25,7 @@ cleanup() { [[ -n "${PALYRA_DEMO_DIR:-}" ]] || rm -rf "$work"; }
 trap cleanup EXIT
 
 step "build palyra, palyra-host, palyra-sidecar and palyra-bench"
-go build -o "$work/bin/" ./cmd/palyra ./cmd/palyra-host ./cmd/palyra-sidecar
+go build -ldflags=-extldflags=-Wl,--gc-sections -o "$work/bin/" ./cmd/palyra ./cmd/palyra-host ./cmd/palyra-sidecar
 go build -o "$work/bin/palyra-bench" ./cmd/palyra-bench
 
 step "generate a signing key"

@@ -25,7 +25,7 @@ trap cleanup EXIT
 
 step "build palyra and palyra-sidecar (side by side, so palyra finds the sidecar)"
 go build -o "$palyra" ./cmd/palyra
-go build -o "$work/bin/palyra-sidecar" ./cmd/palyra-sidecar
+go build -ldflags=-extldflags=-Wl,--gc-sections -o "$work/bin/palyra-sidecar" ./cmd/palyra-sidecar
 
 step "generate a signing key"
 "$palyra" keys generate --out "$work/signing.key"

@@ -26,7 +26,7 @@ trap cleanup EXIT
 command -v docker-registry >/dev/null || fail "needs Debian's docker-registry package (apt-get install docker-registry)"
 
 step "build the palyra CLI, its sidecar and the http-fetch example skill"
-go build -o "$work/bin/" ./cmd/palyra ./cmd/palyra-sidecar
+go build -ldflags=-extldflags=-Wl,--gc-sections -o "$work/bin/" ./cmd/palyra ./cmd/palyra-sidecar
 GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o "$work/http-fetch.wasm" "./$example"
 
 step "start a local OCI registry (docker-registry on 127.0.0.1, storage in $work/registry)"

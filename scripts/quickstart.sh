@@ -42,7 +42,7 @@ approve() {
 }
 
 step "build the palyra CLI and the palyra-sidecar process it runs skills in"
-go build -o "$work/bin/" ./cmd/palyra ./cmd/palyra-sidecar
+go build -ldflags=-extldflags=-Wl,--gc-sections -o "$work/bin/" ./cmd/palyra ./cmd/palyra-sidecar
 
 step "build the echo example skill (GOOS=wasip1 GOARCH=wasm, standard Go toolchain)"
 GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o "$work/echo.wasm" "./$example"

@@ -47,7 +47,7 @@ progress() {
 }
 
 echo "==> building palyra, palyra-host and palyra-sidecar into $bin" >&2
-progress "building the binaries" go build -o "$bin/" ./cmd/palyra ./cmd/palyra-host ./cmd/palyra-sidecar
+progress "building the binaries" go build -ldflags=-extldflags=-Wl,--gc-sections -o "$bin/" ./cmd/palyra ./cmd/palyra-host ./cmd/palyra-sidecar
 
 key="$state/examples/signing.key"
 if [ ! -f "$key" ]; then

@@ -22,6 +22,8 @@ import (
 
 	sidecarv1 "github.com/palyra-go/palyra/proto/palyra/sidecar/v1"
 	sidecarplugin "github.com/palyra-go/palyra/sidecar/sidecarplugin"
+
+	"github.com/palyra-go/palyra/internal/buildinfo"
 )
 
 // binPath is the palyra-sidecar binary TestMain builds once; hostTmp is the
@@ -36,7 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "palyra-sidecar")
-	build := exec.Command("go", "build", "-o", binPath, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
+	build := exec.Command("go", "build", "-ldflags="+buildinfo.SidecarLDFlags, "-o", binPath, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building palyra-sidecar:", err)

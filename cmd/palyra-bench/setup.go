@@ -18,6 +18,7 @@ import (
 	"github.com/palyra-go/palyra/host"
 	"github.com/palyra-go/palyra/host/artifact"
 	"github.com/palyra-go/palyra/host/supervisor"
+	"github.com/palyra-go/palyra/internal/buildinfo"
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 )
 
@@ -112,15 +113,16 @@ func newEnv(ctx context.Context, o options, progress func(string, ...any)) (_ *e
 	bin := filepath.Join(work, "bin")
 	progress("building palyra-sidecar, the raw go-plugin baseline and the density app")
 	for _, b := range []struct {
-		out *string
-		pkg string
+		out   *string
+		pkg   string
+		flags []string
 	}{
-		{&e.sidecar, "./cmd/palyra-sidecar"},
-		{&e.rawPlugin, "./host/supervisor/testdata/rawplugin"},
-		{&e.densityApp, "./cmd/palyra-bench/internal/densityapp"},
+		{&e.sidecar, "./cmd/palyra-sidecar", []string{"-ldflags=" + buildinfo.SidecarLDFlags}}, // as the README builds it
+		{&e.rawPlugin, "./host/supervisor/testdata/rawplugin", nil},
+		{&e.densityApp, "./cmd/palyra-bench/internal/densityapp", nil},
 	} {
 		*b.out = filepath.Join(bin, filepath.Base(b.pkg))
-		if err := e.goBuild(ctx, "-o", *b.out, b.pkg); err != nil {
+		if err := e.goBuild(ctx, append(append(b.flags, "-o", *b.out), b.pkg)...); err != nil {
 			return nil, err
 		}
 	}
@@ -159,7 +161,7 @@ func (e *env) buildReliability(ctx context.Context, progress func(string, ...any
 	bin := filepath.Join(e.work, "bin")
 	progress("building palyra-sidecar, palyra-host and palyra")
 	// One go build for the three: their links run in parallel.
-	if err := e.goBuild(ctx, "-o", bin+string(filepath.Separator), "./cmd/palyra-sidecar", "./cmd/palyra-host", "./cmd/palyra"); err != nil {
+	if err := e.goBuild(ctx, "-ldflags="+buildinfo.SidecarLDFlags, "-o", bin+string(filepath.Separator), "./cmd/palyra-sidecar", "./cmd/palyra-host", "./cmd/palyra"); err != nil {
 		return err
 	}
 	e.sidecar, e.hostBin, e.cliBin = filepath.Join(bin, "palyra-sidecar"), filepath.Join(bin, "palyra-host"), filepath.Join(bin, "palyra")

@@ -53,13 +53,15 @@ func TestHintsNameRealCodesAndFlags(t *testing.T) {
 			fs.VisitAll(func(f *pflag.Flag) { flags["--"+f.Name] = true })
 		}
 	})
-	named := regexp.MustCompile(`--[a-z][a-z-]*`)
+	// A flag stands alone: "-Wl,--gc-sections" in a build command is the
+	// linker's.
+	named := regexp.MustCompile(`(?:^|[\s(\[` + "`" + `])(--[a-z][a-z-]*)`)
 	for code, hint := range cliHints {
 		if errcode.Lookup(code) == nil {
 			t.Errorf("hint for %q, which is no registered error code", code)
 		}
-		for _, f := range named.FindAllString(hint, -1) {
-			if !flags[f] {
+		for _, m := range named.FindAllStringSubmatch(hint, -1) {
+			if f := m[1]; !flags[f] {
 				t.Errorf("hint for %s names %s, which no command has", code, f)
 			}
 		}

@@ -13,7 +13,7 @@ var cliHints = map[string]string{
 	"registry_trust_required":        "use --allow-tofu to pin the index key on first use, or allowlist it with --trusted-publisher PUBLISHER=PUBLIC_KEY_HEX",
 	"purge_needs_all_versions":       "drop --version to remove every version, or drop --purge-storage to keep the storage",
 	"skill_referenced_by_hook":       "use --force to disable those hook bindings in the same remove, or disable or remove them first (palyra hooks disable HOOK_ID)",
-	"sidecar_not_found":              "give --sidecar PATH or set $PALYRA_SIDECAR (go build -o bin/ ./cmd/palyra-sidecar builds it)",
+	"sidecar_not_found":              "give --sidecar PATH or set $PALYRA_SIDECAR (go build -ldflags=-extldflags=-Wl,--gc-sections -o bin/ ./cmd/palyra-sidecar builds it)",
 	"state_dir_missing":              "give the right --state-dir (or $PALYRA_STATE_DIR)",
 	"invalid_state_dir":              "give --state-dir DIR (or $PALYRA_STATE_DIR) as an absolute path",
 	"daemon_unreachable":             "check --url (or $PALYRA_DAEMON_URL) and that palyra-host serve is running; unset it to work on the state directory",

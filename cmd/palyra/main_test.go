@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/palyra-go/palyra/host/daemon/client"
+	"github.com/palyra-go/palyra/internal/buildinfo"
 )
 
 func TestMain(m *testing.M) {
@@ -55,7 +56,7 @@ func sidecarBinary(t *testing.T) string {
 	t.Helper()
 	sidecarOnce.Do(func() {
 		// go test puts its own GOROOT/bin first in PATH.
-		out, err := exec.Command("go", "build", "-o", sidecarDir+"/",
+		out, err := exec.Command("go", "build", "-ldflags="+buildinfo.SidecarLDFlags, "-o", sidecarDir+"/",
 			"github.com/palyra-go/palyra/cmd/palyra-sidecar").CombinedOutput()
 		if err != nil {
 			sidecarErr = fmt.Errorf("building palyra-sidecar: %v\n%s", err, out)

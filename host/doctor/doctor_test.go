@@ -126,6 +126,18 @@ func TestSidecar(t *testing.T) {
 	want(t, check(t, cfg, doctor.CheckSidecar), doctor.StatusOK, "v9.9.9")
 	cfg.Self = self
 
+	// A sidecar linked without --gc-sections works, with a warning; one
+	// that does not record its linker flags (-trimpath) is not judged.
+	linked := side
+	linked.WasmtimeLinked, linked.LinkerGCSections = true, buildinfo.GCSectionsOff
+	cfg.Sidecar = script(linked)
+	want(t, check(t, cfg, doctor.CheckSidecar), doctor.StatusWarn, "without the linker's --gc-sections", "-ldflags="+buildinfo.SidecarLDFlags, "a third bigger")
+	for _, gc := range []string{buildinfo.GCSectionsOn, ""} {
+		linked.LinkerGCSections = gc
+		cfg.Sidecar = script(linked)
+		want(t, check(t, cfg, doctor.CheckSidecar), doctor.StatusOK)
+	}
+
 	abi := side
 	abi.ABI = "palyra.skills.abi.v2"
 	cfg.Sidecar = script(abi)

@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/palyra-go/palyra/internal/buildinfo"
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 )
 
@@ -52,7 +53,7 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		sidecarPath = filepath.Join(dir, "palyra-sidecar")
-		build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", sidecarPath, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
+		build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-ldflags="+buildinfo.SidecarLDFlags, "-o", sidecarPath, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "building palyra-sidecar:", err)

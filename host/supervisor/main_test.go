@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/palyra-go/palyra/internal/buildinfo"
 )
 
 // binPath is the palyra-sidecar binary TestMain builds once; sockRoot is
@@ -50,7 +52,7 @@ func TestMain(m *testing.M) {
 	}
 	testDir = dir
 	binPath = filepath.Join(dir, "palyra-sidecar")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", binPath, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-ldflags="+buildinfo.SidecarLDFlags, "-o", binPath, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building palyra-sidecar:", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -41,13 +42,13 @@ func TestFromBuildInfo(t *testing.T) {
 		{name: "no build info", want: Info{Version: Devel, Commit: Unknown, GoVersion: runtime.Version(), WasmtimeGo: WasmtimeGoRequired}},
 		{name: "vcs stamp", bi: stamped, want: Info{
 			Version: Devel, Commit: "0123456789abcdef0123456789abcdef01234567", CommitTime: "2026-11-27T06:00:00Z",
-			Modified: true, GoVersion: "go1.26.0", WasmtimeGo: "v25.0.0", WasmtimeLinked: true,
+			Modified: true, GoVersion: "go1.26.0", WasmtimeGo: "v25.0.0", WasmtimeLinked: true, LinkerGCSections: GCSectionsOff,
 		}},
 		{name: "go install at a version, replaced wasmtime", bi: installed, want: Info{
-			Version: "v0.3.0", Commit: Unknown, GoVersion: "go1.26.1", WasmtimeGo: "v25.0.1", WasmtimeLinked: true,
+			Version: "v0.3.0", Commit: Unknown, GoVersion: "go1.26.1", WasmtimeGo: "v25.0.1", WasmtimeLinked: true, LinkerGCSections: GCSectionsOff,
 		}},
 		{name: "ldflags win", bi: stamped, ldVersion: "v1.0.0", ldCommit: "feedface", want: Info{
-			Version: "v1.0.0", Commit: "feedface", GoVersion: "go1.26.0", WasmtimeGo: "v25.0.0", WasmtimeLinked: true,
+			Version: "v1.0.0", Commit: "feedface", GoVersion: "go1.26.0", WasmtimeGo: "v25.0.0", WasmtimeLinked: true, LinkerGCSections: GCSectionsOff,
 		}},
 	}
 	for _, tt := range tests {
@@ -57,7 +58,37 @@ func TestFromBuildInfo(t *testing.T) {
 			want.Program, want.ABI, want.SidecarProtocol = "palyra", abi.Version, 1
 			want.Platform = runtime.GOOS + "/" + runtime.GOARCH
 			if got != want {
-				t.Fatalf("fromBuildInfo:\n got %+v\nwant %+v", got, want)
+				t.Fatalf("fromBuildInfo:\n got %#v\nwant %#v", got, want)
+			}
+		})
+	}
+}
+
+func TestLinkerGCSections(t *testing.T) {
+	tests := []struct {
+		name     string
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{name: "no flags", settings: []debug.BuildSetting{{Key: "-compiler", Value: "gc"}}, want: GCSectionsOff},
+		{name: "SidecarLDFlags", settings: []debug.BuildSetting{{Key: "-ldflags", Value: SidecarLDFlags}}, want: GCSectionsOn},
+		{name: "with -X and quoted extldflags", settings: []debug.BuildSetting{
+			{Key: "-ldflags", Value: `-X main.v=1 -extldflags "-Wl,-O1,--gc-sections -s"`}}, want: GCSectionsOn},
+		{name: "CGO_LDFLAGS", settings: []debug.BuildSetting{{Key: "CGO_LDFLAGS", Value: "-g -O2 -Wl,--gc-sections"}}, want: GCSectionsOn},
+		{name: "turned off again", settings: []debug.BuildSetting{{Key: "-ldflags", Value: "-extldflags '-Wl,--gc-sections -Wl,--no-gc-sections'"}}, want: GCSectionsOff},
+		{name: "ldflags come after CGO_LDFLAGS", settings: []debug.BuildSetting{
+			{Key: "-ldflags", Value: "-extldflags=-Wl,--no-gc-sections"}, {Key: "CGO_LDFLAGS", Value: "-Wl,--gc-sections"}}, want: GCSectionsOff},
+		{name: "other flags only", settings: []debug.BuildSetting{{Key: "-ldflags", Value: "-s -w"}}, want: GCSectionsOff},
+		{name: "-trimpath records no flags", settings: []debug.BuildSetting{{Key: "-trimpath", Value: "true"}}, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := linkerGCSections(tt.settings); got != tt.want {
+				t.Fatalf("linkerGCSections(%v) = %q, want %q", tt.settings, got, tt.want)
+			}
+			bi := &debug.BuildInfo{Settings: tt.settings}
+			if got := fromBuildInfo("palyra-sidecar", bi, "", "").LinkerGCSections; got != tt.want {
+				t.Fatalf("fromBuildInfo: LinkerGCSections = %q, want %q", got, tt.want)
 			}
 		})
 	}
@@ -95,6 +126,24 @@ func TestOutputs(t *testing.T) {
 			t.Errorf("text output lacks %q:\n%s", want, text.String())
 		}
 	}
+	if strings.Contains(text.String(), "gc-sections") {
+		t.Errorf("a binary without wasmtime-go reports its linker's gc-sections:\n%s", text.String())
+	}
+	for _, tt := range []struct{ gc, want string }{
+		{GCSectionsOn, "gc-sections:       on\n"},
+		{"", "gc-sections:       not recorded (-trimpath)\n"},
+	} {
+		side := in
+		side.Program, side.WasmtimeLinked, side.LinkerGCSections = "palyra-sidecar", true, tt.gc
+		var text bytes.Buffer
+		if err := side.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text.String(), tt.want) {
+			t.Errorf("sidecar text output lacks %q:\n%s", tt.want, text.String())
+		}
+	}
+	in.LinkerGCSections = GCSectionsOff
 	var js bytes.Buffer
 	if err := in.WriteJSON(&js); err != nil {
 		t.Fatal(err)
@@ -143,5 +192,45 @@ func TestKernelMissing(t *testing.T) {
 				t.Errorf("%s: item %d = %q, want it to name %q", tt.name, i, got[i], w)
 			}
 		}
+	}
+}
+
+// TestSidecarBuildsCarryLDFlags keeps every command the project shows or
+// runs to build palyra-sidecar (the README, docs, scripts, the Dockerfile,
+// the CLI's hints) linked with SidecarLDFlags, so what a user builds is
+// what the tests and the bench measured.
+func TestSidecarBuildsCarryLDFlags(t *testing.T) {
+	root := "../.."
+	var files []string
+	for _, pattern := range []string{"README.md", "docs/*.md", "scripts/*.sh", "deploy/Dockerfile", "cmd/*/*.go", "host/*/*.go", "internal/*/*.go", "sidecar/*.go"} {
+		m, err := filepath.Glob(filepath.Join(root, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	builds := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A shell command continued over lines is one command.
+		text := strings.ReplaceAll(string(b), "\\\n", " ")
+		for i, line := range strings.Split(text, "\n") {
+			if !regexp.MustCompile(`go (build|install) `).MatchString(line) || !strings.Contains(line, "cmd/palyra-sidecar") {
+				continue
+			}
+			builds++
+			if !strings.Contains(line, SidecarLDFlags) && !strings.Contains(line, "SidecarLDFlags") {
+				t.Errorf("%s: command %d builds palyra-sidecar without %s:\n%s", f, i+1, SidecarLDFlags, strings.TrimSpace(line))
+			}
+		}
+	}
+	if builds < 8 {
+		t.Fatalf("found %d commands that build palyra-sidecar; the scan has lost them", builds)
 	}
 }

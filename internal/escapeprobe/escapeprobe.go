@@ -35,6 +35,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/palyra-go/palyra/internal/buildinfo"
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 	"github.com/palyra-go/palyra/sidecar/sidecarplugin"
 )
@@ -86,10 +87,10 @@ type Options struct {
 }
 
 // Build builds the probe sidecar (go build -tags palyraprobe
-// ./cmd/palyra-sidecar) into dir and returns its path.
+// -ldflags=buildinfo.SidecarLDFlags ./cmd/palyra-sidecar) into dir and returns its path.
 func Build(ctx context.Context, dir string) (string, error) {
 	out := filepath.Join(dir, "palyra-sidecar-probe")
-	cmd := exec.CommandContext(ctx, examplebuild.GoCommand(), "build", "-tags", "palyraprobe", "-o", out, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
+	cmd := exec.CommandContext(ctx, examplebuild.GoCommand(), "build", "-tags", "palyraprobe", "-ldflags="+buildinfo.SidecarLDFlags, "-o", out, "github.com/palyra-go/palyra/cmd/palyra-sidecar")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("escapeprobe: building the probe sidecar: %w: %s", err, b)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/palyra-go/palyra/internal/buildinfo"
 	"github.com/palyra-go/palyra/sdk/examples/examplebuild"
 )
 
@@ -22,7 +23,8 @@ import (
 const Module = "github.com/palyra-go/palyra/cmd/"
 
 // Main builds the commands named (palyra-host, palyra-sidecar: the
-// directories under cmd/) into a fresh directory, runs m with dir set to
+// directories under cmd/) into a fresh directory, linked as the README
+// builds them (buildinfo.SidecarLDFlags), runs m with dir set to
 // it, and returns the exit code for os.Exit.
 //
 // A worker process of go test -fuzz (which runs only the fuzz function)
@@ -39,7 +41,7 @@ func Main(m *testing.M, dir *string, commands ...string) int {
 		return 1
 	}
 	defer os.RemoveAll(d)
-	args := []string{"build", "-o", d + string(filepath.Separator)}
+	args := []string{"build", "-ldflags=" + buildinfo.SidecarLDFlags, "-o", d + string(filepath.Separator)}
 	for _, c := range commands {
 		args = append(args, Module+c)
 	}
