@@ -14,8 +14,9 @@
 // peers' dependencies (wazero, the Extism go-sdk) never enter the main
 // module; the repository's go.work puts both in one workspace, which is what
 // lets `go run ./cmd/palyra-bench` work from the root. It needs the
-// repository's source tree and the Go toolchain: it builds palyra-sidecar,
-// the raw go-plugin baseline (host/supervisor/testdata/rawplugin), the echo
+// repository's source tree and the Go toolchain: it builds palyra-sidecar
+// (as the README does, with buildinfo.SidecarLDFlags, and once more without
+// them for scenario E's before/after row), the raw go-plugin baseline (host/supervisor/testdata/rawplugin), the echo
 // example twice and the Extism guest before it starts.
 //
 // The scenarios (every call's output is checked, on every side):
@@ -32,7 +33,9 @@
 //     cleared, against a raw go-plugin start to first RPC.
 //   - D, throughput: 8 concurrent callers over 4 skills for a fixed time,
 //     against the same load on 4 raw go-plugin plugins.
-//   - E, density: RSS of idle sidecars and of a host-embedding process
+//   - E, density: RSS of idle sidecars (and of the trivial WAT skill's on
+//     a sidecar linked without --gc-sections, the before/after), the PSS of
+//     1, 10 and 50 idle sidecars, and the RSS of a host-embedding process
 //     (internal/densityapp) with 1, 10 and 50 installed skills once their
 //     idle sidecars were reaped.
 //   - F, admission: verify + audit + install of a 4 MiB artifact, with and

@@ -66,11 +66,14 @@ type env struct {
 	work string // scratch directory, removed at the end
 	root string // repository root
 
-	sidecar    string // palyra-sidecar binary
-	rawPlugin  string // the raw go-plugin baseline (host/supervisor/testdata/rawplugin)
-	densityApp string // the host-embedding app of scenario E (internal/densityapp)
-	hostBin    string // palyra-host (reliability suite only)
-	cliBin     string // palyra, the CLI (reliability suite only)
+	sidecar string // palyra-sidecar binary
+	// sidecarNoGC is palyra-sidecar linked without buildinfo.SidecarLDFlags
+	// (the build before that change), for scenario E's before/after row.
+	sidecarNoGC string
+	rawPlugin   string // the raw go-plugin baseline (host/supervisor/testdata/rawplugin)
+	densityApp  string // the host-embedding app of scenario E (internal/densityapp)
+	hostBin     string // palyra-host (reliability suite only)
+	cliBin      string // palyra, the CLI (reliability suite only)
 
 	echoWasm       []byte // sdk/examples/echo, the current SDK
 	echoBeforeWasm []byte // the same example built with -tags palyra_sdk_json_envelope (the SDK before the scenario-A change)
@@ -114,14 +117,16 @@ func newEnv(ctx context.Context, o options, progress func(string, ...any)) (_ *e
 	progress("building palyra-sidecar, the raw go-plugin baseline and the density app")
 	for _, b := range []struct {
 		out   *string
+		name  string
 		pkg   string
 		flags []string
 	}{
-		{&e.sidecar, "./cmd/palyra-sidecar", []string{"-ldflags=" + buildinfo.SidecarLDFlags}}, // as the README builds it
-		{&e.rawPlugin, "./host/supervisor/testdata/rawplugin", nil},
-		{&e.densityApp, "./cmd/palyra-bench/internal/densityapp", nil},
+		{&e.sidecar, "palyra-sidecar", "./cmd/palyra-sidecar", []string{"-ldflags=" + buildinfo.SidecarLDFlags}}, // as the README builds it
+		{&e.sidecarNoGC, "palyra-sidecar-nogc", "./cmd/palyra-sidecar", nil},
+		{&e.rawPlugin, "rawplugin", "./host/supervisor/testdata/rawplugin", nil},
+		{&e.densityApp, "densityapp", "./cmd/palyra-bench/internal/densityapp", nil},
 	} {
-		*b.out = filepath.Join(bin, filepath.Base(b.pkg))
+		*b.out = filepath.Join(bin, b.name)
 		if err := e.goBuild(ctx, append(append(b.flags, "-o", *b.out), b.pkg)...); err != nil {
 			return nil, err
 		}
@@ -276,16 +281,23 @@ func (e *env) openHost(ctx context.Context, name string, withSidecar bool, sc su
 
 // openHostAt is openHost on the state directory state.
 func (e *env) openHostAt(ctx context.Context, state string, withSidecar bool, sc supervisor.Config) (h *host.Host, _ string, closeHost func(), err error) {
+	sidecar := ""
+	if withSidecar {
+		sidecar = e.sidecar
+	}
+	return e.openHostWith(ctx, state, sidecar, sc)
+}
+
+// openHostWith is openHostAt with the sidecar binary sidecar ("" for
+// none).
+func (e *env) openHostWith(ctx context.Context, state, sidecar string, sc supervisor.Config) (h *host.Host, _ string, closeHost func(), err error) {
 	name := filepath.Base(state)
 	sock, err := os.MkdirTemp("", "pb")
 	if err != nil {
 		return nil, "", nil, err
 	}
 	sc.SocketDir = sock
-	cfg := host.Config{StateDir: state, Logger: hclog.NewNullLogger(), Supervisor: sc}
-	if withSidecar {
-		cfg.SidecarPath = e.sidecar
-	}
+	cfg := host.Config{StateDir: state, Logger: hclog.NewNullLogger(), Supervisor: sc, SidecarPath: sidecar}
 	h, err = host.Open(ctx, cfg)
 	if err != nil {
 		os.RemoveAll(sock)
