@@ -45,10 +45,10 @@ const WasmtimeGoRequired = "v25.0.0"
 // linker's --gc-sections the binary drops what nothing calls (text 20.2
 // to 14.7 MB, the file 45.6 to 33.8 MB), and an idle sidecar maps less
 // of it: 1 to 8 MB less RSS in palyra-bench, depending on the page cache
-// (RATIONALE.md, "A sidecar linked without dead sections"). A binary without cgo is linked by Go itself and ignores the
-// flag, so one build command may carry it for all the commands. cgo does
-// not accept the flag in a #cgo LDFLAGS line, so it cannot live in the
-// source.
+// (RATIONALE.md, "A sidecar linked without dead sections"). A binary
+// without cgo is linked by Go itself and ignores the flag, so one build
+// command may carry it for all the commands. cgo does not accept the flag
+// in a #cgo LDFLAGS line, so it cannot live in the source.
 const SidecarLDFlags = "-extldflags=-Wl,--gc-sections"
 
 // The values of Info.LinkerGCSections a build records.
@@ -85,9 +85,10 @@ type Info struct {
 	Platform string `json:"platform"`
 	// LinkerGCSections is whether the build asked the external linker to
 	// drop unreferenced sections (SidecarLDFlags, or -Wl,--gc-sections in
-	// CGO_LDFLAGS): GCSectionsOn, GCSectionsOff, or "" when the binary
-	// does not record its linker flags (go build -trimpath leaves them
-	// out). It matters for a binary that links wasmtime-go.
+	// CGO_LDFLAGS): GCSectionsOn or GCSectionsOff for a binary that links
+	// wasmtime-go, the only one it matters for; "" for any other, and when
+	// the binary does not record its linker flags (go build -trimpath
+	// leaves them out).
 	LinkerGCSections string `json:"linker_gc_sections,omitempty"`
 	// Kernel is the system's support for the sidecar hardening, reported
 	// by palyra-sidecar only (nil elsewhere).
@@ -128,7 +129,6 @@ func fromBuildInfo(program string, bi *debug.BuildInfo, ldVersion, ldCommit stri
 				in.Modified = s.Value == "true"
 			}
 		}
-		in.LinkerGCSections = linkerGCSections(bi.Settings)
 		for _, d := range bi.Deps {
 			if d.Path != WasmtimeModule && !strings.HasPrefix(d.Path, WasmtimeModule+"/") {
 				continue
@@ -137,6 +137,9 @@ func fromBuildInfo(program string, bi *debug.BuildInfo, ldVersion, ldCommit stri
 				d = d.Replace
 			}
 			in.WasmtimeGo, in.WasmtimeLinked = d.Version, true
+		}
+		if in.WasmtimeLinked {
+			in.LinkerGCSections = linkerGCSections(bi.Settings)
 		}
 	}
 	if ldVersion != "" {

@@ -86,9 +86,14 @@ func TestLinkerGCSections(t *testing.T) {
 			if got := linkerGCSections(tt.settings); got != tt.want {
 				t.Fatalf("linkerGCSections(%v) = %q, want %q", tt.settings, got, tt.want)
 			}
-			bi := &debug.BuildInfo{Settings: tt.settings}
+			bi := &debug.BuildInfo{Settings: tt.settings, Deps: []*debug.Module{{Path: WasmtimeModule + "/v25", Version: "v25.0.0"}}}
 			if got := fromBuildInfo("palyra-sidecar", bi, "", "").LinkerGCSections; got != tt.want {
 				t.Fatalf("fromBuildInfo: LinkerGCSections = %q, want %q", got, tt.want)
+			}
+			// A binary without wasmtime-go reports nothing.
+			bi.Deps = nil
+			if got := fromBuildInfo("palyra-host", bi, "", "").LinkerGCSections; got != "" {
+				t.Fatalf("fromBuildInfo without wasmtime-go: LinkerGCSections = %q, want none", got)
 			}
 		})
 	}
