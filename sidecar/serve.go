@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -139,7 +140,7 @@ func Serve(cfg ServeConfig) {
 		HandshakeConfig: sidecarplugin.Handshake,
 		// The key line goes first on stdout, where go-plugin's handshake
 		// line follows.
-		TLSProvider: sidecarplugin.TLSProvider(cfg.TLSClientKey, os.Stdout),
+		TLSProvider: logRefusedPeers(sidecarplugin.TLSProvider(cfg.TLSClientKey, os.Stdout), log),
 		Plugins: sidecarplugin.ServerPlugins(func(d *sidecarplugin.BrokerDialer) sidecarv1.SidecarServiceServer {
 			s := newServer(cfg, log, d, stopped)
 			mu.Lock()
@@ -161,6 +162,32 @@ func Serve(cfg ServeConfig) {
 	mu.Unlock()
 	if s != nil {
 		s.closeAll()
+	}
+}
+
+// logRefusedPeers wraps a TLS provider so that a peer its config refuses
+// (a certificate without the pinned key) is logged on stderr, which the
+// supervisor's log carries. The supervisor itself may see no more than a
+// closed connection: TLS 1.3 ends the client's handshake before the server
+// has checked the client's certificate.
+func logRefusedPeers(provider func() (*tls.Config, error), log hclog.Logger) func() (*tls.Config, error) {
+	if provider == nil {
+		return nil
+	}
+	return func() (*tls.Config, error) {
+		c, err := provider()
+		if err != nil || c.VerifyConnection == nil {
+			return c, err
+		}
+		verify := c.VerifyConnection
+		c.VerifyConnection = func(cs tls.ConnectionState) error {
+			err := verify(cs)
+			if err != nil {
+				log.Error("refused a TLS peer", "error", err)
+			}
+			return err
+		}
+		return c, nil
 	}
 }
 

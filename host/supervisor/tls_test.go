@@ -29,6 +29,7 @@ func TestSidecarTLSPinned(t *testing.T) {
 		name   string
 		script string
 		want   *regexp.Regexp // matches the error
+		logged string         // in the sidecar's log (carried by the supervisor's), "" for nothing
 	}{
 		{name: "announces a key it does not serve with",
 			script: fmt.Sprintf("printf '%%s\\n' '%s%s'\n%q \"$@\" | %s\n", sidecarplugin.ServerKeyLinePrefix, otherKey, binPath, dropFirstLine),
@@ -40,7 +41,9 @@ func TestSidecarTLSPinned(t *testing.T) {
 			// either the sidecar's alert or, when its first write beats
 			// the alert, the connection the sidecar closed. Either way the
 			// failure is load_skill's connection, after the handshake line.
-			want: regexp.MustCompile(`load_skill: rpc error: code = Unavailable .*(bad certificate|broken pipe|connection reset by peer)`)},
+			// The sidecar's log says why, whichever the supervisor saw.
+			want:   regexp.MustCompile(`load_skill: rpc error: code = Unavailable .*(bad certificate|broken pipe|connection reset by peer)`),
+			logged: "refused a TLS peer"},
 		{name: "announces no key",
 			script: fmt.Sprintf("%q \"$@\" | %s\n", binPath, dropFirstLine),
 			want:   regexp.MustCompile(`is not a TLS key line`)},
@@ -55,8 +58,9 @@ func TestSidecarTLSPinned(t *testing.T) {
 			if err := os.WriteFile(path, []byte("#!/bin/sh\n"+tt.script), 0o755); err != nil {
 				t.Fatal(err)
 			}
+			log, buf := capture()
 			s := newSup(t, Config{SidecarPath: path, SpareSidecars: -1, Standby: -1, HealthInterval: -1, IdleTimeout: -1,
-				StartTimeout: 20 * time.Second})
+				StartTimeout: 20 * time.Second, Logger: log})
 			began := time.Now()
 			_, err := s.Call(ctxT(t), tg, "t", nil, CallOptions{})
 			if !errors.Is(err, ErrSidecarStart) || !tt.want.MatchString(fmt.Sprint(err)) {
@@ -64,6 +68,15 @@ func TestSidecarTLSPinned(t *testing.T) {
 			}
 			if d := time.Since(began); d > 10*time.Second {
 				t.Errorf("the refusal took %v", d)
+			}
+			if tt.logged != "" {
+				// The sidecar's stderr reaches the log asynchronously.
+				for deadline := time.Now().Add(5 * time.Second); len(buf.lines(tt.logged, "does not carry the key announced")) == 0; {
+					if time.Now().After(deadline) {
+						t.Fatalf("the log has no line with %q and the pin's error:\n%s", tt.logged, buf.String())
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
 			}
 			t.Logf("refused: %v", err)
 		})
