@@ -96,11 +96,13 @@ func TestHammer(t *testing.T) {
 		}()
 	}
 	kills := 0
+	killed := map[int]bool{}
 	kill := func(pid int) {
 		see(pid)
 		if syscall.Kill(pid, syscall.SIGKILL) == nil {
 			mu.Lock()
 			kills++
+			killed[pid] = true
 			mu.Unlock()
 		}
 	}
@@ -126,9 +128,18 @@ func TestHammer(t *testing.T) {
 	}
 	chaosWG.Wait()
 
-	// The supervisor still works once the chaos is over. A sidecar the
-	// killers hit just before they stopped may not be known dead yet, so
-	// its call fails as sidecar_crashed; the one after it must work.
+	// The supervisor still works once the chaos is over. Let it reap what
+	// the killers hit (a pid gone from the process table was waited for);
+	// a sidecar they hit just before they stopped may still not be known
+	// dead when a call reaches it, so that call may fail as
+	// sidecar_crashed, and the one after it must work.
+	mu.Lock()
+	for pid := range killed {
+		for deadline := time.Now().Add(5 * time.Second); syscall.Kill(pid, 0) == nil && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	mu.Unlock()
 	for _, tg := range targets {
 		s.Reset(tg.SkillID, "")
 		res, err := s.Call(ctx, tg, "t", []byte(`{}`), CallOptions{})
