@@ -2,7 +2,7 @@
 // commands as real binaries (palyra-host, palyra-sidecar): it builds them
 // once into a temporary directory, runs the tests, removes the directory,
 // and, when the tests passed, fails the run on a leaked goroutine
-// (goleak), so a TestMain is one line.
+// (goleak; UpstreamLeaks aside), so a TestMain is one line.
 package testbin
 
 import (
@@ -55,12 +55,28 @@ func Main(m *testing.M, dir *string, commands ...string) int {
 	os.Setenv(EnvDir, d)
 	code := m.Run()
 	if code == 0 {
-		if err := goleak.Find(); err != nil {
+		if err := goleak.Find(UpstreamLeaks...); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
 			code = 1
 		}
 	}
 	return code
+}
+
+// UpstreamLeaks are the goroutines a dependency leaks by a race of its
+// own, which the goleak check after the tests ignores; each is a bug
+// upstream that our code cannot close.
+//
+// nats.go v1.55.0 jetstream: ObjectStore.Put publishes its chunks
+// through a JetStream context of its own whose first async publish starts
+// resetPendingAcksOnReconnect; Put's deferred cleanup sets the
+// publisher's status channel to nil. When the goroutine is scheduled only
+// after that (a loaded machine: CI saw it once), it reads the nil channel
+// and waits on it forever ("chan receive (nil chan)"). The goroutine
+// holds no connection: a NATS connection the code fails to close still
+// shows as its readLoop and flusher goroutines, which are not ignored.
+var UpstreamLeaks = []goleak.Option{
+	goleak.IgnoreTopFunction("github.com/nats-io/nats.go/jetstream.(*jetStream).resetPendingAcksOnReconnect"),
 }
 
 // EnvDir names the directory of the built binaries for the fuzz workers
