@@ -81,8 +81,14 @@ func TestMemoryPool(t *testing.T) {
 			if tt.pooled && reused < 50 {
 				t.Errorf("pool: %d memories handed out again over 280 calls, want most of them (stats %+v)", reused, after)
 			}
-			if !tt.pooled && after != before {
-				t.Errorf("no pool: the pool's counters moved: %+v -> %+v", before, after)
+			// An engine without the pool maps and hands out no pooled
+			// memory. Released and Unmapped may still move: an earlier
+			// engine's pool (the "pool" subtest's) unmaps its memories
+			// when that engine is dropped, after its last store and
+			// module, which Go's finalizers may free at any later time
+			// (CI saw Unmapped move by 27 during this subtest).
+			if !tt.pooled && (after.Created != before.Created || after.Reused != before.Reused) {
+				t.Errorf("no pool: pooled memories were mapped or handed out: %+v -> %+v", before, after)
 			}
 		})
 	}
